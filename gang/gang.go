@@ -1,0 +1,247 @@
+// Package gang is workgang's dispatcher: the protocol that hands n copies of a
+// task to a gang of parked worker goroutines and waits for them, with the
+// calling goroutine optionally claiming copies itself.
+//
+// It is the counterpart of HotSpot's WorkerTaskDispatcher. A Dispatcher owns
+// two semaphores and two counters:
+//
+//   - start: one permit per copy that a worker may run;
+//   - claimed: the next copy id; whoever holds a permit (or is the caller of a
+//     caller-runs task) takes id = claimed++;
+//   - notFinished: copies not yet returned; the copy that brings it to zero
+//     signals end once;
+//   - end: the coordinator waits on it.
+//
+// The package does not create goroutines: package workers owns them and calls
+// Serve in a loop on each. A Dispatcher runs one task at a time; its caller
+// must serialize Run and Stop (package workers does so with a mutex).
+package gang
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/workgang/workgang/semaphore"
+	"github.com/workgang/workgang/tasks"
+)
+
+const cacheLine = 128
+
+// Dispatcher hands copies of one task at a time to the goroutines that call
+// Serve. The zero value is ready to use, with the semaphores' default spin.
+// A Dispatcher must not be copied after first use.
+type Dispatcher struct {
+	// The words every copy touches (start's count, task, claimed,
+	// notFinished, end's count) share one 128-byte block on purpose: a
+	// worker's round trip then moves one line from the coordinator and one
+	// back, as close as the protocol gets to a two-line ping-pong. The pads
+	// keep neighbours in the embedding struct off it.
+	_     [cacheLine]byte
+	start semaphore.Semaphore
+
+	// task is written by the coordinator before it signals start and read
+	// by a worker after it took a start permit: the permit's hand-off orders
+	// the write before the read. The coordinator writes it again only after
+	// end.Wait returned, which is after every copy of the previous run
+	// decremented notFinished, which each did after reading task.
+	task tasks.Task
+
+	// claimed hands out copy ids for the current run. Only holders of a
+	// start permit (and the caller, for its own copies) increment it, and
+	// exactly n of them exist per run, so ids are 0..n-1, each once. It is
+	// reset by the coordinator before start is signalled.
+	claimed atomic.Int64
+
+	// notFinished counts copies of the current run that have not returned.
+	// Each copy decrements it once after its Work returned; the decrement
+	// that reaches zero signals end. Every earlier decrement is read by the
+	// later ones (it is a read-modify-write chain), so all copies' writes
+	// are synchronized before that final decrement, hence before end's
+	// Signal, hence before the coordinator's end.Wait returns.
+	notFinished atomic.Int64
+
+	// panicked holds the first panic of the current run; the CAS from nil
+	// makes "first" well defined when copies panic at once. panics counts
+	// them all. Both are read by the coordinator after end.Wait.
+	end semaphore.Semaphore
+
+	panicked atomic.Pointer[PanicError]
+	panics   atomic.Int64
+	_        [cacheLine]byte
+}
+
+// SetSpin sets the spin budget of both semaphores: how long an idle worker
+// polls for the next run, and how long the coordinator polls for the end of
+// the current one, before parking. See semaphore.Semaphore.SetSpin.
+func (d *Dispatcher) SetSpin(spin time.Duration) {
+	d.start.SetSpin(spin)
+	d.end.SetSpin(spin)
+}
+
+// Run runs n copies of t and returns after all of them returned. Copies run on
+// goroutines blocked in Serve; when callerRuns is true the calling goroutine
+// runs at least one copy itself and then claims every copy that no worker has
+// taken yet. Run returns how many copies the caller ran and the first panic
+// of any copy (nil if none panicked); it never panics for a task's panic.
+//
+// There must be at least n goroutines serving (n-1 when callerRuns), or the
+// run cannot finish. Run must not be called concurrently with Run or Stop.
+//
+// Memory model: every copy's return is synchronized before Run's return; the
+// call of Run is synchronized before every copy's start.
+func (d *Dispatcher) Run(t tasks.Task, n int, callerRuns bool) (callerCopies int, p *PanicError) {
+	if t == nil {
+		panic("gang: Run: nil task")
+	}
+	if n < 1 {
+		panic(fmt.Sprintf("gang: Run: n = %d, want n >= 1", n))
+	}
+	d.task = t
+	d.claimed.Store(0)
+	d.notFinished.Store(int64(n))
+	if callerRuns {
+		callerCopies = d.runWithCaller(t, n)
+	} else {
+		// Release the n permits: the Add inside Signal publishes task and the
+		// counters above to whichever goroutines take the permits.
+		d.start.Signal(n)
+	}
+	d.end.Wait()
+	return callerCopies, d.takePanic()
+}
+
+// runWithCaller signals n-1 permits, runs one copy on the caller, then keeps
+// taking permits that no worker has taken yet and runs those copies too. A
+// permit the caller takes is one no worker finds; exactly n-1 permits plus the
+// caller's first copy make n claims, so the run's ids stay 0..n-1 and no
+// permit outlives the run.
+func (d *Dispatcher) runWithCaller(t tasks.Task, n int) (ran int) {
+	// If a caller copy calls runtime.Goexit, this goroutine unwinds through
+	// here: the copy's own accounting already ran (in execute's defer), but
+	// the run may still have copies in flight on workers, and the caller of
+	// Run (which holds the dispatcher) must not release it before they end.
+	done := false
+	defer func() {
+		if !done {
+			d.end.Wait()
+			d.takePanic()
+		}
+	}()
+	d.start.Signal(n - 1)
+	for {
+		d.execute(t, int(d.claimed.Add(1)-1), true)
+		ran++
+		if !d.start.TryWait() {
+			break
+		}
+	}
+	done = true
+	return ran
+}
+
+// Serve waits for one copy of a run, runs it and returns true; it returns false
+// without running anything when the dispatcher told it to stop. Worker
+// goroutines call it in a loop.
+//
+// If the copy calls runtime.Goexit, the copy is accounted for (and reported to
+// Run as a panic) before the goroutine exits; the owner of the goroutine should
+// start a replacement.
+func (d *Dispatcher) Serve() bool {
+	d.start.Wait()
+	t := d.task
+	if t == nil {
+		return false
+	}
+	d.execute(t, int(d.claimed.Add(1)-1), false)
+	return true
+}
+
+// Stop tells k serving goroutines to return false from Serve. It must not be
+// called while a run is in progress.
+func (d *Dispatcher) Stop(k int) {
+	if k < 0 {
+		panic(fmt.Sprintf("gang: Stop: negative count %d", k))
+	}
+	d.task = nil // published to the stopped goroutines by the permits below
+	d.start.Signal(k)
+}
+
+// execute runs copy id of t, captures a panic or Goexit, and retires the copy.
+func (d *Dispatcher) execute(t tasks.Task, id int, onCaller bool) {
+	ok := false
+	defer func() {
+		if !ok {
+			// recover must be called directly by the deferred function.
+			d.capture(t, id, onCaller, recover())
+		}
+		// After this decrement the copy touches no run state: the last
+		// decrement may let the coordinator return and start the next run.
+		if d.notFinished.Add(-1) == 0 {
+			d.end.Signal(1)
+		}
+	}()
+	t.Work(id)
+	ok = true
+}
+
+func (d *Dispatcher) capture(t tasks.Task, id int, onCaller bool, v any) {
+	p := &PanicError{Task: t.Name(), Worker: id, OnCaller: onCaller, Value: v}
+	if v == nil {
+		// Since Go 1.21 panic(nil) arrives as *runtime.PanicNilError, so a nil
+		// value with ok unset means the copy called runtime.Goexit.
+		p.Goexit = true
+	}
+	p.Stack = debug.Stack()
+	d.panics.Add(1)
+	d.panicked.CompareAndSwap(nil, p)
+}
+
+// takePanic returns the run's first panic, with the total count, and clears
+// the state for the next run.
+func (d *Dispatcher) takePanic() *PanicError {
+	if d.panicked.Load() == nil {
+		return nil
+	}
+	p := d.panicked.Swap(nil)
+	p.Panics = int(d.panics.Swap(0))
+	return p
+}
+
+// PanicError reports a panic (or a runtime.Goexit) in a copy of a task. Run
+// re-raises the first one with this type; its Stack is the stack of the
+// panicking copy, captured where it panicked.
+type PanicError struct {
+	Task     string // the task's Name
+	Worker   int    // the copy's id
+	OnCaller bool   // the copy ran on the goroutine that called Run
+	Goexit   bool   // the copy called runtime.Goexit instead of panicking
+	Value    any    // the value passed to panic (nil for Goexit)
+	Stack    []byte // the panicking goroutine's stack, from debug.Stack
+	Panics   int    // how many copies of the run panicked in all
+}
+
+// Error returns the panic value, its origin and its stack.
+func (p *PanicError) Error() string {
+	where := "worker"
+	if p.OnCaller {
+		where = "caller"
+	}
+	what := fmt.Sprintf("panic: %v", p.Value)
+	if p.Goexit {
+		what = "called runtime.Goexit"
+	}
+	more := ""
+	if p.Panics > 1 {
+		more = fmt.Sprintf(" (and %d more copies panicked)", p.Panics-1)
+	}
+	return fmt.Sprintf("task %q copy %d (on %s) %s%s\n\n%s", p.Task, p.Worker, where, what, more, p.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so errors.Is and errors.As
+// see through a re-raised panic.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}

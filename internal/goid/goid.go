@@ -1,0 +1,16 @@
+// Package goid identifies the running goroutine. Go offers no public goroutine
+// identity; workgang needs one for a single purpose: to tell, when a worker set
+// is busy, whether the goroutine asking to run a task is the one already running
+// a task of that set (a nested run, which would deadlock) or another goroutine
+// (which should simply wait its turn).
+//
+// Get returns an opaque non-zero token that is equal for two calls on the same
+// goroutine and different for two goroutines alive at the same time. A token
+// may be reused after its goroutine exits, so it must only be compared while
+// the goroutine it names is known to be alive.
+//
+// On amd64 and arm64 Get reads the runtime's current-goroutine pointer in one
+// instruction (the same technique as github.com/petermattis/goid, written here
+// from the ABI, not copied). Elsewhere it parses the goroutine number from
+// runtime.Stack, which is correct but costs microseconds.
+package goid

@@ -1,0 +1,24 @@
+//go:build !(amd64 || arm64) || purego
+
+package goid
+
+import "runtime"
+
+// Get returns the calling goroutine's identity token: its goroutine number,
+// parsed from the header line "goroutine N [...]" that runtime.Stack writes.
+func Get() uintptr {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	const prefix = "goroutine "
+	var id uintptr
+	for _, c := range buf[len(prefix):n] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uintptr(c-'0')
+	}
+	if id == 0 {
+		panic("goid: cannot parse goroutine header " + string(buf[:n]))
+	}
+	return id
+}

@@ -1,0 +1,332 @@
+// Package workers provides Workers, a named set of persistent worker
+// goroutines that run n copies of a task and wait for them: the Go counterpart
+// of HotSpot's WorkerThreads (once WorkGang).
+//
+// Workers are created lazily, the first time a run needs them, and live until
+// Close. Between runs an idle worker spins for a short, bounded time (so a
+// run that follows soon is handed over in about a hundred nanoseconds) and
+// then parks (so an idle set burns no CPU). A task that opts in to caller-runs
+// (see tasks.CallerRuns) lets the goroutine calling Run execute copies itself:
+// with one copy nothing is woken at all.
+//
+// Runs on one set are serialized: concurrent calls of Run from several
+// goroutines all complete, one after another, in the order the set's mutex
+// grants them. A run uses every worker it asks for, so running two at once
+// would only make them compete for the same goroutines and processors.
+package workers
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/workgang/workgang/gang"
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/semaphore"
+	"github.com/workgang/workgang/tasks"
+)
+
+// MaxLimit is the largest maxWorkers New accepts.
+const MaxLimit = 1 << 16
+
+// PanicError is what Run panics with when a copy of its task panicked: it
+// carries the first panic's value and the stack of the copy that raised it.
+type PanicError = gang.PanicError
+
+// Workers is a named set of up to MaxWorkers persistent worker goroutines.
+// Create one with New and release it with Close. All methods are safe for
+// concurrent use. A Workers must not be copied.
+type Workers struct {
+	// mu serializes runs (and Close). owner is the goroutine holding mu, so a
+	// Run from inside a caller-run copy can be told from a concurrent Run:
+	// it is written by the holder right after Lock and cleared before Unlock,
+	// and only compared against the reader's own token, which it can equal
+	// only if the reader itself wrote it.
+	mu    sync.Mutex
+	owner atomic.Uintptr
+
+	d gang.Dispatcher
+
+	name string
+	max  int
+
+	// active is the copy count of Run; any goroutine may change it.
+	active atomic.Int32
+
+	// createMu guards worker creation and the closed transition. created
+	// is written under createMu and read atomically by Run's fast check.
+	createMu sync.Mutex
+	created  atomic.Int32
+	closed   atomic.Bool
+	// workerG[i] is the goroutine token of worker i while it is alive (0
+	// otherwise), stored by the worker itself; it lets a Run from inside a
+	// worker's copy be detected instead of deadlocking.
+	workerG []atomic.Uintptr
+	wg      sync.WaitGroup
+}
+
+// Option configures a set in New.
+type Option func(*config)
+
+type config struct {
+	spin    time.Duration
+	spinSet bool
+	active  int
+}
+
+// WithSpin sets how long an idle worker polls for the next run, and the
+// coordinator for the end of the current run, before parking. 0 parks at once.
+// The default, DefaultSpin, adapts to the machine. It panics if d is negative.
+func WithSpin(d time.Duration) Option {
+	if d < 0 {
+		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
+	}
+	return func(c *config) { c.spin, c.spinSet = d, true }
+}
+
+// WithActiveWorkers sets the initial ActiveWorkers (default maxWorkers); it
+// does not create workers. New panics if n is outside [1, maxWorkers].
+func WithActiveWorkers(n int) Option {
+	return func(c *config) { c.active = n }
+}
+
+// DefaultSpin returns the spin budget a set of maxWorkers workers gets by
+// default: semaphore.DefaultSpin when the workers fit in GOMAXPROCS, a tenth of
+// it when they outnumber GOMAXPROCS (spinners then take turns on the same
+// processors, so long spins only delay the goroutines with real work), and 0
+// when GOMAXPROCS is 1.
+func DefaultSpin(maxWorkers int) time.Duration {
+	procs := runtime.GOMAXPROCS(0)
+	switch {
+	case procs == 1:
+		return 0
+	case maxWorkers > procs:
+		return semaphore.DefaultSpin / 10
+	default:
+		return semaphore.DefaultSpin
+	}
+}
+
+// New returns a set named name of at most maxWorkers workers. It starts no
+// goroutine: workers are created when a run first needs them. It panics if
+// maxWorkers is outside [1, MaxLimit] or an option is invalid.
+func New(name string, maxWorkers int, opts ...Option) *Workers {
+	if maxWorkers < 1 || maxWorkers > MaxLimit {
+		panic(fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, maxWorkers, MaxLimit))
+	}
+	c := config{active: maxWorkers}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("workers: New(%q): option %d is nil", name, i))
+		}
+		o(&c)
+	}
+	if c.active < 1 || c.active > maxWorkers {
+		panic(fmt.Sprintf("workers: New(%q): WithActiveWorkers(%d) out of range [1, %d]", name, c.active, maxWorkers))
+	}
+	if !c.spinSet {
+		c.spin = DefaultSpin(maxWorkers)
+	}
+	w := &Workers{name: name, max: maxWorkers, workerG: make([]atomic.Uintptr, maxWorkers)}
+	w.d.SetSpin(c.spin)
+	w.active.Store(int32(c.active))
+	return w
+}
+
+// Name returns the set's name.
+func (w *Workers) Name() string { return w.name }
+
+// MaxWorkers returns the most workers the set may create.
+func (w *Workers) MaxWorkers() int { return w.max }
+
+// ActiveWorkers returns the number of copies Run runs.
+func (w *Workers) ActiveWorkers() int { return int(w.active.Load()) }
+
+// CreatedWorkers returns the number of worker goroutines created so far; it
+// never exceeds MaxWorkers.
+func (w *Workers) CreatedWorkers() int { return int(w.created.Load()) }
+
+// SetActiveWorkers sets the number of copies Run runs, creates any workers
+// that number needs, and returns it. It panics if n is outside
+// [1, MaxWorkers] or the set is closed.
+func (w *Workers) SetActiveWorkers(n int) int {
+	w.checkN("SetActiveWorkers", n)
+	w.ensureCreated("SetActiveWorkers", n)
+	w.active.Store(int32(n))
+	return n
+}
+
+// Run runs ActiveWorkers() copies of t and returns when all have returned;
+// see RunN.
+func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
+
+// RunN runs exactly n copies of t, with worker ids 0..n-1, each once, and
+// returns when all have returned. It creates workers as needed and leaves
+// ActiveWorkers unchanged.
+//
+// If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
+// at least one copy itself and claims every copy no worker has taken yet; with
+// n == 1 it runs the copy inline and wakes no worker. Otherwise every copy
+// runs on a worker goroutine.
+//
+// Memory model: the call of RunN is synchronized before the start of every
+// copy, and the return of every copy is synchronized before RunN returns, so
+// the caller sees all the copies' writes after RunN returns.
+//
+// If copies panic, the other copies still run to completion, then RunN panics
+// with a *PanicError holding the first panic's value and stack; the set stays
+// usable. A copy that calls runtime.Goexit on a worker is reported the same
+// way (the worker is replaced); on the caller, the Goexit proceeds once the
+// other copies have finished.
+//
+// RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed, or
+// it is called from inside a copy of a task running on this same set (such a
+// nested run could never get the workers it waits for). A nested RunN of a
+// caller-runs task with n == 1 is allowed: it runs inline.
+func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
+
+func (w *Workers) runN(op string, t tasks.Task, n int) {
+	if t == nil {
+		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
+	}
+	w.checkN(op, n)
+	callerRuns := tasks.CallerCanRun(t)
+	if n == 1 && callerRuns {
+		// Inline: no worker, no dispatcher state, so no lock either.
+		if w.closed.Load() {
+			w.panicClosed(op)
+		}
+		runInline(t)
+		return
+	}
+	need := n
+	if callerRuns {
+		need-- // the caller runs at least one copy
+	}
+	if int(w.created.Load()) < need {
+		w.ensureCreated(op, need)
+	}
+	if p := w.runLocked(op, t, n, callerRuns); p != nil {
+		panic(p)
+	}
+}
+
+func (w *Workers) runLocked(op string, t tasks.Task, n int, callerRuns bool) *PanicError {
+	w.lock(op)
+	defer w.unlock()
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	_, p := w.d.Run(t, n, callerRuns)
+	return p
+}
+
+// runInline runs the single copy of a caller-runs task on the caller,
+// reporting a panic the same way a dispatched run does.
+func runInline(t tasks.Task) {
+	ok := false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				panic(&PanicError{Task: t.Name(), Worker: 0, OnCaller: true, Value: v, Stack: debug.Stack(), Panics: 1})
+			}
+			// Goexit: let it proceed; there is nothing else to wait for.
+		}
+	}()
+	t.Work(0)
+	ok = true
+}
+
+// Close stops every worker and waits for their goroutines to exit. It waits
+// for a run in progress to finish first. Close is idempotent; any later Run,
+// RunN or SetActiveWorkers panics. Calling Close from inside a task of the
+// set panics.
+func (w *Workers) Close() {
+	w.lock("Close")
+	defer w.unlock()
+	w.createMu.Lock()
+	if w.closed.Swap(true) {
+		w.createMu.Unlock()
+		return
+	}
+	k := int(w.created.Load())
+	w.createMu.Unlock()
+	w.d.Stop(k)
+	w.wg.Wait()
+}
+
+// lock takes the run lock; the slow path detects nested calls.
+func (w *Workers) lock(op string) {
+	if !w.mu.TryLock() {
+		w.lockSlow(op)
+	}
+	w.owner.Store(goid.Get())
+}
+
+func (w *Workers) unlock() {
+	w.owner.Store(0)
+	w.mu.Unlock()
+}
+
+func (w *Workers) lockSlow(op string) {
+	g := goid.Get()
+	if w.owner.Load() == g {
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
+	}
+	for i := range int(w.created.Load()) {
+		if w.workerG[i].Load() == g {
+			panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
+		}
+	}
+	w.mu.Lock()
+}
+
+func (w *Workers) checkN(op string, n int) {
+	if n < 1 || n > w.max {
+		panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]", op, w.name, n, w.max))
+	}
+}
+
+func (w *Workers) panicClosed(op string) {
+	panic(fmt.Sprintf("workers: %s on %q: set is closed", op, w.name))
+}
+
+// ensureCreated starts workers until at least n exist.
+func (w *Workers) ensureCreated(op string, n int) {
+	w.createMu.Lock()
+	defer w.createMu.Unlock()
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	for i := int(w.created.Load()); i < n; i++ {
+		w.wg.Add(1)
+		go w.worker(i)
+		// Publish after the goroutine exists; Run only needs "created >= n"
+		// to mean n goroutines will serve, which holds from here on.
+		w.created.Store(int32(i + 1))
+	}
+}
+
+// worker is the body of worker goroutine i: serve copies until stopped.
+func (w *Workers) worker(i int) {
+	w.workerG[i].Store(goid.Get())
+	stopped := false
+	defer func() {
+		w.workerG[i].Store(0)
+		if !stopped {
+			// A copy called runtime.Goexit (execute already retired the
+			// copy and recorded it for Run). Keep the set's strength: start
+			// a replacement before this goroutine's Done, so Close's Wait
+			// cannot return in between.
+			w.wg.Add(1)
+			go w.worker(i)
+		}
+		w.wg.Done()
+	}()
+	for w.d.Serve() {
+	}
+	stopped = true
+}
