@@ -1,0 +1,211 @@
+package gang
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/tasks"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// serve starts k goroutines serving d and returns a function that stops them
+// and waits for them to exit. A goroutine whose copy calls Goexit is
+// replaced, as package workers does.
+func serve(d *Dispatcher, k int) (stop func()) {
+	var wg sync.WaitGroup
+	var loop func()
+	loop = func() {
+		normal := false
+		defer func() {
+			if !normal {
+				wg.Add(1)
+				go loop()
+			}
+			wg.Done()
+		}()
+		for d.Serve() {
+		}
+		normal = true
+	}
+	for range k {
+		wg.Add(1)
+		go loop()
+	}
+	return func() { d.Stop(k); wg.Wait() }
+}
+
+// recorder is a task that counts each id's executions.
+type recorder struct {
+	name   string
+	caller bool
+	seen   []atomic.Int32
+}
+
+func newRecorder(n int, caller bool) *recorder {
+	return &recorder{name: "rec", caller: caller, seen: make([]atomic.Int32, n)}
+}
+func (r *recorder) Name() string       { return r.name }
+func (r *recorder) Work(id int)        { r.seen[id].Add(1) }
+func (r *recorder) CallerCanRun() bool { return r.caller }
+
+func (r *recorder) check(t *testing.T) {
+	t.Helper()
+	for id := range r.seen {
+		if got := r.seen[id].Load(); got != 1 {
+			t.Errorf("copy %d ran %d times; want 1", id, got)
+		}
+	}
+}
+
+func TestRunEachIDOnce(t *testing.T) {
+	for _, tc := range []struct {
+		n, workers int
+		caller     bool
+	}{
+		{1, 1, false}, {4, 4, false}, {8, 8, false}, {8, 16, false},
+		{1, 0, true}, {4, 3, true}, {8, 7, true}, {8, 8, true},
+	} {
+		t.Run(fmt.Sprintf("n=%d/workers=%d/caller=%v", tc.n, tc.workers, tc.caller), func(t *testing.T) {
+			var d Dispatcher
+			stop := serve(&d, tc.workers)
+			defer stop()
+			for range 200 {
+				r := newRecorder(tc.n, tc.caller)
+				ran, p := d.Run(r, tc.n, tc.caller)
+				require.Nil(t, p)
+				r.check(t)
+				if tc.caller {
+					assert.GreaterOrEqual(t, ran, 1, "the caller must keep at least one copy")
+					assert.LessOrEqual(t, ran, tc.n)
+				} else {
+					assert.Zero(t, ran, "a task that did not opt in ran on the caller")
+				}
+			}
+		})
+	}
+}
+
+// TestCallerRunsAllWhenNoWorkerServes: with no serving goroutine and
+// callerRuns, the caller must claim every copy through TryWait and finish.
+func TestCallerRunsAllWhenNoWorkerServes(t *testing.T) {
+	var d Dispatcher
+	stop := serve(&d, 0)
+	defer stop()
+	// No goroutine serves, so the n-1 permits can only be taken back by the
+	// caller; the run finishes only if it does so.
+	r := newRecorder(5, true)
+	ran, p := d.Run(r, 5, true)
+	require.Nil(t, p)
+	r.check(t)
+	assert.Equal(t, 5, ran)
+}
+
+func TestPanicCaptured(t *testing.T) {
+	var d Dispatcher
+	stop := serve(&d, 4)
+	defer stop()
+	errBoom := errors.New("boom")
+	var ran atomic.Int32
+	task := tasks.Func("panicky", func(id int) {
+		ran.Add(1)
+		if id%2 == 1 {
+			panic(fmt.Errorf("copy %d: %w", id, errBoom))
+		}
+	})
+	_, p := d.Run(task, 4, false)
+	require.NotNil(t, p)
+	assert.Equal(t, int32(4), ran.Load(), "copies that did not panic must still run")
+	assert.Equal(t, "panicky", p.Task)
+	assert.Equal(t, 2, p.Panics)
+	assert.True(t, p.Worker == 1 || p.Worker == 3, "worker = %d", p.Worker)
+	assert.ErrorIs(t, p, errBoom)
+	assert.Contains(t, string(p.Stack), "gang.TestPanicCaptured", "stack should show the panicking function")
+	assert.Contains(t, p.Error(), "boom")
+	assert.Contains(t, p.Error(), "and 1 more copies panicked")
+
+	// The dispatcher is usable afterwards and the panic state was cleared.
+	r := newRecorder(4, false)
+	_, p = d.Run(r, 4, false)
+	assert.Nil(t, p)
+	r.check(t)
+}
+
+func TestGoexitOnWorkerIsReported(t *testing.T) {
+	var d Dispatcher
+	stop := serve(&d, 2)
+	defer stop()
+	_, p := d.Run(tasks.Func("exits", func(id int) {
+		if id == 0 {
+			runtime.Goexit()
+		}
+	}), 2, false)
+	require.NotNil(t, p)
+	assert.True(t, p.Goexit)
+	assert.Contains(t, p.Error(), "called runtime.Goexit")
+	// The replacement goroutine serves the next run.
+	r := newRecorder(2, false)
+	_, p = d.Run(r, 2, false)
+	assert.Nil(t, p)
+	r.check(t)
+}
+
+func TestGoexitOnCallerWaitsForWorkers(t *testing.T) {
+	var d Dispatcher
+	stop := serve(&d, 3)
+	defer stop()
+	var ran atomic.Int32
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		caller := goid.Get()
+		d.Run(tasks.Func("caller-exits", func(id int) {
+			ran.Add(1)
+			if goid.Get() == caller {
+				runtime.Goexit()
+			}
+			<-release
+		}), 4, true)
+		t.Error("Run returned normally; the caller's Goexit should have unwound it")
+	}()
+	close(release)
+	<-done
+	assert.Equal(t, int32(4), ran.Load(), "every copy must run before the caller's Goexit completes")
+	r := newRecorder(4, true)
+	_, p := d.Run(r, 4, true)
+	assert.Nil(t, p, "the Goexit must not leak into the next run")
+	r.check(t)
+}
+
+func TestMisuse(t *testing.T) {
+	var d Dispatcher
+	assert.PanicsWithValue(t, "gang: Run: nil task", func() { d.Run(nil, 1, false) })
+	assert.PanicsWithValue(t, "gang: Run: n = 0, want n >= 1", func() { d.Run(newRecorder(1, false), 0, false) })
+	assert.PanicsWithValue(t, "gang: Stop: negative count -1", func() { d.Stop(-1) })
+}
+
+// TestVisibility: plain writes by every copy are visible after Run returns
+// (the race detector flags a missing happens-before edge).
+func TestVisibility(t *testing.T) {
+	var d Dispatcher
+	stop := serve(&d, 4)
+	defer stop()
+	out := make([]int, 4)
+	for round := range 100 {
+		_, p := d.Run(tasks.Func("write", func(id int) { out[id] = round*10 + id }), 4, round%2 == 0)
+		require.Nil(t, p)
+		for id, v := range out {
+			require.Equal(t, round*10+id, v)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package gtest
+
+const raceEnabled = true

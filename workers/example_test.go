@@ -1,0 +1,89 @@
+package workers_test
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+// Sum a slice in parallel: each copy adds up its own stripe. This is the
+// example in README.md.
+func Example() {
+	w := workers.New("sum", 4)
+	defer w.Close()
+
+	data := make([]int, 1000)
+	for i := range data {
+		data[i] = i
+	}
+	partial := make([]int, w.ActiveWorkers())
+	w.Run(tasks.Func("sum", func(worker int) {
+		for i := worker; i < len(data); i += len(partial) {
+			partial[worker] += data[i]
+		}
+	}))
+	total := 0
+	for _, p := range partial { // every copy's writes are visible after Run
+		total += p
+	}
+	fmt.Println(total)
+	// Output: 499500
+}
+
+// A task that opts in to caller-runs lets the calling goroutine take copies
+// itself; with a single copy, RunN runs it inline and wakes no worker.
+func ExampleWorkers_RunN_callerRuns() {
+	w := workers.New("phases", 4)
+	defer w.Close()
+
+	var copies atomic.Int32
+	phase := tasks.CallerRuns(tasks.Func("phase", func(worker int) { copies.Add(1) }))
+	w.RunN(phase, 1) // inline: no worker is created or woken
+	fmt.Println("created after n=1:", w.CreatedWorkers())
+	w.RunN(phase, 4) // the caller runs at least one copy, 3 workers the rest
+	fmt.Println("created after n=4:", w.CreatedWorkers())
+	fmt.Println("copies:", copies.Load())
+	// Output:
+	// created after n=1: 0
+	// created after n=4: 3
+	// copies: 5
+}
+
+// A panic in a copy is re-raised by Run as a *PanicError once every other
+// copy has finished; the set remains usable.
+func ExampleWorkers_Run_panic() {
+	w := workers.New("fragile", 2)
+	defer w.Close()
+	func() {
+		defer func() {
+			pe := recover().(*workers.PanicError)
+			fmt.Printf("task %q copy %d panicked: %v\n", pe.Task, pe.Worker, pe.Value)
+		}()
+		w.Run(tasks.Func("divide", func(worker int) {
+			if worker == 1 {
+				panic("division by zero")
+			}
+		}))
+	}()
+	w.Run(tasks.Func("fine", func(int) {}))
+	fmt.Println("still usable")
+	// Output:
+	// task "divide" copy 1 panicked: division by zero
+	// still usable
+}
+
+// SetActiveWorkers chooses how many copies Run runs; RunN overrides it for
+// one run without changing it.
+func ExampleWorkers_SetActiveWorkers() {
+	w := workers.New("gc", 8)
+	defer w.Close()
+	w.SetActiveWorkers(2)
+	var copies atomic.Int32
+	count := tasks.Func("count", func(int) { copies.Add(1) })
+	w.Run(count)
+	w.RunN(count, 3)
+	fmt.Println(copies.Load(), w.ActiveWorkers(), w.CreatedWorkers())
+	// Output: 5 2 3
+}
