@@ -18,8 +18,10 @@
 package gang
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
+	"runtime/trace"
 	"sync/atomic"
 	"time"
 
@@ -143,19 +145,26 @@ func (d *Dispatcher) runWithCaller(t tasks.Task, n int) (ran int) {
 
 // Serve waits for one copy of a run, runs it and returns true; it returns false
 // without running anything when the dispatcher told it to stop. Worker
-// goroutines call it in a loop.
+// goroutines call it (or ServeHow) in a loop.
 //
 // If the copy calls runtime.Goexit, the copy is accounted for (and reported to
 // Run as a panic) before the goroutine exits; the owner of the goroutine should
 // start a replacement.
 func (d *Dispatcher) Serve() bool {
-	d.start.Wait()
+	ok, _ := d.ServeHow()
+	return ok
+}
+
+// ServeHow is Serve, and also reports how the worker obtained its start
+// permit (immediately, while spinning, or after parking), for statistics.
+func (d *Dispatcher) ServeHow() (bool, semaphore.Acquired) {
+	how := d.start.WaitHow()
 	t := d.task
 	if t == nil {
-		return false
+		return false, how
 	}
 	d.execute(t, int(d.claimed.Add(1)-1), false)
-	return true
+	return true, how
 }
 
 // Stop tells k serving goroutines to return false from Serve. It must not be
@@ -170,6 +179,11 @@ func (d *Dispatcher) Stop(k int) {
 
 // execute runs copy id of t, captures a panic or Goexit, and retires the copy.
 func (d *Dispatcher) execute(t tasks.Task, id int, onCaller bool) {
+	if trace.IsEnabled() {
+		// One region per copy, on the goroutine that runs it, so a trace
+		// shows which goroutine ran which copy and for how long.
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+	}
 	ok := false
 	defer func() {
 		if !ok {

@@ -143,26 +143,55 @@ func (s *Semaphore) TryWait() bool {
 
 // Wait takes a permit, spinning for the spin budget and then parking until
 // one is released.
-func (s *Semaphore) Wait() {
-	if s.TryWait() {
-		return
+func (s *Semaphore) Wait() { s.WaitHow() }
+
+// Acquired tells how a Wait obtained its permit.
+type Acquired uint8
+
+const (
+	// Immediate: a permit was free when Wait was called.
+	Immediate Acquired = iota
+	// Spun: a permit was released while the waiter spun.
+	Spun
+	// Committed: the spin budget ran out, but a permit appeared just as the
+	// waiter committed to park, so it did not park.
+	Committed
+	// Parked: the waiter parked and was woken by a Signal.
+	Parked
+)
+
+var acquiredNames = [...]string{"Immediate", "Spun", "Committed", "Parked"}
+
+func (a Acquired) String() string {
+	if int(a) < len(acquiredNames) {
+		return acquiredNames[a]
 	}
-	s.waitSlow()
+	return fmt.Sprintf("Acquired(%d)", uint8(a))
 }
 
-func (s *Semaphore) waitSlow() {
+// WaitHow is Wait, and also reports how the permit was obtained, for
+// statistics (a worker counts its parks and its spins that found work).
+func (s *Semaphore) WaitHow() Acquired {
+	if s.TryWait() {
+		return Immediate
+	}
+	return s.waitSlow()
+}
+
+func (s *Semaphore) waitSlow() Acquired {
 	if budget := s.Spin(); budget > 0 && s.spinFor(budget) {
-		return
+		return Spun
 	}
 	s.once.Do(s.makeWake)
 	// Commit: after this Add we either own a permit (result >= 0) or are
 	// counted as a parked waiter that the next Signal(s) must hand a token.
 	if s.count.Add(-1) >= 0 {
-		return
+		return Committed
 	}
 	// The token's send is synchronized before this receive completes, and it
 	// was sent after the signaller's Add released our permit.
 	<-s.wake
+	return Parked
 }
 
 func (s *Semaphore) makeWake() { s.wake = make(chan struct{}, wakeBuffer) }

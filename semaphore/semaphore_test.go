@@ -182,3 +182,27 @@ func TestTryWaitNeverOversubscribes(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int64(released), got.Load())
 }
+
+func TestWaitHow(t *testing.T) {
+	var s Semaphore
+	s.Signal(1)
+	assert.Equal(t, Immediate, s.WaitHow())
+
+	s.SetSpin(time.Minute) // spins until the permit arrives
+	go func() {
+		time.Sleep(time.Millisecond)
+		s.Signal(1)
+	}()
+	assert.Equal(t, Spun, s.WaitHow())
+
+	s.SetSpin(0)
+	go func() {
+		for s.count.Load() != -1 {
+			runtime.Gosched()
+		}
+		s.Signal(1)
+	}()
+	assert.Equal(t, Parked, s.WaitHow())
+	assert.Equal(t, "Parked", Parked.String())
+	assert.Equal(t, "Acquired(9)", Acquired(9).String())
+}

@@ -16,12 +16,15 @@
 package workers
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/goid"
@@ -36,6 +39,8 @@ const MaxLimit = 1 << 16
 // carries the first panic's value and the stack of the copy that raised it.
 type PanicError = gang.PanicError
 
+const cacheLine = 128
+
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
@@ -48,66 +53,52 @@ type Workers struct {
 	mu    sync.Mutex
 	owner atomic.Uintptr
 
-	d gang.Dispatcher
+	// Counters written only by the holder of mu (single writer; atomics
+	// so Stats may read them at any time). They share the coordinator's
+	// line with mu, which the coordinator owns during a run anyway.
+	runs         atomic.Uint64
+	callerCopies atomic.Uint64
 
-	name string
-	max  int
+	d gang.Dispatcher // padded on both sides
+
+	// inlineRuns counts n == 1 caller-runs runs, which take no lock, so
+	// goroutines may add to it concurrently: it gets a line of its own.
+	inlineRuns atomic.Uint64
+	_          [cacheLine - 8]byte
+
+	name   string
+	max    int
+	place  placement
+	shared bool // owned by the Acquire registry; Close is reserved to it
 
 	// active is the copy count of Run; any goroutine may change it.
 	active atomic.Int32
 
-	// createMu guards worker creation and the closed transition. created
-	// is written under createMu and read atomically by Run's fast check.
-	createMu sync.Mutex
-	created  atomic.Int32
-	closed   atomic.Bool
-	// workerG[i] is the goroutine token of worker i while it is alive (0
-	// otherwise), stored by the worker itself; it lets a Run from inside a
-	// worker's copy be detected instead of deadlocking.
-	workerG []atomic.Uintptr
+	// createMu guards worker creation, the closed transition and
+	// placementErrs. created is written under createMu and read atomically.
+	createMu      sync.Mutex
+	created       atomic.Int32
+	closed        atomic.Bool
+	placementErrs []error
+
+	// workers[i] is worker i, published (atomic store) once it is created;
+	// Stats and the nested-run check read it without a lock.
+	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
 }
 
-// Option configures a set in New.
-type Option func(*config)
-
-type config struct {
-	spin    time.Duration
-	spinSet bool
-	active  int
-}
-
-// WithSpin sets how long an idle worker polls for the next run, and the
-// coordinator for the end of the current run, before parking. 0 parks at once.
-// The default, DefaultSpin, adapts to the machine. It panics if d is negative.
-func WithSpin(d time.Duration) Option {
-	if d < 0 {
-		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
-	}
-	return func(c *config) { c.spin, c.spinSet = d, true }
-}
-
-// WithActiveWorkers sets the initial ActiveWorkers (default maxWorkers); it
-// does not create workers. New panics if n is outside [1, maxWorkers].
-func WithActiveWorkers(n int) Option {
-	return func(c *config) { c.active = n }
-}
-
-// DefaultSpin returns the spin budget a set of maxWorkers workers gets by
-// default: semaphore.DefaultSpin when the workers fit in GOMAXPROCS, a tenth of
-// it when they outnumber GOMAXPROCS (spinners then take turns on the same
-// processors, so long spins only delay the goroutines with real work), and 0
-// when GOMAXPROCS is 1.
-func DefaultSpin(maxWorkers int) time.Duration {
-	procs := runtime.GOMAXPROCS(0)
-	switch {
-	case procs == 1:
-		return 0
-	case maxWorkers > procs:
-		return semaphore.DefaultSpin / 10
-	default:
-		return semaphore.DefaultSpin
-	}
+// worker is one worker goroutine's own state. Its counters are written only
+// by that goroutine and padded, so counting adds no shared line to a run.
+type worker struct {
+	// g is the worker goroutine's token while it is alive (0 otherwise). A
+	// Run from inside a copy on this worker compares its own token with it.
+	g       atomic.Uintptr
+	copies  atomic.Uint64
+	ready   atomic.Uint64 // start permits that were free at once
+	spun    atomic.Uint64 // start permits that arrived while spinning
+	parks   atomic.Uint64 // waits that committed to park
+	wakeups atomic.Uint64 // parks ended by a Signal's token
+	_       [cacheLine - 48]byte
 }
 
 // New returns a set named name of at most maxWorkers workers. It starts no
@@ -130,7 +121,7 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 	if !c.spinSet {
 		c.spin = DefaultSpin(maxWorkers)
 	}
-	w := &Workers{name: name, max: maxWorkers, workerG: make([]atomic.Uintptr, maxWorkers)}
+	w := &Workers{name: name, max: maxWorkers, place: c.place, workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
 	return w
@@ -182,6 +173,9 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // way (the worker is replaced); on the caller, the Goexit proceeds once the
 // other copies have finished.
 //
+// When runtime/trace is on, each run is a trace region named after the task
+// on the calling goroutine, and each copy a region on the goroutine running it.
+//
 // RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed, or
 // it is called from inside a copy of a task running on this same set (such a
 // nested run could never get the workers it waits for). A nested RunN of a
@@ -193,12 +187,16 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
 	}
 	w.checkN(op, n)
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+	}
 	callerRuns := tasks.CallerCanRun(t)
 	if n == 1 && callerRuns {
 		// Inline: no worker, no dispatcher state, so no lock either.
 		if w.closed.Load() {
 			w.panicClosed(op)
 		}
+		w.inlineRuns.Add(1)
 		runInline(t)
 		return
 	}
@@ -220,7 +218,11 @@ func (w *Workers) runLocked(op string, t tasks.Task, n int, callerRuns bool) *Pa
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
-	_, p := w.d.Run(t, n, callerRuns)
+	w.runs.Add(1)
+	ran, p := w.d.Run(t, n, callerRuns)
+	if ran > 0 {
+		w.callerCopies.Add(uint64(ran))
+	}
 	return p
 }
 
@@ -243,8 +245,16 @@ func runInline(t tasks.Task) {
 // Close stops every worker and waits for their goroutines to exit. It waits
 // for a run in progress to finish first. Close is idempotent; any later Run,
 // RunN or SetActiveWorkers panics. Calling Close from inside a task of the
-// set panics.
+// set panics, and so does closing a set obtained from Acquire (release it
+// instead).
 func (w *Workers) Close() {
+	if w.shared {
+		panic(fmt.Sprintf("workers: Close on shared set %q: call the release function Acquire returned", w.name))
+	}
+	w.close()
+}
+
+func (w *Workers) close() {
 	w.lock("Close")
 	defer w.unlock()
 	w.createMu.Lock()
@@ -277,7 +287,7 @@ func (w *Workers) lockSlow(op string) {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
 	}
 	for i := range int(w.created.Load()) {
-		if w.workerG[i].Load() == g {
+		if wk := w.workers[i].Load(); wk != nil && wk.g.Load() == g {
 			panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
 		}
 	}
@@ -302,31 +312,81 @@ func (w *Workers) ensureCreated(op string, n int) {
 		w.panicClosed(op)
 	}
 	for i := int(w.created.Load()); i < n; i++ {
+		wk := new(worker)
+		w.workers[i].Store(wk)
 		w.wg.Add(1)
-		go w.worker(i)
+		go w.work(i, wk)
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
 		w.created.Store(int32(i + 1))
 	}
 }
 
-// worker is the body of worker goroutine i: serve copies until stopped.
-func (w *Workers) worker(i int) {
-	w.workerG[i].Store(goid.Get())
+// work is the body of worker goroutine i: place it, label it, then serve
+// copies until stopped.
+func (w *Workers) work(i int, wk *worker) {
+	if w.place.lockThread {
+		// Never unlocked: the thread ends with the goroutine, so thread
+		// settings made below cannot leak to other goroutines.
+		runtime.LockOSThread()
+		if errs := applyPlacement(&w.place, i); len(errs) > 0 {
+			w.recordPlacement(i, errs)
+		}
+	}
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
+		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
+	wk.g.Store(goid.Get())
 	stopped := false
 	defer func() {
-		w.workerG[i].Store(0)
+		wk.g.Store(0)
 		if !stopped {
 			// A copy called runtime.Goexit (execute already retired the
 			// copy and recorded it for Run). Keep the set's strength: start
 			// a replacement before this goroutine's Done, so Close's Wait
 			// cannot return in between.
 			w.wg.Add(1)
-			go w.worker(i)
+			go w.work(i, wk)
 		}
 		w.wg.Done()
 	}()
-	for w.d.Serve() {
+	for {
+		ok, how := w.d.ServeHow()
+		wk.count(how)
+		if !ok {
+			break
+		}
+		wk.copies.Add(1)
 	}
 	stopped = true
+}
+
+func (wk *worker) count(how semaphore.Acquired) {
+	switch how {
+	case semaphore.Immediate:
+		wk.ready.Add(1)
+	case semaphore.Spun:
+		wk.spun.Add(1)
+	case semaphore.Committed:
+		wk.parks.Add(1)
+	case semaphore.Parked:
+		wk.parks.Add(1)
+		wk.wakeups.Add(1)
+	}
+}
+
+func (w *Workers) recordPlacement(i int, errs []error) {
+	w.createMu.Lock()
+	defer w.createMu.Unlock()
+	for _, err := range errs {
+		w.placementErrs = append(w.placementErrs, fmt.Errorf("workers: %q worker %d: %w", w.name, i, err))
+	}
+}
+
+// PlacementErrors returns the placement failures so far (WithAffinity,
+// WithNice), one per failed setting per worker start. A failed placement does
+// not stop the worker: it runs unplaced.
+func (w *Workers) PlacementErrors() []error {
+	w.createMu.Lock()
+	defer w.createMu.Unlock()
+	return append([]error(nil), w.placementErrs...)
 }

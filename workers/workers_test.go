@@ -139,7 +139,8 @@ func TestLazyCreation(t *testing.T) {
 	for range 100 {
 		w.RunN(task, 4)
 	}
-	assert.Equal(t, g, runtime.NumGoroutine(), "runs must reuse workers, not start goroutines")
+	// At most g: goroutines of earlier tests may still be finishing their exit.
+	assert.LessOrEqual(t, runtime.NumGoroutine(), g, "runs must reuse workers, not start goroutines")
 	w.Run(task)
 	assert.Equal(t, 5, w.CreatedWorkers())
 	assert.LessOrEqual(t, w.CreatedWorkers(), w.MaxWorkers())

@@ -1,0 +1,154 @@
+package workers_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime/pprof"
+	"runtime/trace"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+func TestStatsCountRunsAndCopies(t *testing.T) {
+	w := workers.New("stats", 3, workers.WithSpin(0))
+	defer w.Close()
+	empty := tasks.Func("empty", func(int) {})
+	caller := tasks.CallerRuns(empty)
+	w.RunN(empty, 3)  // 3 worker copies
+	w.RunN(caller, 1) // inline
+	w.RunN(caller, 1) // inline
+	w.RunN(caller, 3) // >= 1 caller copy
+	s := w.Stats()
+	assert.Equal(t, uint64(4), s.Runs)
+	assert.Equal(t, uint64(2), s.InlineRuns)
+	assert.Equal(t, uint64(3+1+1+3), s.CallerCopies+s.WorkerCopies, "every copy is counted once: %v", s)
+	assert.GreaterOrEqual(t, s.CallerCopies, uint64(3))
+	assert.GreaterOrEqual(t, s.WorkerCopies, uint64(3))
+	assert.Equal(t, 3, s.Created)
+	// With no spin budget, every wait for a copy that was not already
+	// there parks: the first run found all workers parked.
+	assert.Positive(t, s.Parks, "%v", s)
+	assert.Positive(t, s.Wakeups, "%v", s)
+	assert.LessOrEqual(t, s.Wakeups, s.Parks)
+	assert.Contains(t, s.String(), "runs=4 inline=2")
+}
+
+func TestStatsSpinHits(t *testing.T) {
+	w := workers.New("stats-spin", 1, workers.WithSpin(time.Second))
+	defer w.Close()
+	empty := tasks.Func("empty", func(int) {})
+	for range 200 {
+		w.RunN(empty, 1)
+	}
+	s := w.Stats()
+	assert.Equal(t, uint64(200), s.WorkerCopies)
+	// The worker spins for up to a second between back-to-back runs, so
+	// nearly every copy is found without parking.
+	assert.Greater(t, s.Ready+s.Spun, uint64(150), "%v", s)
+}
+
+func TestTraceRegionsNamedAfterTask(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("a trace is already running")
+	}
+	w := workers.New("traced", 2)
+	defer w.Close()
+	var buf bytes.Buffer
+	require.NoError(t, trace.Start(&buf))
+	w.RunN(tasks.Func("workgang-trace-probe-7f3a", func(int) {}), 2)
+	trace.Stop()
+	assert.Contains(t, buf.String(), "workgang-trace-probe-7f3a", "the run's region name is missing from the trace")
+}
+
+func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
+	w := workers.New("labelled", 2)
+	defer w.Close()
+	w.RunN(tasks.Func("x", func(int) {}), 2)
+	var buf bytes.Buffer
+	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
+	out := buf.String()
+	for i := range 2 {
+		// The goroutine profile prints labels in a fixed (sorted) order.
+		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
+	}
+}
+
+func TestSharedSets(t *testing.T) {
+	a, releaseA := workers.Acquire("shared-basic", 2)
+	b, releaseB := workers.Acquire("shared-basic", 99) // max ignored: the set exists
+	require.Same(t, a, b)
+	assert.Equal(t, 2, b.MaxWorkers())
+	assert.Equal(t, 1, workers.SharedSets())
+	assert.PanicsWithValue(t, `workers: Close on shared set "shared-basic": call the release function Acquire returned`, a.Close)
+
+	releaseA()
+	releaseA() // idempotent: must not drop B's reference
+	p := newProbe(2, false)
+	b.RunN(p, 2)
+	p.check(t, 0)
+
+	releaseB()
+	assert.Zero(t, workers.SharedSets())
+	assert.PanicsWithValue(t, `workers: RunN on "shared-basic": set is closed`, func() { b.RunN(p, 2) })
+
+	c, releaseC := workers.Acquire("shared-basic", 3)
+	defer releaseC()
+	assert.NotSame(t, a, c, "a released name gets a fresh set")
+	assert.Equal(t, 3, c.MaxWorkers())
+	assert.Panics(t, func() { workers.Acquire("shared-bad", 0) })
+	assert.Equal(t, 1, workers.SharedSets(), "a failed Acquire must not register")
+}
+
+// TestSharedSetManyHolders: holders acquire, run concurrently and release;
+// every run completes correctly and every holder finishes (none starved).
+func TestSharedSetManyHolders(t *testing.T) {
+	const holders, runs = 12, 150
+	var wg sync.WaitGroup
+	var copies atomic.Int64
+	finished := make([]atomic.Int32, holders)
+	errs := make(chan error, holders)
+	for h := range holders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, release := workers.Acquire("shared-many", 4)
+			defer release()
+			for r := range runs {
+				n := 1 + (h+r)%w.MaxWorkers()
+				p := newProbe(n, r%2 == 0)
+				w.RunN(p, n)
+				for id := range p.runs {
+					if p.runs[id].Load() != 1 {
+						errs <- fmt.Errorf("holder %d run %d: copy %d ran %d times", h, r, id, p.runs[id].Load())
+						return
+					}
+				}
+				copies.Add(int64(n))
+				finished[h].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for h := range holders {
+		assert.Equal(t, int32(runs), finished[h].Load(), "holder %d", h)
+	}
+	assert.Zero(t, workers.SharedSets(), "the last release must close and unregister the set")
+}
+
+func TestPlacementOptionsValidate(t *testing.T) {
+	assert.PanicsWithValue(t, "workers: WithAffinity: negative CPU -1", func() { workers.WithAffinity(0, -1) })
+	assert.PanicsWithValue(t, "workers: WithNice: nice = 20 out of range [-20, 19]", func() { workers.WithNice(20) })
+	assert.PanicsWithValue(t, "workers: WithNice: nice = -21 out of range [-20, 19]", func() { workers.WithNice(-21) })
+}

@@ -1,0 +1,99 @@
+package workers
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/workgang/workgang/semaphore"
+)
+
+// Option configures a set in New.
+type Option func(*config)
+
+type config struct {
+	spin    time.Duration
+	spinSet bool
+	active  int
+	place   placement
+}
+
+// placement is what a worker does to its OS thread when it starts.
+type placement struct {
+	lockThread bool
+	affinity   bool  // pin worker i to a CPU
+	cpus       []int // the CPUs to choose from; empty: the process's allowed set
+	nice       *int  // the nice value for the worker's thread, if set
+}
+
+func (p placement) any() bool { return p.lockThread || p.affinity || p.nice != nil }
+
+// WithSpin sets how long an idle worker polls for the next run, and the
+// coordinator for the end of the current run, before parking. 0 parks at once.
+// Without it a set uses DefaultSpin(maxWorkers). It panics if d is negative.
+func WithSpin(d time.Duration) Option {
+	if d < 0 {
+		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
+	}
+	return func(c *config) { c.spin, c.spinSet = d, true }
+}
+
+// WithActiveWorkers sets the initial ActiveWorkers (default maxWorkers); it
+// does not create workers. New panics if n is outside [1, maxWorkers].
+func WithActiveWorkers(n int) Option {
+	return func(c *config) { c.active = n }
+}
+
+// WithLockOSThread locks each worker goroutine to its own OS thread for its
+// whole life (runtime.LockOSThread), so thread-level settings stay with it.
+func WithLockOSThread() Option {
+	return func(c *config) { c.place.lockThread = true }
+}
+
+// WithAffinity pins worker i to one CPU: cpus[i % len(cpus)], or, with no
+// cpus, the (i % k)-th of the k CPUs the process may run on (as read with
+// sched_getaffinity when the worker starts). It implies WithLockOSThread. A
+// CPU the process may not use, or a system without affinity support (only
+// Linux has it), does not fail the set: the worker runs unpinned and the
+// error is reported by PlacementErrors and Stats. It panics if a CPU number
+// is negative.
+func WithAffinity(cpus ...int) Option {
+	for _, cpu := range cpus {
+		if cpu < 0 {
+			panic(fmt.Sprintf("workers: WithAffinity: negative CPU %d", cpu))
+		}
+	}
+	cpus = append([]int(nil), cpus...)
+	return func(c *config) {
+		c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus
+	}
+}
+
+// WithNice sets the nice value (-20..19, lower is more favoured) of each
+// worker's OS thread. It implies WithLockOSThread. Lowering it below the
+// process's needs privilege; a failure is reported like a failed affinity and
+// the worker runs at the process's priority. It panics if nice is outside
+// [-20, 19].
+func WithNice(nice int) Option {
+	if nice < -20 || nice > 19 {
+		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))
+	}
+	return func(c *config) { c.place.lockThread, c.place.nice = true, &nice }
+}
+
+// DefaultSpin returns the spin budget a set of maxWorkers workers gets by
+// default: semaphore.DefaultSpin when the workers fit in GOMAXPROCS, a tenth of
+// it when they outnumber GOMAXPROCS (spinners then take turns on the same
+// processors, so long spins only delay the goroutines with real work), and 0
+// when GOMAXPROCS is 1. See docs/threading-model.md for the measurements.
+func DefaultSpin(maxWorkers int) time.Duration {
+	procs := runtime.GOMAXPROCS(0)
+	switch {
+	case procs == 1:
+		return 0
+	case maxWorkers > procs:
+		return semaphore.DefaultSpin / 10
+	default:
+		return semaphore.DefaultSpin
+	}
+}

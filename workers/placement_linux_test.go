@@ -1,0 +1,74 @@
+//go:build linux
+
+package workers_test
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+func TestAffinityPinsWorkers(t *testing.T) {
+	var allowed unix.CPUSet
+	require.NoError(t, unix.SchedGetaffinity(0, &allowed))
+	first := -1
+	for c := 0; first < 0; c++ {
+		if allowed.IsSet(c) {
+			first = c
+		}
+	}
+	w := workers.New("pinned", 2, workers.WithAffinity(first))
+	defer w.Close()
+	var bad atomic.Int32
+	w.RunN(tasks.Func("where", func(int) {
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(0, &set) != nil || set.Count() != 1 || !set.IsSet(first) {
+			bad.Add(1)
+		}
+	}), 2)
+	assert.Zero(t, bad.Load(), "a worker's thread is not pinned to CPU %d", first)
+	assert.Empty(t, w.PlacementErrors())
+}
+
+func TestAffinityFailureIsReportedNotFatal(t *testing.T) {
+	w := workers.New("misplaced", 2, workers.WithAffinity(4095))
+	defer w.Close()
+	// Both copies wait for each other, so both workers have started (and
+	// tried to place themselves) when RunN returns; they run unpinned.
+	var arrived atomic.Int32
+	w.RunN(tasks.Func("both", func(int) {
+		arrived.Add(1)
+		for arrived.Load() < 2 {
+			runtime.Gosched()
+		}
+	}), 2)
+	errs := w.PlacementErrors()
+	require.Len(t, errs, 2)
+	assert.Contains(t, errs[0].Error(), `workers: "misplaced" worker`)
+	assert.Contains(t, errs[0].Error(), "CPU 4095")
+	assert.Equal(t, 2, w.Stats().PlacementFailures)
+}
+
+func TestNiceAppliesToWorkerThreads(t *testing.T) {
+	w := workers.New("nice", 2, workers.WithNice(7))
+	defer w.Close()
+	var got [2]atomic.Int64
+	w.RunN(tasks.Func("prio", func(id int) {
+		// The raw syscall returns 20 - nice.
+		prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+		if err != nil {
+			prio = -1000
+		}
+		got[id].Store(int64(20 - prio))
+	}), 2)
+	assert.Empty(t, w.PlacementErrors())
+	assert.Equal(t, int64(7), got[0].Load())
+	assert.Equal(t, int64(7), got[1].Load())
+}
