@@ -87,3 +87,27 @@ func ExampleWorkers_SetActiveWorkers() {
 	fmt.Println(copies.Load(), w.ActiveWorkers(), w.CreatedWorkers())
 	// Output: 5 2 3
 }
+
+// Runtimes in one process can share one set by name instead of each
+// starting their own workers; the last release closes it.
+func ExampleAcquire() {
+	a, releaseA := workers.Acquire("process-wide", 4)
+	b, releaseB := workers.Acquire("process-wide", 4)
+	fmt.Println(a == b)
+	releaseA()
+	b.RunN(tasks.Func("still-open", func(int) {}), 2)
+	releaseB() // the last holder: closes the set
+	// Output: true
+}
+
+// Stats counts runs, where copies ran, and how workers waited for them.
+func ExampleWorkers_Stats() {
+	w := workers.New("observed", 2)
+	defer w.Close()
+	task := tasks.Func("t", func(int) {})
+	w.RunN(task, 2)
+	w.RunN(tasks.CallerRuns(task), 1)
+	s := w.Stats()
+	fmt.Println(s.Runs, s.InlineRuns, s.CallerCopies+s.WorkerCopies)
+	// Output: 2 1 3
+}
