@@ -45,11 +45,11 @@ const cacheLine = 128
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
 type Workers struct {
-	// mu serializes runs (and Close). owner is the goroutine holding mu, so a
-	// Run from inside a caller-run copy can be told from a concurrent Run:
-	// it is written by the holder right after Lock and cleared before Unlock,
-	// and only compared against the reader's own token, which it can equal
-	// only if the reader itself wrote it.
+	// mu serializes runs (and Close). owner is the goroutine holding mu
+	// during a caller-runs run, so a Run from inside a caller-run copy can be
+	// told from a concurrent Run: it is written by the holder right after
+	// Lock and cleared before Unlock, and only compared against the reader's
+	// own token, which it can equal only if the reader itself wrote it.
 	mu    sync.Mutex
 	owner atomic.Uintptr
 
@@ -214,7 +214,16 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 
 func (w *Workers) runLocked(op string, t tasks.Task, n int, callerRuns bool) *PanicError {
 	w.lock(op)
-	defer w.unlock()
+	defer w.mu.Unlock()
+	if callerRuns {
+		// Only a caller-runs run executes user code on this goroutine while
+		// it holds mu, so only then can this goroutine nest; recording the
+		// owner costs two atomic stores, which plain runs skip. Deferred
+		// after Unlock's defer, so it runs first: the owner is cleared
+		// before the next holder can set its own.
+		w.owner.Store(goid.Get())
+		defer w.owner.Store(0)
+	}
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
@@ -256,7 +265,7 @@ func (w *Workers) Close() {
 
 func (w *Workers) close() {
 	w.lock("Close")
-	defer w.unlock()
+	defer w.mu.Unlock()
 	w.createMu.Lock()
 	if w.closed.Swap(true) {
 		w.createMu.Unlock()
@@ -273,12 +282,6 @@ func (w *Workers) lock(op string) {
 	if !w.mu.TryLock() {
 		w.lockSlow(op)
 	}
-	w.owner.Store(goid.Get())
-}
-
-func (w *Workers) unlock() {
-	w.owner.Store(0)
-	w.mu.Unlock()
 }
 
 func (w *Workers) lockSlow(op string) {
