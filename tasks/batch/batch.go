@@ -1,0 +1,174 @@
+// Package batch combines several subtasks into one task, so that a parallel
+// phase made of many small steps needs one run (one wake-up of the workers)
+// instead of one per step: HotSpot's G1BatchedTask.
+//
+// A Batch holds serial subtasks, each run by exactly one copy (whichever
+// claims it first), and parallel subtasks, run by every copy. Each copy first
+// tries to claim every serial subtask in the order they were added, running
+// those it wins, then runs each parallel subtask in order. There is no barrier
+// between subtasks: a copy that finds every serial subtask taken goes straight
+// to the parallel ones, so a parallel subtask must not depend on a serial one
+// having finished.
+//
+// Every subtask estimates its cost in workers: how many workers it can keep
+// busy long enough to be worth waking (a cheap serial step might cost 0.1, a
+// large parallel one the number of chunks it splits into). Workers turns the
+// sum into the number of copies to run: ceil(sum), clamped to [1, active].
+//
+//	b := batch.New("post-mark")
+//	b.AddSerial(batch.Func("reset stats", 0.1, resetStats))
+//	b.AddParallel(batch.Func("sweep", float64(len(regions))/64, sweep))
+//	w.RunN(b, b.Workers(w.ActiveWorkers()))
+//	if err := b.Check(); err != nil { ... }
+//	b.Reset()
+//
+// The package imports only the standard library and the tasks packages.
+package batch
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/claim"
+)
+
+// Subtask is one step of a batch: a task (Name and Work(worker)) with a cost
+// estimate.
+type Subtask interface {
+	tasks.Task
+	// Cost estimates how many workers the subtask can keep busy; it must be
+	// finite and not negative. It is called by Workers, before the run.
+	Cost() float64
+}
+
+// Func returns a Subtask with the given name and fixed cost whose Work calls
+// fn. It panics if fn is nil or cost is negative or not finite.
+func Func(name string, cost float64, fn func(worker int)) Subtask {
+	if fn == nil {
+		panic(fmt.Sprintf("batch: Func(%q): nil function", name))
+	}
+	checkCost("Func", name, cost)
+	return &funcSubtask{name: name, cost: cost, fn: fn}
+}
+
+type funcSubtask struct {
+	name string
+	cost float64
+	fn   func(worker int)
+}
+
+func (s *funcSubtask) Name() string    { return s.name }
+func (s *funcSubtask) Work(worker int) { s.fn(worker) }
+func (s *funcSubtask) Cost() float64   { return s.cost }
+
+func checkCost(op, name string, c float64) {
+	if c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		panic(fmt.Sprintf("batch: %s: subtask %q: cost %v, want a finite value >= 0", op, name, c))
+	}
+}
+
+// Batch is a task made of serial and parallel subtasks; it implements
+// tasks.Task. Create one with New and add subtasks before running it. Work
+// may run in any number of copies at once; the other methods must not run
+// concurrently with a run. A Batch must not be copied after first use.
+//
+// Memory model: whatever runs the copies (package workers' Run) orders the
+// adding of subtasks before every copy and every subtask's writes before the
+// run's return; the batch adds no ordering between subtasks.
+type Batch struct {
+	name     string
+	serial   []Subtask
+	parallel []Subtask
+	claims   *claim.Subtasks
+}
+
+var _ tasks.Task = (*Batch)(nil)
+
+// New returns an empty batch called name.
+func New(name string) *Batch {
+	return &Batch{name: name, claims: claim.NewSubtasks(0)}
+}
+
+// Name returns the batch's name.
+func (b *Batch) Name() string { return b.name }
+
+// AddSerial adds a subtask that exactly one copy of each run executes. It
+// panics if s is nil.
+func (b *Batch) AddSerial(s Subtask) {
+	if s == nil {
+		panic(fmt.Sprintf("batch: %q: AddSerial: nil subtask", b.name))
+	}
+	b.serial = append(b.serial, s)
+	b.claims = claim.NewSubtasks(len(b.serial))
+}
+
+// AddParallel adds a subtask that every copy of each run executes. It panics
+// if s is nil.
+func (b *Batch) AddParallel(s Subtask) {
+	if s == nil {
+		panic(fmt.Sprintf("batch: %q: AddParallel: nil subtask", b.name))
+	}
+	b.parallel = append(b.parallel, s)
+}
+
+// Cost returns the sum of the subtasks' costs. It panics if a cost is
+// negative or not finite.
+func (b *Batch) Cost() float64 {
+	sum := 0.0
+	for _, list := range [][]Subtask{b.serial, b.parallel} {
+		for _, s := range list {
+			c := s.Cost()
+			checkCost("Cost", s.Name(), c)
+			sum += c
+		}
+	}
+	return sum
+}
+
+// Workers returns the number of copies worth running with at most active
+// workers available: ceil(Cost()), clamped to [1, active]. It panics if
+// active < 1.
+func (b *Batch) Workers(active int) int {
+	if active < 1 {
+		panic(fmt.Sprintf("batch: %q: Workers: active = %d, want >= 1", b.name, active))
+	}
+	c := math.Ceil(b.Cost())
+	if c >= float64(active) {
+		return active
+	}
+	return max(1, int(c))
+}
+
+// Work runs copy worker's share: every serial subtask it claims, then every
+// parallel subtask.
+func (b *Batch) Work(worker int) {
+	for i, s := range b.serial {
+		if b.claims.TryClaim(i) {
+			s.Work(worker)
+		}
+	}
+	for _, s := range b.parallel {
+		s.Work(worker)
+	}
+}
+
+// Check returns nil if every serial subtask was claimed in the last run, and
+// otherwise an error naming the ones that were not (possible only if copies
+// panicked before reaching them). Call it after the run.
+func (b *Batch) Check() error {
+	left := b.claims.Unclaimed()
+	if left == nil {
+		return nil
+	}
+	names := make([]string, len(left))
+	for i, k := range left {
+		names[i] = strconv.Quote(b.serial[k].Name())
+	}
+	return fmt.Errorf("batch: %q: serial subtasks never claimed: %s", b.name, strings.Join(names, ", "))
+}
+
+// Reset makes every serial subtask claimable again, for the next run.
+func (b *Batch) Reset() { b.claims.Reset() }

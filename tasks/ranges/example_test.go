@@ -1,0 +1,55 @@
+package ranges_test
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/workgang/workgang/tasks/ranges"
+)
+
+// Two copies square a slice in place, claiming chunks of 250 elements until
+// the loop is drained.
+func ExampleLoop() {
+	xs := make([]int, 1000)
+	for i := range xs {
+		xs[i] = i
+	}
+	loop := ranges.NewLoop(len(xs), ranges.ChunkSize(len(xs), 2))
+
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo, hi := range loop.Chunks() {
+				for i := lo; i < hi; i++ {
+					xs[i] *= xs[i]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Println("chunk:", loop.Chunk(), "chunks:", loop.NumChunks())
+	fmt.Println(xs[3], xs[999])
+	// Output:
+	// chunk: 63 chunks: 16
+	// 9 998001
+}
+
+// A Task runs the loop as a tasks.Task: hand it to a worker set's RunN.
+func ExampleNewTask() {
+	sums := make([]int, 3) // one per copy
+	task := ranges.NewTask("sum", 100, 10, func(worker, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sums[worker] += i
+		}
+	})
+	var wg sync.WaitGroup
+	for w := range 3 { // what RunN(task, 3) does
+		wg.Add(1)
+		go func() { defer wg.Done(); task.Work(w) }()
+	}
+	wg.Wait()
+	fmt.Println(sums[0] + sums[1] + sums[2])
+	// Output: 4950
+}
