@@ -1,0 +1,171 @@
+package steal
+
+import "fmt"
+
+// Set is a set of deques, one per worker, with victim selection for thieves:
+// worker w owns Queue(w) and steals from the others with Steal(w). Create one
+// with NewSet. A Set must not be copied after first use.
+//
+// Methods that take a worker id may be called concurrently for distinct ids;
+// calls with the same id must come from one goroutine at a time (the one
+// running copy w of a task). HasWork and Len may be called by anyone.
+type Set[T any] struct {
+	queues  []Deque[T]
+	thieves []thief
+}
+
+// thief is the per-worker victim-selection state: touched only by the worker
+// that owns it, padded so that neighbouring workers do not share a line.
+type thief struct {
+	rng  uint64 // xorshift state, never 0
+	last int    // the victim of the last successful steal, or -1
+	_    [cacheLine - 16]byte
+}
+
+// NewSet returns a set of n empty deques. It panics if n < 1.
+func NewSet[T any](n int) *Set[T] {
+	if n < 1 {
+		panic(fmt.Sprintf("steal: NewSet: n = %d, want >= 1", n))
+	}
+	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n)}
+	for i := range s.thieves {
+		// Distinct, deterministic, non-zero seeds: a run is reproducible
+		// in its choices given the same interleaving.
+		s.thieves[i] = thief{rng: uint64(i+1) * 0x9e3779b97f4a7c15, last: -1}
+	}
+	return s
+}
+
+// Len returns the number of deques (workers) in the set.
+func (s *Set[T]) Len() int { return len(s.queues) }
+
+// Queue returns worker w's deque. Only worker w may Push to it and Pop from
+// it.
+func (s *Set[T]) Queue(w int) *Deque[T] { return &s.queues[w] }
+
+// Push adds v to worker w's deque.
+func (s *Set[T]) Push(w int, v T) { s.queues[w].Push(v) }
+
+// Pop removes the newest value from worker w's deque.
+func (s *Set[T]) Pop(w int) (T, bool) { return s.queues[w].Pop() }
+
+// Steal takes a value from another worker's deque on behalf of worker w. It
+// picks victims with best-of-two random selection: of two distinct candidates
+// (the victim of w's last successful steal and a random one, or two random
+// ones), it tries the one with more values. It makes up to 2*Len() attempts
+// and reports false if all found their victim empty.
+//
+// Best of two random choices spreads thieves over the busiest deques with
+// far less imbalance than one random choice (the "power of two choices"),
+// while reading only two sizes per attempt instead of all of them.
+func (s *Set[T]) Steal(w int) (v T, ok bool) {
+	n := len(s.queues)
+	if n == 1 {
+		return v, false
+	}
+	th := &s.thieves[w]
+	for range 2 * n {
+		victim := s.pick(w, th)
+		if v, ok = s.queues[victim].Steal(); ok {
+			th.last = victim
+			return v, true
+		}
+		th.last = -1
+	}
+	return v, false
+}
+
+// pick chooses a victim other than w.
+func (s *Set[T]) pick(w int, th *thief) int {
+	n := len(s.queues)
+	if n == 2 {
+		return 1 - w
+	}
+	a := th.last
+	if a < 0 {
+		a = th.other(w, -1, n)
+	}
+	b := th.other(w, a, n)
+	if s.queues[b].Len() > s.queues[a].Len() {
+		return b
+	}
+	return a
+}
+
+// other returns a random worker in [0, n) that is neither w nor x (x may be
+// -1). It needs n >= 3 when x >= 0.
+func (th *thief) other(w, x, n int) int {
+	for {
+		// xorshift64: a full-period generator on non-zero states; its
+		// quality is ample for choosing victims.
+		r := th.rng
+		r ^= r << 13
+		r ^= r >> 7
+		r ^= r << 17
+		th.rng = r
+		k := int((r >> 32) % uint64(n))
+		if k != w && k != x {
+			return k
+		}
+	}
+}
+
+// HasWork reports whether any deque looked non-empty. It is a snapshot: a
+// Terminator uses it to decide whether to stop waiting and try stealing.
+func (s *Set[T]) HasWork() bool {
+	for i := range s.queues {
+		if !s.queues[i].Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// Size returns the number of values in all deques, as a snapshot.
+func (s *Set[T]) Size() int {
+	total := 0
+	for i := range s.queues {
+		total += s.queues[i].Len()
+	}
+	return total
+}
+
+// Drain runs worker w's part of a stealing phase: it pops values from w's
+// deque and passes each to process, steals from the others when w's deque is
+// empty, and offers termination to t when stealing fails; it returns when t
+// reports termination, that is when every worker has run out of values.
+// process may push new values to Queue(w). t must have been made for Len()
+// workers with s.HasWork (see NewTerminator).
+//
+// If process panics, Drain aborts t (see Terminator.Abort), so that the other
+// workers return instead of waiting for this one, and lets the panic go on.
+func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
+	returned := false
+	defer func() {
+		if !returned {
+			t.Abort() // no recover: the panic keeps its stack
+		}
+	}()
+	s.drain(w, t, process)
+	returned = true
+}
+
+func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
+	q := &s.queues[w]
+	for {
+		for {
+			v, ok := q.Pop()
+			if !ok {
+				break
+			}
+			process(w, v)
+		}
+		if v, ok := s.Steal(w); ok {
+			process(w, v)
+			continue
+		}
+		if t.Offer() {
+			return
+		}
+	}
+}

@@ -1,0 +1,20 @@
+// Package steal provides work stealing for the copies of a parallel phase:
+// a per-worker deque, a set of deques with randomized victim selection, and a
+// terminator that tells the workers when every deque has run dry for good.
+//
+// The shape is the one of a tracing garbage collector's mark phase (HotSpot's
+// GenericTaskQueue, GenericTaskQueueSet and TaskTerminator): each worker
+// processes values from its own Deque, pushing the new values it discovers;
+// when its deque is empty it steals the oldest value of another worker's
+// deque (Set.Steal); when stealing fails it offers termination
+// (Terminator.Offer), which either ends the phase for all workers at once or
+// sends the worker back to stealing because work showed up. Set.Drain is that
+// loop.
+//
+// Deque is the Chase-Lev deque with an array that grows and is never reused,
+// so that its slots may hold any type without a data race; its documentation
+// gives the argument. Push, Pop and Steal are allocation-free in the steady
+// state.
+//
+// The package imports only the standard library.
+package steal
