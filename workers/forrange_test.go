@@ -1,0 +1,196 @@
+package workers_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/workers"
+)
+
+func TestForRangeCoversEachIterationOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		opt  workers.RangeOptions
+		max  int
+	}{
+		{"empty", 0, workers.RangeOptions{}, 2},
+		{"one", 1, workers.RangeOptions{}, 2},
+		{"default chunk", 10000, workers.RangeOptions{}, 3},
+		{"chunk 1", 500, workers.RangeOptions{Chunk: 1}, 3},
+		{"ragged chunk", 1001, workers.RangeOptions{Chunk: 10}, 2},
+		{"fewer chunks than workers", 10, workers.RangeOptions{Chunk: 5}, 4},
+		{"explicit workers", 1000, workers.RangeOptions{Workers: 2}, 4},
+		{"caller runs", 10000, workers.RangeOptions{CallerRuns: true}, 2},
+		{"caller runs one chunk", 50, workers.RangeOptions{Chunk: 64, CallerRuns: true}, 2},
+		{"caller runs one copy", 1000, workers.RangeOptions{Workers: 1, CallerRuns: true}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("forrange", tc.max)
+			defer w.Close()
+			hits := make([]atomic.Int32, tc.n)
+			var maxID atomic.Int32
+			maxID.Store(-1)
+			body := func(worker, lo, hi int) {
+				for {
+					m := maxID.Load()
+					if int32(worker) <= m || maxID.CompareAndSwap(m, int32(worker)) {
+						break
+					}
+				}
+				if lo >= hi {
+					t.Errorf("empty chunk [%d, %d)", lo, hi) // not require: this runs off the test goroutine
+				}
+				for i := lo; i < hi; i++ {
+					hits[i].Add(1)
+				}
+			}
+			for round := range 5 {
+				w.ForRange(tc.n, body, tc.opt)
+				for i := range hits {
+					if got := hits[i].Swap(0); got != 1 {
+						t.Fatalf("round %d: iteration %d ran %d times; want 1", round, i, got)
+					}
+				}
+			}
+			copies := tc.opt.Workers
+			if copies == 0 {
+				copies = w.ActiveWorkers()
+			}
+			assert.Less(t, int(maxID.Load()), copies, "worker ids stay below the copy count")
+		})
+	}
+}
+
+func TestForRangeCallerRunsInline(t *testing.T) {
+	w := workers.New("inline", 2)
+	defer w.Close()
+	caller := goid.Get()
+	var on []uintptr
+	// One chunk and caller-runs: one copy, run inline on the caller.
+	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.RangeOptions{Chunk: 10, CallerRuns: true})
+	require.Equal(t, []uintptr{caller}, on)
+	assert.Equal(t, 0, w.CreatedWorkers(), "no worker was needed")
+}
+
+func TestForRangeVisibility(t *testing.T) {
+	w := workers.New("vis", 2)
+	defer w.Close()
+	xs := make([]int, 100000)
+	w.ForRange(len(xs), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xs[i] = i * 2
+		}
+	})
+	for i, x := range xs { // plain reads after ForRange: the race detector checks the ordering
+		if x != i*2 {
+			t.Fatalf("xs[%d] = %d; want %d", i, x, i*2)
+		}
+	}
+}
+
+func TestForRangePanicPropagates(t *testing.T) {
+	w := workers.New("panic", 2)
+	defer w.Close()
+	var pe *workers.PanicError
+	func() {
+		defer func() {
+			var ok bool
+			pe, ok = recover().(*workers.PanicError)
+			require.True(t, ok, "ForRange re-raises a *PanicError")
+		}()
+		w.ForRange(100, func(_, lo, _ int) {
+			if lo == 0 {
+				panic("boom")
+			}
+		}, workers.RangeOptions{Chunk: 10})
+	}()
+	assert.Equal(t, "boom", pe.Value)
+	assert.Equal(t, "workers.ForRange", pe.Task)
+	// The set stays usable.
+	var sum atomic.Int64
+	w.ForRange(10, func(_, lo, hi int) { sum.Add(int64(hi - lo)) })
+	assert.Equal(t, int64(10), sum.Load())
+}
+
+func TestForRangeMisuse(t *testing.T) {
+	w := workers.New("misuse", 2)
+	defer w.Close()
+	body := func(_, _, _ int) {}
+	for _, tc := range []struct {
+		name string
+		call func()
+		want string
+	}{
+		{"negative n", func() { w.ForRange(-1, body) }, `workers: ForRange on "misuse": negative length -1`},
+		{"nil body", func() { w.ForRange(1, nil) }, `workers: ForRange on "misuse": nil body`},
+		{"two options", func() { w.ForRange(1, body, workers.RangeOptions{}, workers.RangeOptions{}) }, `workers: ForRange on "misuse": 2 RangeOptions given, want at most 1`},
+		{"negative chunk", func() { w.ForRange(1, body, workers.RangeOptions{Chunk: -1}) }, `workers: ForRange on "misuse": negative chunk -1`},
+		{"too many workers", func() { w.ForRange(1, body, workers.RangeOptions{Workers: 3}) }, `workers: ForRange on "misuse": Workers = 3 out of range [1, 2]`},
+		{"negative workers", func() { w.ForRange(1, body, workers.RangeOptions{Workers: -1}) }, `workers: ForRange on "misuse": Workers = -1 out of range [1, 2]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.PanicsWithValue(t, tc.want, tc.call)
+		})
+	}
+}
+
+func TestForRangeAllocatesNothing(t *testing.T) {
+	w := workers.New("alloc", 2)
+	defer w.Close()
+	var sink atomic.Int64
+	body := func(_, lo, hi int) { sink.Add(int64(hi - lo)) }
+	for _, opt := range []workers.RangeOptions{{}, {CallerRuns: true}} {
+		w.ForRange(1000, body, opt) // warm the pool and create the workers
+		if got := testing.AllocsPerRun(100, func() { w.ForRange(1000, body, opt) }); got != 0 {
+			t.Errorf("ForRange with %+v: %v allocations per call; want 0", opt, got)
+		}
+	}
+}
+
+// ForRange splits [0, n) into chunks that the copies claim one at a time;
+// body gets the bounds of each chunk and the id of the copy running it.
+func ExampleWorkers_ForRange() {
+	w := workers.New("loop", 2)
+	defer w.Close()
+
+	squares := make([]int, 10)
+	w.ForRange(len(squares), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			squares[i] = i * i
+		}
+	}, workers.RangeOptions{Chunk: 3, CallerRuns: true})
+	fmt.Println(squares)
+	// Output: [0 1 4 9 16 25 36 49 64 81]
+}
+
+// BenchmarkForRange is one ForRange of n trivial iterations on the whole set:
+// the cost of the loop machinery beyond a plain run.
+func BenchmarkForRange(b *testing.B) {
+	for _, n := range parallelisms() {
+		for _, caller := range []bool{false, true} {
+			name := fmt.Sprintf("n=%d/workers", n)
+			if caller {
+				name = fmt.Sprintf("n=%d/workers+caller", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				w := workers.New("bench", n)
+				defer w.Close()
+				var sink atomic.Int64
+				body := func(_, lo, hi int) { sink.Add(int64(hi - lo)) }
+				opt := workers.RangeOptions{CallerRuns: caller}
+				w.ForRange(1024, body, opt)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					w.ForRange(1024, body, opt)
+				}
+			})
+		}
+	}
+}
