@@ -175,11 +175,25 @@ func (s *Semaphore) WaitHow() Acquired {
 	if s.TryWait() {
 		return Immediate
 	}
-	return s.waitSlow()
+	return s.waitSlow(s.Spin())
 }
 
-func (s *Semaphore) waitSlow() Acquired {
-	if budget := s.Spin(); budget > 0 && s.spinFor(budget) {
+// WaitSpin is WaitHow with a spin budget for this call only, for a waiter
+// that knows better than the semaphore's setting how long spinning can pay
+// (for example, one whose spinning would take a processor from the goroutines
+// it waits for). It panics if budget is negative.
+func (s *Semaphore) WaitSpin(budget time.Duration) Acquired {
+	if budget < 0 {
+		panic(fmt.Sprintf("semaphore: WaitSpin: negative spin budget %v", budget))
+	}
+	if s.TryWait() {
+		return Immediate
+	}
+	return s.waitSlow(budget)
+}
+
+func (s *Semaphore) waitSlow(budget time.Duration) Acquired {
+	if budget > 0 && s.spinFor(budget) {
 		return Spun
 	}
 	s.once.Do(s.makeWake)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/workgang/workgang/tasks"
@@ -63,5 +64,53 @@ func BenchmarkWaitGroup(b *testing.B) {
 				wg.Wait()
 			}
 		})
+	}
+}
+
+// spinWork burns about iters*2 ns of CPU in a loop the compiler cannot drop.
+//
+//go:noinline
+func spinWork(iters int) uint64 {
+	x := uint64(iters) | 1
+	for range iters {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+var sink atomic.Uint64
+
+// BenchmarkGrain runs phases of real work split across GOMAXPROCS copies:
+// how much of the ideal speedup a run keeps when copies are short. Compare
+// the ns/op of each row with the serial row.
+func BenchmarkGrain(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	for _, total := range []int{5000, 20000, 100000} { // xorshift steps per phase
+		work := tasks.Func("work", func(int) { sink.Add(spinWork(total / n)) })
+		b.Run(fmt.Sprintf("steps=%d/serial", total), func(b *testing.B) {
+			for range b.N {
+				for range n {
+					sink.Add(spinWork(total / n))
+				}
+			}
+		})
+		for _, caller := range []bool{false, true} {
+			t, mode := work, "workers"
+			if caller {
+				t, mode = tasks.CallerRuns(work), "workers+caller"
+			}
+			b.Run(fmt.Sprintf("steps=%d/%s", total, mode), func(b *testing.B) {
+				w := workers.New("grain", n)
+				defer w.Close()
+				w.RunN(t, n)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					w.RunN(t, n)
+				}
+			})
+		}
 	}
 }
