@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/workgang/workgang/workers"
+)
+
+// Default and -quick sizes. -quick keeps every section but shrinks the
+// iterations and runs (unless given explicitly) so that the whole test
+// finishes in well under 20 seconds on a 2-CPU machine.
+const (
+	defaultIters = 5
+	defaultRuns  = 10000
+	quickIters   = 3
+	quickRuns    = 1000
+)
+
+// errHelp is returned by parseFlags when -h or -help was asked for; the usage
+// has been printed already.
+var errHelp = flag.ErrHelp
+
+// config is the parsed command line.
+type config struct {
+	Max       int      `json:"max"`       // full parallelism and the worker set's size
+	Iters     int      `json:"iters"`     // iterations per setup
+	Runs      int      `json:"runs"`      // timed runs per iteration
+	Scenarios []string `json:"scenarios"` // sections to run, in table order
+	JSON      string   `json:"json,omitempty"`
+	Quick     bool     `json:"quick"`
+}
+
+// parseFlags parses the command line. Usage and flag errors go to stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
+	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
+	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; the grain sweep does about this many microseconds of work per measurement")
+	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
+	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
+	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.Quick {
+		applyQuick(fs, &c)
+	}
+	if err := c.validate(); err != nil {
+		return c, err
+	}
+	sel, err := selectSections(*scen)
+	c.Scenarios = sel
+	return c, err
+}
+
+// applyQuick shrinks the sizes the user did not set explicitly.
+func applyQuick(fs *flag.FlagSet, c *config) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["iters"] {
+		c.Iters = quickIters
+	}
+	if !set["runs"] {
+		c.Runs = quickRuns
+	}
+}
+
+// validate checks the numeric flags.
+func (c *config) validate() error {
+	switch {
+	case c.Max < 1 || c.Max > workers.MaxLimit:
+		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, workers.MaxLimit)
+	case c.Iters < 1:
+		return fmt.Errorf("-iters %d: want at least 1", c.Iters)
+	case c.Runs < 1:
+		return fmt.Errorf("-runs %d: want at least 1", c.Runs)
+	}
+	return nil
+}
+
+// selectSections turns the -scenario list into section names in table order,
+// adding the sections that the selected ones need.
+func selectSections(list string) ([]string, error) {
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "all":
+			for _, s := range sections {
+				want[s.name] = true
+			}
+		case name == "":
+		case findSection(name) == nil:
+			return nil, fmt.Errorf("-scenario: unknown section %q (have %s, all)", name, strings.Join(sectionNames(), ", "))
+		default:
+			want[name] = true
+		}
+	}
+	addNeeds(want)
+	var sel []string
+	for _, s := range sections {
+		if want[s.name] {
+			sel = append(sel, s.name)
+		}
+	}
+	if len(sel) == 0 {
+		return nil, errors.New("-scenario: no section selected")
+	}
+	return sel, nil
+}
+
+// addNeeds adds, transitively, the sections the wanted ones need.
+func addNeeds(want map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, s := range sections {
+			if !want[s.name] {
+				continue
+			}
+			for _, n := range s.needs {
+				if !want[n] {
+					want[n], changed = true, true
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+)
+
+// grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
+// where implementations break even, sparse where all of them win.
+var grainsNS = []float64{500, 1000, 2000, 3000, 5000, 7000, 10000, 15000, 20000, 30000, 50000, 100000, 200000, 500000, 1000000}
+
+// minGrainRuns is the fewest runs a grain measurement times.
+const minGrainRuns = 3
+
+// Break-even kinds.
+const (
+	beInterpolated = "interpolated" // crossing between two grains of the sweep
+	beBelow        = "below-sweep"  // faster than serial already at the smallest grain
+	beNone         = "none"         // not faster than serial at the largest grain
+)
+
+// grainImpl is one implementation's sweep.
+type grainImpl struct {
+	Impl    string    `json:"impl"`
+	AvgNS   []float64 `json:"avg_ns"`  // per grain: median average phase time
+	Speedup []float64 `json:"speedup"` // per grain: serial / AvgNS
+	// BreakEvenNS is the smallest W from which on the implementation beats
+	// serial (see breakEven), interpolated log-linearly between grains; with
+	// kind below-sweep it is the smallest grain (an upper bound), with none 0.
+	BreakEvenNS   float64 `json:"break_even_ns"`
+	BreakEvenKind string  `json:"break_even_kind"`
+}
+
+// grainSweep is the sweep at one n.
+type grainSweep struct {
+	N        int         `json:"n"`
+	GrainsNS []float64   `json:"grains_ns"`
+	Runs     []int       `json:"runs"`      // timed runs per grain and iteration
+	SerialNS []float64   `json:"serial_ns"` // per grain: median serial time
+	Impls    []grainImpl `json:"impls"`
+}
+
+// grainResult is the grain section's result.
+type grainResult struct {
+	NSPerUnit float64      `json:"ns_per_unit"` // calibrated cost of one unit of work
+	Sweeps    []grainSweep `json:"sweeps"`
+}
+
+// sweep returns the sweep at n, or nil.
+func (r *grainResult) sweep(n int) *grainSweep {
+	for i := range r.Sweeps {
+		if r.Sweeps[i].N == n {
+			return &r.Sweeps[i]
+		}
+	}
+	return nil
+}
+
+// impl returns the named implementation's sweep, or nil.
+func (s *grainSweep) impl(name string) *grainImpl {
+	for i := range s.Impls {
+		if s.Impls[i].Impl == name {
+			return &s.Impls[i]
+		}
+	}
+	return nil
+}
+
+// grainNs returns the copy counts of the sweep: 2 (the targets' n) and full
+// parallelism if larger.
+func grainNs(size int) []int {
+	if size > 2 {
+		return []int{2, size}
+	}
+	return []int{2}
+}
+
+// grainRuns returns the runs per measurement at grain w: about runs
+// microseconds of work, at least minGrainRuns and at most runs.
+func grainRuns(runs int, w float64) int {
+	budget := float64(runs) * float64(time.Microsecond)
+	return int(min(max(budget/w, minGrainRuns), float64(runs)))
+}
+
+// runGrain calibrates the unit of work and sweeps each n.
+func runGrain(h *harness) (any, error) {
+	res := &grainResult{NSPerUnit: calibrate()}
+	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
+	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
+	for _, n := range grainNs(h.cfg.Max) {
+		s := sweepGrain(h, n, res.NSPerUnit)
+		printSweep(h.out, s)
+		res.Sweeps = append(res.Sweeps, s)
+	}
+	return res, nil
+}
+
+// grainImpls returns the implementations the sweep compares with serial
+// (every one but direct, which is serial).
+func grainImpls() []impl {
+	var out []impl
+	for _, im := range impls {
+		if im.name != nameDirect {
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+// sweepGrain measures serial and every implementation at each grain for n
+// copies, interleaving them per iteration.
+func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
+	ims := append([]impl{findImpl(nameDirect)}, grainImpls()...)
+	s := grainSweep{N: n, GrainsNS: grainsNS}
+	s.Impls = make([]grainImpl, len(ims)-1)
+	for i := range s.Impls {
+		s.Impls[i].Impl = ims[i+1].name
+	}
+	for _, w := range grainsNS {
+		runs := grainRuns(h.cfg.Runs, w)
+		gw := newGrainWork(n, w, nsPerUnit)
+		avgs := measureGrain(h, ims, n, w, runs, gw)
+		s.Runs = append(s.Runs, runs)
+		s.SerialNS = append(s.SerialNS, avgs[0])
+		for i := range s.Impls {
+			s.Impls[i].AvgNS = append(s.Impls[i].AvgNS, avgs[i+1])
+			s.Impls[i].Speedup = append(s.Impls[i].Speedup, ratio(avgs[0], avgs[i+1]))
+		}
+	}
+	for i := range s.Impls {
+		gi := &s.Impls[i]
+		gi.BreakEvenNS, gi.BreakEvenKind = breakEven(grainsNS, gi.Speedup)
+	}
+	return s
+}
+
+// measureGrain returns the median average phase time of each of ims at one
+// grain.
+func measureGrain(h *harness, ims []impl, n int, w float64, runs int, gw *grainWork) []float64 {
+	cs := make([]*collector, len(ims))
+	for i := range cs {
+		cs[i] = newCollector(runs, h.cfg.Iters, false)
+	}
+	for it := range h.cfg.Iters {
+		for i, im := range ims {
+			h.status("grain n=%d W=%s iteration %d/%d %s", n, fmtNS(w), it+1, h.cfg.Iters, im.name)
+			cs[i].measure(func() runner { return im.start(h.cfg.Max, n, gw.work) })
+		}
+	}
+	avgs := make([]float64, len(ims))
+	for i, c := range cs {
+		avgs[i] = c.stats().MedianAvgNS
+	}
+	return avgs
+}
+
+// breakEven returns the smallest grain from which on the implementation
+// beats serial. Speedup should not fall as the grain grows, so the measured
+// speedups are first replaced by their monotone (isotonic) fit: a noisy dip
+// at one grain is averaged with its neighbours instead of moving the answer
+// past it. The answer is the crossing of 1 by the fit, interpolated in
+// log(grain). It reports beBelow (and the smallest grain) when the fit is
+// above 1 everywhere, and beNone (and 0) when it is not above 1 at the
+// largest grain.
+func breakEven(grains, speedups []float64) (float64, string) {
+	fit := isotonic(speedups)
+	last := -1 // the last grain whose fitted speedup is at most 1
+	for i, s := range fit {
+		if s <= 1 {
+			last = i
+		}
+	}
+	switch {
+	case last < 0:
+		return grains[0], beBelow
+	case last == len(fit)-1:
+		return 0, beNone
+	}
+	a, b := last, last+1
+	f := (1 - fit[a]) / (fit[b] - fit[a]) // fit[b] > 1 >= fit[a]
+	la, lb := math.Log(grains[a]), math.Log(grains[b])
+	return math.Exp(la + f*(lb-la)), beInterpolated
+}
+
+// isotonic returns the non-decreasing sequence closest to ys in least
+// squares (pool adjacent violators: neighbours out of order are replaced by
+// their mean until none are).
+func isotonic(ys []float64) []float64 {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var bs []block
+	for _, y := range ys {
+		bs = append(bs, block{y, 1})
+		for len(bs) > 1 {
+			p, q := bs[len(bs)-2], bs[len(bs)-1]
+			if p.sum/float64(p.n) <= q.sum/float64(q.n) {
+				break
+			}
+			bs = append(bs[:len(bs)-2], block{p.sum + q.sum, p.n + q.n})
+		}
+	}
+	out := make([]float64, 0, len(ys))
+	for _, b := range bs {
+		for range b.n {
+			out = append(out, b.sum/float64(b.n))
+		}
+	}
+	return out
+}
+
+// printSweep prints the speedup table and break-even grains of one sweep.
+func printSweep(w io.Writer, s grainSweep) {
+	fmt.Fprintf(w, "\nn=%d\n", s.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "W\truns\tserial us\t")
+	for _, gi := range s.Impls {
+		fmt.Fprintf(tw, "%s\t", gi.Impl)
+	}
+	fmt.Fprintln(tw)
+	for g, wns := range s.GrainsNS {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t", fmtNS(wns), s.Runs[g], s.SerialNS[g]/1000)
+		for _, gi := range s.Impls {
+			fmt.Fprintf(tw, "%.2f\t", gi.Speedup[g])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprint(tw, "break-even\t\t\t")
+	for _, gi := range s.Impls {
+		fmt.Fprintf(tw, "%s\t", fmtBreakEven(gi.BreakEvenNS, gi.BreakEvenKind))
+	}
+	fmt.Fprintln(tw)
+	tw.Flush()
+}
+
+// fmtBreakEven formats a break-even grain with its kind.
+func fmtBreakEven(ns float64, kind string) string {
+	switch kind {
+	case beBelow:
+		return "<=" + fmtNS(ns)
+	case beNone:
+		return "none"
+	}
+	return fmtNS(ns)
+}
+
+// fmtNS formats a duration in nanoseconds as microseconds or milliseconds.
+func fmtNS(ns float64) string {
+	if ns >= 1e6 {
+		return fmt.Sprintf("%gms", ns/1e6)
+	}
+	return fmt.Sprintf("%.3gus", ns/1e3)
+}
+
+// grainWork is a task of W total work split across n copies.
+type grainWork struct {
+	units int          // units of work per copy
+	sink  []paddedWord // one result per copy, so the work cannot be removed
+}
+
+// paddedWord is a word on a cache line of its own.
+type paddedWord struct {
+	v uint64
+	_ [cacheLine - 8]byte
+}
+
+// newGrainWork returns the work of W ns split across n copies.
+func newGrainWork(n int, w, nsPerUnit float64) *grainWork {
+	units := max(1, int(math.Round(w/nsPerUnit/float64(n))))
+	return &grainWork{units: units, sink: make([]paddedWord, n)}
+}
+
+// work is copy i's share.
+func (g *grainWork) work(i int) { g.sink[i].v = burn(g.units) }
+
+// burn runs units steps of a xorshift generator and returns its state: real
+// CPU work that the compiler can neither remove (the result is stored) nor
+// shorten (every step depends on the previous one), touching no memory.
+func burn(units int) uint64 {
+	x := uint64(units)*0x9E3779B97F4A7C15 | 1
+	for range units {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+// burnSink keeps calibrate's work observable.
+var burnSink uint64
+
+// calibrate returns the cost of one unit of burn in nanoseconds: the best of
+// a few timings of about a millisecond each (the best is the least disturbed).
+func calibrate() float64 {
+	const units = 1 << 20
+	best := time.Duration(math.MaxInt64)
+	for range 7 {
+		start := time.Now()
+		burnSink = burn(units)
+		best = min(best, time.Since(start))
+	}
+	return float64(best) / units
+}

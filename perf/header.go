@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/workgang/workgang/workers"
+)
+
+// header is the configuration the figures were measured in.
+type header struct {
+	Date        string  `json:"date"`
+	CPU         string  `json:"cpu"`
+	LogicalCPUs int     `json:"logical_cpus"`
+	GOMAXPROCS  int     `json:"gomaxprocs"`
+	GoVersion   string  `json:"go_version"`
+	OS          string  `json:"os"`
+	Arch        string  `json:"arch"`
+	Kernel      string  `json:"kernel"`
+	ClockNS     float64 `json:"clock_ns"` // cost of one time.Now
+	WorkersSpin string  `json:"workers_spin"`
+	Command     string  `json:"command"`
+	LoadAvg     string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
+}
+
+// readHeader collects the configuration and measures the clock.
+func readHeader(cfg config) header {
+	return header{
+		Date:        time.Now().UTC().Format(time.RFC3339),
+		CPU:         cpuModel(),
+		LogicalCPUs: runtime.NumCPU(),
+		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+		GoVersion:   runtime.Version(),
+		OS:          runtime.GOOS,
+		Arch:        runtime.GOARCH,
+		Kernel:      kernelRelease(),
+		ClockNS:     clockCost(),
+		WorkersSpin: workers.DefaultSpin(cfg.Max).String(),
+		Command:     strings.Join(os.Args, " "),
+		LoadAvg:     loadAvg(),
+	}
+}
+
+// print writes the header as aligned "key: value" lines.
+func (hd header) print(w io.Writer) {
+	fmt.Fprintf(w, "workgang perf  %s\n", hd.Date)
+	fmt.Fprintf(w, "command      %s\n", hd.Command)
+	fmt.Fprintf(w, "cpu          %s\n", hd.CPU)
+	fmt.Fprintf(w, "logical cpus %d, GOMAXPROCS %d\n", hd.LogicalCPUs, hd.GOMAXPROCS)
+	fmt.Fprintf(w, "go           %s %s/%s\n", hd.GoVersion, hd.OS, hd.Arch)
+	fmt.Fprintf(w, "kernel       %s\n", hd.Kernel)
+	fmt.Fprintf(w, "clock        time.Now costs %.0f ns: per-run latencies (p50..p99, max) include one;\n", hd.ClockNS)
+	fmt.Fprintf(w, "             totals and averages are timed per batch and do not\n")
+	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", hd.WorkersSpin)
+	fmt.Fprintf(w, "load average %s (1, 5, 15 min; above 0 means other programs compete for the CPUs)\n", hd.LoadAvg)
+}
+
+// cpuModel describes the CPU from /proc/cpuinfo: model name plus, for x86,
+// family/model/stepping (a VM often shows only a generic name), and whether
+// it runs under a hypervisor. It returns "unknown" where /proc is missing.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown (" + runtime.GOARCH + ")"
+	}
+	defer f.Close()
+	info := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			if len(info) > 0 {
+				break // the end of the first processor's block
+			}
+			continue
+		}
+		info[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return describeCPU(info)
+}
+
+// describeCPU formats the fields of one /proc/cpuinfo processor block.
+func describeCPU(info map[string]string) string {
+	name := info["model name"]
+	if name == "" {
+		name = info["Model"] // arm64 boards
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	if fam := info["cpu family"]; fam != "" {
+		name += fmt.Sprintf(" (family %s model %s stepping %s)", fam, info["model"], info["stepping"])
+	}
+	if mhz := info["cpu MHz"]; mhz != "" {
+		name += ", " + strings.TrimSuffix(strings.TrimRight(mhz, "0"), ".") + " MHz"
+	}
+	if strings.Contains(" "+info["flags"]+" ", " hypervisor ") {
+		name += ", virtualized"
+	}
+	return name
+}
+
+// kernelRelease returns the running kernel's release, or "unknown".
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// loadAvg returns the 1, 5 and 15 minute load averages, or "unknown".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}
+
+// clockSink keeps clockCost's reads observable.
+var clockSink time.Time
+
+// clockCost returns the cost of one time.Now in nanoseconds: the best of a
+// few batches of calls.
+func clockCost() float64 {
+	const calls = 20000
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		for range calls {
+			clockSink = time.Now()
+		}
+		best = min(best, time.Since(start))
+	}
+	return float64(best) / calls
+}

@@ -1,0 +1,98 @@
+// Command perf is workgang's performance test: the Go counterpart of the
+// perf test of HotSpot's WorkerThreads, plus the comparisons a Go user needs
+// to decide whether, and from which grain size on, a workgang worker set pays
+// off.
+//
+// Run it with
+//
+//	go run ./perf                  # everything, default sizes (10-20 s on 2 CPUs)
+//	go run ./perf -quick           # everything, small sizes (a few seconds; under 20 s)
+//	go run ./perf -scenario peers  # one section (a comma list selects several)
+//	go run ./perf -json out.json   # also write machine-readable results
+//
+// The output starts with a header (CPU model, logical CPUs, GOMAXPROCS, Go
+// version, OS and kernel, the measured cost of a clock read): figures from
+// two machines are comparable only when their headers are. Then come the
+// selected sections, in this order:
+//
+//   - dispatch: workgang alone, as the original test prints it. At full
+//     (-max, default GOMAXPROCS), half (max/2, at least 1) and min (1)
+//     parallelism, each as "workers" (every copy on a worker goroutine) and
+//     "workers+caller" (the same task opted in with tasks.CallerRuns),
+//     -iters iterations of -runs runs of an empty task. Per iteration it
+//     prints the total and average time of the runs and the slowest run;
+//     per setup the p50, p90 and p99 run latencies and allocations per run.
+//   - peers: the same runs, side by side in the same process, for workgang
+//     and the ways a Go program does it without workgang: go + sync.WaitGroup
+//     per run, errgroup.Group per run, a persistent pool of n goroutines fed
+//     by channels, the n copies called directly on the caller (the floor),
+//     and a spinning atomic ping-pong between two goroutines (the hardware's
+//     hand-off limit). Implementations are interleaved per iteration so that
+//     machine noise hits them alike, and every row is also printed as a ratio
+//     to workgang's two rows.
+//   - grain: phases doing W of real CPU work in total (W from 0.5 us to
+//     1 ms), split across n copies, for n = 2 and n = max. Prints each
+//     implementation's speedup over running the same copies serially on the
+//     caller, and its break-even grain: the smallest W from which on it beats
+//     serial, read from a monotone fit of its speedups so that one noisy
+//     grain does not move it far.
+//   - targets: the project's performance targets, each as the measured ratio
+//     and PASS or MISS. It needs peers and grain, which -scenario targets
+//     selects automatically.
+//
+// Timing. The total and average of a batch of runs come from two clock reads
+// around the whole batch, so they carry no clock overhead. Per-run latencies
+// (p50, p90, p99, max) are measured in a second pass with one clock read per
+// run, so each includes the cost of one time.Now (printed in the header; about
+// 60 ns on a cloud VM). Ratios use medians over iterations of the batch
+// averages. Allocations are counted with runtime.ReadMemStats around the
+// batch pass and reported per run; the integer value is what testing.B's
+// allocs/op would show.
+//
+// Adding a section (for example "mark", parallel marking of a synthetic
+// object graph) takes one entry in the sections table in sections.go: a name,
+// a title, the sections it needs, and a function that measures with the
+// helpers in measure.go, prints to the harness's writer and returns a
+// JSON-encodable result.
+//
+// The same scenarios exist as testing.B benchmarks in bench_test.go:
+//
+//	go test -run '^$' -bench . -count 10 ./perf | tee new.txt
+//	benchstat old.txt new.txt
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// main runs the perf test with the command line's flags.
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses args, runs the selected sections printing to stdout (progress
+// goes to stderr) and writes the JSON report if asked. It returns the process
+// exit code: 0 on success, 2 for bad flags, 1 for any other failure.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if err != errHelp {
+			fmt.Fprintln(stderr, "perf:", err)
+		}
+		return 2
+	}
+	rep, err := newHarness(cfg, stdout, stderr).runAll()
+	if err != nil {
+		fmt.Fprintln(stderr, "perf:", err)
+		return 1
+	}
+	if cfg.JSON != "" {
+		if err := writeJSON(cfg.JSON, rep); err != nil {
+			fmt.Fprintln(stderr, "perf:", err)
+			return 1
+		}
+	}
+	return 0
+}

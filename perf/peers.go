@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// peerRow is one implementation at one level.
+type peerRow struct {
+	Impl string `json:"impl"`
+	setupStats
+	// XWorkers and XCaller are this row's median average divided by the
+	// workers and workers+caller rows' (above 1: slower than workgang).
+	XWorkers float64 `json:"x_workers"`
+	XCaller  float64 `json:"x_workers_caller"`
+}
+
+// peerGroup is every implementation at one level.
+type peerGroup struct {
+	level
+	Rows []peerRow `json:"rows"`
+}
+
+// peersResult is the peers section's result.
+type peersResult struct {
+	Groups []peerGroup `json:"groups"`
+}
+
+// row returns the row of implementation name at level label, or nil.
+func (r *peersResult) row(label, name string) *peerRow {
+	for gi := range r.Groups {
+		g := &r.Groups[gi]
+		if g.Label != label {
+			continue
+		}
+		for i := range g.Rows {
+			if g.Rows[i].Impl == name {
+				return &g.Rows[i]
+			}
+		}
+	}
+	return nil
+}
+
+// runPeers measures every implementation at every level. Within a level the
+// implementations take turns per iteration, so a noisy spell on the machine
+// hits all of them rather than one.
+func runPeers(h *harness) (any, error) {
+	printLegend(h.out)
+	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workers = row avg / workers avg\n",
+		h.cfg.Iters, h.cfg.Runs)
+	res := &peersResult{}
+	for _, lv := range levels(h.cfg.Max) {
+		g := measurePeers(h, lv)
+		printPeerGroup(h.out, g)
+		res.Groups = append(res.Groups, g)
+	}
+	return res, nil
+}
+
+// measurePeers measures every implementation at level lv, interleaved.
+func measurePeers(h *harness, lv level) peerGroup {
+	cs := make([]*collector, len(impls))
+	for i := range cs {
+		cs[i] = newCollector(h.cfg.Runs, h.cfg.Iters, true)
+	}
+	for it := range h.cfg.Iters {
+		for i, im := range impls {
+			h.status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.cfg.Iters, im.name)
+			cs[i].measure(func() runner { return im.start(h.cfg.Max, lv.N, emptyWork) })
+		}
+	}
+	g := peerGroup{level: lv}
+	for i, im := range impls {
+		g.Rows = append(g.Rows, peerRow{Impl: im.name, setupStats: cs[i].stats()})
+	}
+	w, c := g.Rows[0].MedianAvgNS, g.Rows[1].MedianAvgNS // impls lists workgang's modes first
+	for i := range g.Rows {
+		g.Rows[i].XWorkers = ratio(g.Rows[i].MedianAvgNS, w)
+		g.Rows[i].XCaller = ratio(g.Rows[i].MedianAvgNS, c)
+	}
+	return g
+}
+
+// printLegend describes the implementations.
+func printLegend(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, im := range impls {
+		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
+	}
+	tw.Flush()
+}
+
+// printPeerGroup prints one level's table.
+func printPeerGroup(w io.Writer, g peerGroup) {
+	fmt.Fprintf(w, "\n%s (n=%d)\n", g.Label, g.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workers\tx w+caller\t")
+	for _, r := range g.Rows {
+		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%.2f\t\n",
+			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxUS, r.AllocsPerRun, r.XWorkers, r.XCaller)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them: every
+// runner, worker set and pool must be closed.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// tiny are flags that run every section with the smallest sizes, so that
+// the harness tests take a fraction of a second even under -race. They set
+// no timing expectations.
+var tiny = []string{"-quick", "-runs", "20", "-iters", "1", "-max", "2"}
+
+// TestParseFlags checks defaults, -quick, and section selection.
+func TestParseFlags(t *testing.T) {
+	all := sectionNames()
+	tests := []struct {
+		name string
+		args []string
+		want config
+	}{
+		{"defaults", nil, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: all}},
+		{"quick", []string{"-quick"}, config{Max: 3, Iters: quickIters, Runs: quickRuns, Scenarios: all, Quick: true}},
+		{"quick keeps explicit sizes", []string{"-quick", "-runs", "7", "-iters", "2"}, config{Max: 3, Iters: 2, Runs: 7, Scenarios: all, Quick: true}},
+		{"max and json", []string{"-max", "8", "-json", "out.json"}, config{Max: 8, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, JSON: "out.json"}},
+		{"one section", []string{"-scenario", "peers"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers"}}},
+		{"table order and spaces", []string{"-scenario", "grain, dispatch"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"dispatch", "grain"}}},
+		{"targets pull their needs", []string{"-scenario", "targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers", "grain", "targets"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"-max", "3"}, tt.args...) // the default depends on the machine
+			got, err := parseFlags(args, &bytes.Buffer{})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got, "got %+v; want %+v", got, tt.want)
+		})
+	}
+}
+
+// TestParseFlagsDefaultMax checks that -max defaults to a usable value.
+func TestParseFlagsDefaultMax(t *testing.T) {
+	got, err := parseFlags(nil, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Greater(t, got.Max, 0, "default -max is GOMAXPROCS")
+}
+
+// TestParseFlagsErrors checks that bad flags are refused with a clear message.
+func TestParseFlagsErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-max", "0"}, "-max 0 out of range"},
+		{[]string{"-iters", "0"}, "-iters 0"},
+		{[]string{"-runs", "-1"}, "-runs -1"},
+		{[]string{"-scenario", "nope"}, `unknown section "nope"`},
+		{[]string{"-scenario", ","}, "no section selected"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-bogus"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		_, err := parseFlags(tt.args, &bytes.Buffer{})
+		if assert.Error(t, err, "args %q", tt.args) {
+			assert.Contains(t, err.Error(), tt.want, "args %q", tt.args)
+		}
+	}
+}
+
+// TestRunExitCodes checks run's exit codes for bad flags and -h.
+func TestRunExitCodes(t *testing.T) {
+	var out, errw bytes.Buffer
+	assert.Equal(t, 2, run([]string{"-max", "0"}, &out, &errw), "bad flag")
+	assert.Contains(t, errw.String(), "perf: -max 0")
+	assert.Equal(t, 2, run([]string{"-h"}, &out, &errw), "help")
+	assert.Contains(t, errw.String(), "-scenario")
+}
+
+// tinyRun is one run of the whole harness with the tiny flags and -json,
+// shared by the tests that read its output (a run takes a second or two
+// under -race). It returns the exit code, stdout, stderr and the JSON file's
+// contents.
+var tinyRun = sync.OnceValue(func() (r struct {
+	code             int
+	out, errw, jsonb string
+}) {
+	f, err := os.CreateTemp("", "perf-test-*.json")
+	if err != nil {
+		r.code, r.errw = -1, err.Error()
+		return r
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	var out, errw bytes.Buffer
+	r.code = run(append(append([]string{}, tiny...), "-json", f.Name()), &out, &errw)
+	b, _ := os.ReadFile(f.Name())
+	r.out, r.errw, r.jsonb = out.String(), errw.String(), string(b)
+	return r
+})
+
+// TestQuickPrintsEverySection checks that a -quick run prints the header
+// and every section.
+func TestQuickPrintsEverySection(t *testing.T) {
+	r := tinyRun()
+	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	text := r.out
+	for _, want := range []string{"cpu ", "logical cpus", "GOMAXPROCS", "go1.", "kernel", "time.Now costs"} {
+		assert.Contains(t, text, want, "header")
+	}
+	for _, s := range sections {
+		assert.Contains(t, text, "== "+s.title+" ==", "section %s", s.name)
+	}
+	for _, im := range impls {
+		assert.Contains(t, text, im.name, "implementation %s", im.name)
+	}
+	for _, lv := range []string{"full (n=2)", "half (n=1)", "min (n=1)"} {
+		assert.Contains(t, text, lv)
+	}
+	assert.Contains(t, text, "break-even")
+	assert.Contains(t, text, "targets PASS")
+}
+
+// TestScenarioSelectsSections checks that -scenario runs only what it names.
+func TestScenarioSelectsSections(t *testing.T) {
+	var out, errw bytes.Buffer
+	args := append(append([]string{}, tiny...), "-scenario", "dispatch")
+	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
+	assert.Contains(t, out.String(), "== "+findSection("dispatch").title+" ==")
+	for _, name := range []string{"peers", "grain", "targets"} {
+		assert.NotContains(t, out.String(), "== "+findSection(name).title+" ==")
+	}
+}
+
+// TestJSONIsValidAndComplete writes the JSON report and checks that it
+// parses and holds every section with every row.
+func TestJSONIsValidAndComplete(t *testing.T) {
+	r := tinyRun()
+	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	b := []byte(r.jsonb)
+	require.True(t, json.Valid(b), "invalid JSON: %q", r.jsonb)
+
+	var rep struct {
+		Header   header                     `json:"header"`
+		Config   config                     `json:"config"`
+		Sections map[string]json.RawMessage `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.NotEmpty(t, rep.Header.CPU)
+	assert.NotEmpty(t, rep.Header.GoVersion)
+	assert.NotEmpty(t, rep.Header.Kernel)
+	assert.Positive(t, rep.Header.LogicalCPUs)
+	assert.Positive(t, rep.Header.ClockNS)
+	assert.Equal(t, 2, rep.Config.Max)
+	assert.Equal(t, sectionNames(), rep.Config.Scenarios)
+	for _, name := range sectionNames() {
+		assert.Contains(t, rep.Sections, name)
+	}
+
+	var disp []dispatchSetup
+	require.NoError(t, json.Unmarshal(rep.Sections["dispatch"], &disp))
+	assert.Len(t, disp, 6, "3 levels x 2 modes")
+	for _, d := range disp {
+		assert.Len(t, d.Iters, 1)
+		assert.Positive(t, d.MedianAvgNS)
+		assert.Positive(t, d.P99NS)
+	}
+
+	var peers peersResult
+	require.NoError(t, json.Unmarshal(rep.Sections["peers"], &peers))
+	require.Len(t, peers.Groups, 3)
+	for _, g := range peers.Groups {
+		require.Len(t, g.Rows, len(impls), "level %s", g.Label)
+		for i, r := range g.Rows {
+			assert.Equal(t, impls[i].name, r.Impl)
+			assert.Positive(t, r.MedianAvgNS, "%s %s", g.Label, r.Impl)
+			assert.Positive(t, r.XWorkers, "%s %s", g.Label, r.Impl)
+		}
+	}
+
+	var grain grainResult
+	require.NoError(t, json.Unmarshal(rep.Sections["grain"], &grain))
+	assert.Positive(t, grain.NSPerUnit)
+	require.Len(t, grain.Sweeps, 1, "-max 2 sweeps n=2 only")
+	sw := grain.Sweeps[0]
+	assert.Len(t, sw.SerialNS, len(grainsNS))
+	assert.Len(t, sw.Impls, len(impls)-1, "every implementation but direct")
+	for _, gi := range sw.Impls {
+		assert.Len(t, gi.Speedup, len(grainsNS), gi.Impl)
+		assert.Contains(t, []string{beInterpolated, beBelow, beNone}, gi.BreakEvenKind, gi.Impl)
+	}
+
+	var ts []target
+	require.NoError(t, json.Unmarshal(rep.Sections["targets"], &ts))
+	assert.Len(t, ts, len(ratioGoals)+3, "ratio goals, allocations, two break-even goals")
+	for _, tg := range ts {
+		assert.Contains(t, []string{statusPass, statusMiss, statusNA}, tg.Status, tg.Name)
+		assert.NotEmpty(t, tg.Goal, tg.Name)
+	}
+}
+
+// TestImplsRunEveryCopy checks every implementation runs copies 0..n-1 once
+// per run and stops its goroutines on close (goleak checks the latter).
+func TestImplsRunEveryCopy(t *testing.T) {
+	for _, im := range impls {
+		for _, n := range []int{1, 2, 3} {
+			counts := make([]atomic.Int64, n)
+			r := im.start(2, n, func(i int) { counts[i].Add(1) })
+			const runs = 50
+			for range runs {
+				r.run()
+			}
+			r.close()
+			for i := range counts {
+				assert.Equal(t, int64(runs), counts[i].Load(), "%s n=%d copy %d: got %d runs; want %d", im.name, n, i, counts[i].Load(), runs)
+			}
+		}
+	}
+}
+
+// TestBreakEven checks the break-even interpolation and its open-ended kinds.
+func TestBreakEven(t *testing.T) {
+	grains := []float64{1000, 2000, 4000, 8000}
+	tests := []struct {
+		name     string
+		speedups []float64
+		wantNS   float64
+		wantKind string
+	}{
+		{"all above", []float64{1.1, 1.2, 1.5, 1.9}, 1000, beBelow},
+		{"none", []float64{0.2, 0.4, 0.8, 0.9}, 0, beNone},
+		{"last is 1", []float64{0.2, 0.4, 0.8, 1}, 0, beNone},
+		{"crossing midway in log", []float64{0.5, 0.8, 1.2, 1.6}, 2828.4, beInterpolated},
+		{"an early dip is pooled", []float64{1.2, 0.9, 1.1, 1.6}, 1000, beBelow},
+		{"a late dip is pooled", []float64{0.5, 1.5, 0.9, 1.6}, 1640.6, beInterpolated},
+		{"a late dip below 1 overall", []float64{0.5, 1.1, 0.6, 1.6}, 4594.8, beInterpolated},
+	}
+	for _, tt := range tests {
+		gotNS, gotKind := breakEven(grains, tt.speedups)
+		assert.Equal(t, tt.wantKind, gotKind, tt.name)
+		assert.InDelta(t, tt.wantNS, gotNS, 1, "%s: got %v; want %v", tt.name, gotNS, tt.wantNS)
+	}
+}
+
+// TestCompareBreakEven checks the break-even target's verdict in every case.
+func TestCompareBreakEven(t *testing.T) {
+	gi := func(ns float64, kind string) *grainImpl { return &grainImpl{BreakEvenNS: ns, BreakEvenKind: kind} }
+	tests := []struct {
+		name   string
+		m, wg  *grainImpl
+		status string
+		ratio  float64
+		bound  bool
+	}{
+		{"both crossings, pass", gi(1000, beInterpolated), gi(3000, beInterpolated), statusPass, 1.0 / 3, false},
+		{"both crossings, miss", gi(2000, beInterpolated), gi(3000, beInterpolated), statusMiss, 2.0 / 3, false},
+		{"workgang below the sweep", gi(500, beBelow), gi(2000, beInterpolated), statusPass, 0.25, true},
+		{"bound decides nothing", gi(500, beBelow), gi(700, beInterpolated), statusNA, 500.0 / 700, true},
+		{"both below", gi(500, beBelow), gi(500, beBelow), statusNA, 0, false},
+		{"workgang never", gi(0, beNone), gi(2000, beInterpolated), statusMiss, 0, false},
+		{"waitgroup never", gi(2000, beInterpolated), gi(0, beNone), statusPass, 0, false},
+		{"neither", gi(0, beNone), gi(0, beNone), statusNA, 0, false},
+	}
+	for _, tt := range tests {
+		tg := target{Limit: breakEvenLimit}
+		compareBreakEven(&tg, tt.m, tt.wg)
+		assert.Equal(t, tt.status, tg.Status, tt.name)
+		assert.InDelta(t, tt.ratio, tg.Ratio, 1e-9, tt.name)
+		assert.Equal(t, tt.bound, tg.UpperBound, tt.name)
+	}
+}
+
+// TestPercentileAndMedian checks the statistics helpers.
+// TestIsotonic checks the monotone fit.
+func TestIsotonic(t *testing.T) {
+	tests := []struct{ in, want []float64 }{
+		{nil, []float64{}},
+		{[]float64{1, 2, 3}, []float64{1, 2, 3}},
+		{[]float64{3, 1}, []float64{2, 2}},
+		{[]float64{1, 3, 2, 4}, []float64{1, 2.5, 2.5, 4}},
+		{[]float64{4, 3, 2, 1}, []float64{2.5, 2.5, 2.5, 2.5}},
+	}
+	for _, tt := range tests {
+		got := isotonic(tt.in)
+		assert.InDeltaSlice(t, tt.want, got, 1e-12, "isotonic(%v) = %v; want %v", tt.in, got, tt.want)
+	}
+}
+
+func TestPercentileAndMedian(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i))
+	}
+	for _, tt := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 50}, {90, 90}, {99, 99}, {100, 100}, {0, 1}} {
+		assert.Equal(t, tt.want, percentile(d, tt.p), "p%v", tt.p)
+	}
+	assert.Zero(t, percentile(nil, 50))
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
+	assert.Zero(t, median(nil))
+	assert.Zero(t, ratio(1, 0))
+}
+
+// TestGrainRuns checks the grain sweep's run counts and copy counts.
+func TestGrainRuns(t *testing.T) {
+	assert.Equal(t, 10000, grainRuns(10000, 500), "capped at -runs")
+	assert.Equal(t, 10, grainRuns(10000, 1e6), "about -runs microseconds of work")
+	assert.Equal(t, minGrainRuns, grainRuns(20, 1e6), "at least minGrainRuns")
+	assert.Equal(t, []int{2}, grainNs(1))
+	assert.Equal(t, []int{2}, grainNs(2))
+	assert.Equal(t, []int{2, 8}, grainNs(8))
+}
+
+// TestDescribeCPU checks the CPU line built from /proc/cpuinfo fields.
+func TestDescribeCPU(t *testing.T) {
+	got := describeCPU(map[string]string{
+		"model name": "AMD EPYC", "cpu family": "26", "model": "2", "stepping": "1",
+		"cpu MHz": "2096.000", "flags": "fpu sse hypervisor avx",
+	})
+	assert.Equal(t, "AMD EPYC (family 26 model 2 stepping 1), 2096 MHz, virtualized", got)
+	assert.Equal(t, "unknown", describeCPU(map[string]string{}))
+}
+
+// TestProgress checks the progress line's delay, throttling and clearing.
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b)
+	p.update("too early")
+	assert.Empty(t, b.String(), "silent during the first seconds")
+	p.delay = 0
+	p.update("step %d", 1)
+	assert.Contains(t, b.String(), "step 1")
+	p.update("step %d", 2)
+	assert.NotContains(t, b.String(), "step 2", "throttled")
+
+	b.Reset()
+	p = &progress{w: &b, tty: true, start: time.Now()}
+	p.update("on a terminal")
+	p.clear()
+	assert.True(t, strings.HasPrefix(b.String(), "\r"), "rewrites its line")
+	assert.True(t, strings.HasSuffix(b.String(), "\r"), "clears its line")
+}

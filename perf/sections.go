@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// section is one part of the perf test: one entry of the sections table.
+type section struct {
+	// name selects the section with -scenario and keys its JSON result.
+	name string
+	// title heads its output.
+	title string
+	// needs names sections whose results run reads (from harness.results).
+	// They must come earlier in the table; selecting this section selects
+	// them too.
+	needs []string
+	// run measures, prints to h.out and returns a JSON-encodable result. It
+	// must close every goroutine it starts before it returns.
+	run func(h *harness) (any, error)
+}
+
+// sections is the table of sections, in the order they run. A new section
+// (such as a "mark" section for parallel marking) is one more entry.
+var sections = []section{
+	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch},
+	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
+	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
+	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
+}
+
+// sectionNames returns the names in the table, in order.
+func sectionNames() []string {
+	names := make([]string, len(sections))
+	for i, s := range sections {
+		names[i] = s.name
+	}
+	return names
+}
+
+// findSection returns the table entry called name, or nil.
+func findSection(name string) *section {
+	for i := range sections {
+		if sections[i].name == name {
+			return &sections[i]
+		}
+	}
+	return nil
+}
+
+// harness is the state shared by the sections of one perf run.
+type harness struct {
+	cfg      config
+	out      io.Writer
+	progress *progress
+	header   header
+	// results holds each finished section's result, by name, for the
+	// sections that need it and for the JSON report.
+	results map[string]any
+}
+
+// report is the JSON document -json writes.
+type report struct {
+	Header     header         `json:"header"`
+	Config     config         `json:"config"`
+	Sections   map[string]any `json:"sections"`
+	LoadAvgEnd string         `json:"loadavg_end"` // /proc/loadavg after the last section
+}
+
+// newHarness returns a harness printing results to out and progress to errw.
+func newHarness(cfg config, out, errw io.Writer) *harness {
+	return &harness{cfg: cfg, out: out, progress: newProgress(errw), results: map[string]any{}}
+}
+
+// runAll prints the header and runs the selected sections in table order.
+func (h *harness) runAll() (*report, error) {
+	h.header = readHeader(h.cfg)
+	h.header.print(h.out)
+	for _, name := range h.cfg.Scenarios {
+		s := findSection(name)
+		fmt.Fprintf(h.out, "\n== %s ==\n", s.title)
+		start := time.Now()
+		res, err := s.run(h)
+		h.progress.clear()
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", name, err)
+		}
+		h.results[name] = res
+		fmt.Fprintf(h.out, "(%s: %.1f s)\n", name, time.Since(start).Seconds())
+	}
+	end := loadAvg()
+	fmt.Fprintf(h.out, "\nload average at the end: %s\n", end)
+	return &report{Header: h.header, Config: h.cfg, Sections: h.results, LoadAvgEnd: end}, nil
+}
+
+// status shows a progress line for the section in progress.
+func (h *harness) status(format string, args ...any) {
+	h.progress.update(format, args...)
+}
+
+// writeJSON writes rep, indented, to the file called path.
+func writeJSON(path string, rep *report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
