@@ -29,6 +29,7 @@ var sections = []section{
 	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch},
 	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
 	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
+	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
 }
 
