@@ -144,6 +144,11 @@ const (
 // busy while the owner goes on with cheap private pushes.
 const publishMax = 32
 
+// abortEvery is how many objects a drain takes (from its private stack or
+// deque; each starts a chain of scans) between two checks for an abort: a
+// power of two, so the check is an AND and a branch per object taken.
+const abortEvery = 64
+
 // objectsPerWorker is the policy's unit: a graph needs one worker per this
 // many objects (below it, waking a second worker costs more than it saves).
 const objectsPerWorker = 64 << 10
@@ -255,6 +260,10 @@ func (s Stats) Log() []string {
 // Mark marks every object reachable from g's roots into b, clearing it first,
 // and returns what happened. limit caps the copies (0 means the set's
 // ActiveWorkers); the policy may choose fewer for a small graph.
+//
+// If a copy panics, the mark is aborted and Mark re-raises the panic (see
+// workers.Workers.RunN); b is then only partly marked, but the Marker stays
+// usable: the values the aborted mark left in its deques are dropped.
 func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	start := time.Now()
 	if limit <= 0 {
@@ -277,6 +286,18 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	}
 	m.set, m.term = m.sets[n], m.terms[n]
 	m.term.Reset()
+	// An aborted mark may leave objects in the deques (the copies stop
+	// early); the next mark with this set would scan them again, or, for
+	// another graph, scan objects that are not even its own. Clear them
+	// once RunN has returned (it does, re-raising the panic, only after
+	// every copy has stopped): no copy runs, and the next run's start
+	// orders the clearing before its steals.
+	set, term := m.set, m.term
+	defer func() {
+		if term.Aborted() {
+			set.Clear()
+		}
+	}()
 	m.g = g
 	m.stacks.Reset(max(0, (len(g.roots)-globalRoots+stackRoots-1)/stackRoots))
 	m.batch.Reset()
@@ -337,7 +358,10 @@ func (m *Marker) scanStacks(w int) {
 }
 
 // drain is the stealing loop: take from the private stack, else pop the own
-// deque, else steal, else offer termination.
+// deque, else steal, else offer termination. Like steal.Set.Drain it stops
+// early when the mark is aborted (a copy panicked): it checks before every
+// steal and every abortEvery objects taken, so that the panic comes back
+// without the rest of the graph being marked first.
 func (m *Marker) drain(w int) {
 	t0 := time.Now()
 	g, b, set := m.g, m.b, m.set
@@ -352,13 +376,18 @@ func (m *Marker) drain(w int) {
 	local, lo := m.locals[w][:0], 0
 	share := set.Len() > 1 // alone, there is nobody to share with
 	var marked, steals int64
-	for {
+	for taken := uint(1); ; taken++ {
+		if taken%abortEvery == 0 && m.term.Aborted() {
+			break
+		}
 		var obj uint32
 		if len(local) > lo {
 			obj = local[len(local)-1]
 			local = local[:len(local)-1]
 		} else if v, ok := q.Pop(); ok {
 			obj = v
+		} else if m.term.Aborted() {
+			break
 		} else if v, ok := set.Steal(w); ok {
 			obj = v
 			steals++

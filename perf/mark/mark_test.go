@@ -229,3 +229,36 @@ func TestSectionRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkerUsableAfterPanic has a mark fail in one of its copies midway (a
+// bitmap one word short of the graph makes the copy that first reaches one of
+// the last 64 objects index out of range): Mark must re-raise the panic, and
+// the next marks must be exact, which needs the values the aborted mark left
+// in the deques (most of the roots, pushed before the drain) to be dropped
+// rather than scanned again.
+func TestMarkerUsableAfterPanic(t *testing.T) {
+	w := workers.New("mark-panic", 3)
+	defer w.Close()
+	m := mark.NewMarker(w)
+	m.SetObjectsPerWorker(1000)
+	const n = 782 * 64
+	g := mark.NewGraph(mark.Random, n, 4)
+	ref := mark.NewBitmap(g.Len())
+	want := mark.MarkSerial(g, ref)
+	reachable := 0 // of the last 64 objects: the short mark panics if any is
+	for i := uint32(n - 64); i < n; i++ {
+		if ref.Marked(i) {
+			reachable++
+		}
+	}
+	require.Positive(t, reachable, "none of the last 64 objects is reachable")
+	for round := range 3 {
+		assert.Panics(t, func() { m.Mark(g, mark.NewBitmap(n-64), 3) }, "round %d: a copy indexed past the bitmap", round)
+		b := mark.NewBitmap(g.Len())
+		st := m.Mark(g, b, 3)
+		require.Equal(t, 3, st.Workers)
+		require.Equal(t, want, st.Marked, "round %d: objects scanned after an aborted mark", round)
+		_, differ := ref.FirstDifference(b)
+		require.False(t, differ, "round %d: mark after an aborted mark differs from serial", round)
+	}
+}

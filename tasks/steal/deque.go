@@ -26,15 +26,19 @@ const cacheLine = 128
 // a happens-before edge between them (for example across the end and start of
 // a package workers run).
 //
-// Every value pushed is returned exactly once, by Pop or by Steal. Pop and
-// Steal never allocate; Push allocates only when it grows or renews the array.
-// Indices only grow, and they move up by one for every value that leaves
-// through the top (a steal, or the owner's pop of the deque's last value), so
-// the bottom eventually reaches the end of the array even if few values are
-// live; the owner then copies the live values to a fresh array. Renewed arrays
-// double up to 4096 slots, so in the steady state Push allocates once per
-// about 2048 values that left through the top: amortized, sizeof(T) bytes per
-// such value and no allocation per operation.
+// Every value pushed is returned exactly once, by Pop or by Steal, unless
+// Clear drops it. Pop and Steal never allocate; Push allocates only when it
+// grows or renews the array. Indices only grow, and they move up by one for
+// every value that leaves through the top (a steal, or the owner's pop of the
+// deque's last value), so the bottom eventually reaches the end of the array
+// even if few values are live; the owner then copies the live values to a
+// fresh array. Renewed arrays double up to 4096 slots, and every new array
+// has at least twice as many slots as live values, so in the steady state a
+// deque with len slots holding about live values renews its array once per
+// len-live values that left through the top: about 4096-live for a deque that
+// never held more than 2048 values, and never fewer than len/2. Amortized,
+// that is sizeof(T)*len/(len-live) bytes per such value, between one and two
+// sizeof(T), and no allocation per operation.
 //
 // # How the slots look to the race detector and to the garbage collector
 //
@@ -63,11 +67,20 @@ const cacheLine = 128
 //     overwriting one lap later: harmless on hardware for a word, but a data
 //     race for Go, and a torn read for a multi-word T.
 //
+// Clear, which zeroes every slot of the current array, is outside these rules:
+// it may be called only while no thief runs.
+//
 // For the garbage collector the slots are ordinary typed memory: values that
-// contain pointers keep their referents alive while they sit in the array. Pop
-// clears the slot it takes from; a stolen slot cannot be cleared (other thieves
-// may still be reading it), so a stolen value stays reachable until the owner
-// next renews the array and the last thief holding the old one lets it go.
+// contain pointers keep their referents alive while they sit in the array, and
+// some stay reachable after they have left it. Pop clears the slot it takes
+// from, except when it takes the deque's last value: that Pop races with
+// thieves through a CAS on top, and a losing thief may still be reading the
+// slot, so it is left as is. A stolen slot cannot be cleared either (other
+// thieves may still be reading it). And when the owner renews the array while
+// thieves advance top, the copy may include values from below the final top,
+// stale copies that nobody will return. All of these stay reachable until the
+// owner next renews the array and the last thief holding the old one lets it
+// go, or until Clear, which the owner may call when no thief runs.
 //
 // # Why the protocol is correct with Go's atomics
 //
@@ -86,7 +99,8 @@ const cacheLine = 128
 type Deque[T any] struct {
 	// top is the absolute index of the oldest value. Thieves advance it with
 	// a CAS to claim the value at top; the owner does so only when it pops
-	// the last value. It never decreases. It has its own line: every steal
+	// the last value. It never decreases (Clear empties the deque by moving
+	// bottom down to it). It has its own line: every steal
 	// writes it, while the owner only reads it (once or twice per Pop).
 	_   [cacheLine]byte
 	top atomic.Int64
@@ -250,15 +264,47 @@ func (d *Deque[T]) Steal() (v T, ok bool) {
 			continue // top moved past t; the next round loads it again
 		}
 		v = a.v[i]
-		// The claim. Success means top was still t, so the value read is
-		// the one pushed at index t (no pop or steal took it), and no other
-		// caller can return it (top moved past it for good).
+		// The claim. Success means top was still t, so no steal and no
+		// last-value pop took index t since our load of top, and no other
+		// caller can return it (top moved past it for good). The value read
+		// is the latest one written at index t. Before our load of top the
+		// owner may have popped index t without a CAS (when it saw top still
+		// below t) and pushed a new value there; but that pop's store of
+		// bottom = t precedes its load of top, which precedes the advance of
+		// top to t and so our loads of top and bottom. Our load of bottom
+		// returned more than t, so it read a later store than the pop's, and
+		// after that pop only a push at index t raises bottom above t again:
+		// the new value's write happens before our read (rule 1), and it is
+		// that value we read and return. (Any later pop of index t needs the
+		// CAS, as top is t by then, and so makes ours fail.)
 		if d.top.CompareAndSwap(t, t+1) {
 			return v, true
 		}
 		// Another thief or the owner's last-value pop won index t: someone
 		// made progress. Try the new top.
 	}
+}
+
+// Clear removes every value from the deque and zeroes its array, so that it
+// keeps no value reachable, not even those that Pop and Steal leave behind
+// (see above); the array is kept for later pushes. Unlike the other methods it
+// needs a quiescent deque: only the owner may call it, and only when no Steal
+// runs concurrently, with a happens-before edge from every earlier Steal and
+// to every later one (for example between two runs of a worker set, or after
+// an aborted phase whose copies have all returned). Len and Empty, which read
+// only the indices, may run concurrently.
+func (d *Deque[T]) Clear() {
+	a := d.arr.Load()
+	if a == nil {
+		return // never pushed to
+	}
+	// Empty the deque by moving bottom down to top rather than top up to
+	// bottom: top keeps its rule (it never decreases), and the indices do
+	// not move up, which would bring the next renewal closer. Zeroing the
+	// whole array in place is safe only because no thief can be reading
+	// it (rules 2 and 3 assume concurrent thieves; here there are none).
+	d.bottom.Store(d.top.Load())
+	clear(a.v)
 }
 
 // Len returns the number of values in the deque. When called by anyone but

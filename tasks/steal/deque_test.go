@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -405,4 +406,101 @@ func TestDequeOwnerHandoff(t *testing.T) {
 	v, ok := d.Pop()
 	require.True(t, ok)
 	assert.Equal(t, 2, v)
+}
+
+// gcObj is big enough to get an allocation of its own (no tiny-allocator
+// block shared with other objects), so a weak pointer to it goes nil as soon
+// as it is unreachable.
+type gcObj struct {
+	p   *int
+	pad [64]byte
+}
+
+// pushPopObj pushes a fresh object (above another one unless last) and pops
+// it, returning a weak pointer to it. Not inlined, so that no strong pointer
+// to the object survives in the caller's frame.
+//
+//go:noinline
+func pushPopObj(d *steal.Deque[*gcObj], last bool) weak.Pointer[gcObj] {
+	if !last {
+		d.Push(&gcObj{}) // one value below: the pop below is not the last
+	}
+	p := &gcObj{}
+	wp := weak.Make(p)
+	d.Push(p)
+	if got, ok := d.Pop(); !ok || got != p {
+		panic("pushPopObj: Pop did not return the pushed value")
+	}
+	return wp
+}
+
+// TestDequeLastValuePopKeepsValueReachable pins what the Deque doc says about
+// the garbage collector: a Pop from below another value clears its slot, but
+// a Pop that takes the deque's last value (the CAS path) leaves the slot set
+// (a losing thief may be reading it), so the value stays reachable from the
+// deque; Clear releases it.
+func TestDequeLastValuePopKeepsValueReachable(t *testing.T) {
+	var notLast, last steal.Deque[*gcObj]
+	wCleared := pushPopObj(&notLast, false)
+	wKept := pushPopObj(&last, true)
+	runtime.GC()
+	runtime.GC()
+	assert.Nil(t, wCleared.Value(), "value popped from below another one is still reachable; want its slot cleared")
+	assert.NotNil(t, wKept.Value(), "last value popped is unreachable: the slot was cleared, update the Deque doc and this test")
+
+	last.Clear()
+	runtime.GC()
+	runtime.GC()
+	assert.Nil(t, wKept.Value(), "last value popped is still reachable after Clear")
+	runtime.KeepAlive(&notLast)
+	runtime.KeepAlive(&last)
+}
+
+// TestDequeClear empties deques in various states (never used, live values,
+// values taken from both ends, past a renewal) and checks that they behave as
+// empty deques afterwards, keeping their order for new values.
+func TestDequeClear(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		push         int
+		pops, steals int
+	}{
+		{"never used", 0, 0, 0},
+		{"live values", 10, 0, 0},
+		{"popped and stolen", 10, 3, 3},
+		{"emptied by the last-value pop", 1, 1, 0},
+		{"past a renewal", 5000, 10, 4000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d steal.Deque[int]
+			for i := range tc.push {
+				d.Push(i)
+			}
+			for range tc.pops {
+				_, ok := d.Pop()
+				require.True(t, ok)
+			}
+			for range tc.steals {
+				_, ok := d.Steal()
+				require.True(t, ok)
+			}
+			d.Clear()
+			assert.True(t, d.Empty())
+			_, ok := d.Pop()
+			assert.False(t, ok, "Pop after Clear")
+			_, ok = d.Steal()
+			assert.False(t, ok, "Steal after Clear")
+			d.Clear() // idempotent
+			for i := range 100 {
+				d.Push(1000 + i)
+			}
+			v, ok := d.Steal()
+			require.True(t, ok)
+			assert.Equal(t, 1000, v, "oldest value after Clear")
+			v, ok = d.Pop()
+			require.True(t, ok)
+			assert.Equal(t, 1099, v, "newest value after Clear")
+			assert.Equal(t, 98, d.Len())
+		})
+	}
 }

@@ -8,7 +8,8 @@ import "fmt"
 //
 // Methods that take a worker id may be called concurrently for distinct ids;
 // calls with the same id must come from one goroutine at a time (the one
-// running copy w of a task). HasWork and Len may be called by anyone.
+// running copy w of a task). HasWork, Size and Len may be called by anyone.
+// Clear needs the whole set quiescent.
 type Set[T any] struct {
 	queues  []Deque[T]
 	thieves []thief
@@ -130,16 +131,52 @@ func (s *Set[T]) Size() int {
 	return total
 }
 
+// Clear drops every value left in the set's deques and zeroes their arrays,
+// keeping the arrays for later use (see Deque.Clear). It is for the owner side
+// at quiescence: call it only when no copy of a phase runs, that is when no
+// goroutine is inside any other method of the set except HasWork, Size and
+// Len, with a happens-before edge from every earlier use and to every later
+// one (the end and start of worker-set runs give both).
+//
+// A phase that ends normally leaves the set empty. One that is aborted (see
+// Terminator.Abort and Drain) may leave values behind, which the next phase
+// would otherwise process; call Clear before reusing the set, and Reset the
+// Terminator.
+func (s *Set[T]) Clear() {
+	for i := range s.queues {
+		s.queues[i].Clear()
+	}
+	for i := range s.thieves {
+		s.thieves[i].last = -1 // forget victims of the old phase
+	}
+}
+
+// drainAbortEvery is how many values Drain processes between two checks for
+// an abort (it also checks before every steal): a power of two, so that the
+// check costs an AND and a branch per value and one atomic load per
+// drainAbortEvery values.
+const drainAbortEvery = 32
+
 // Drain runs worker w's part of a stealing phase: it pops values from w's
 // deque and passes each to process, steals from the others when w's deque is
-// empty, and offers termination to t when stealing fails; it returns when t
-// reports termination, that is when every worker has run out of values.
+// empty, and offers termination to t when stealing fails. It returns when t
+// reports termination, that is when every worker has run out of values, or
+// soon after t is aborted: it checks t.Aborted() before every steal and after
+// every drainAbortEvery (32) values it processes, so once the abort is visible
+// it processes at most that many more values. After an abort, values may be
+// left in the set: Clear it before the next phase.
+//
 // process may push new values to Queue(w). t must have been made for Len()
-// workers with s.HasWork (see NewTerminator).
+// workers with s.HasWork (see NewTerminator); Drain panics if t.Workers() !=
+// Len().
 //
 // If process panics, Drain aborts t (see Terminator.Abort), so that the other
-// workers return instead of waiting for this one, and lets the panic go on.
+// workers return instead of waiting for this one or processing the rest of the
+// work, and lets the panic go on.
 func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
+	if t.Workers() != len(s.queues) {
+		panic(fmt.Sprintf("steal: Set.Drain: Terminator for %d workers, Set of %d deques; want the same", t.Workers(), len(s.queues)))
+	}
 	returned := false
 	defer func() {
 		if !returned {
@@ -152,19 +189,31 @@ func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
 
 func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
 	q := &s.queues[w]
+	var processed uint
 	for {
-		for {
-			v, ok := q.Pop()
-			if !ok {
-				break
+		v, ok := q.Pop()
+		if !ok {
+			// The abort check costs one atomic load, little next to a steal
+			// (two or more loads of other workers' indices and a CAS). An
+			// aborted Terminator makes Offer return true, so the check
+			// only saves the steals.
+			if t.Aborted() {
+				return
 			}
-			process(w, v)
+			if v, ok = s.Steal(w); !ok {
+				if t.Offer() {
+					return
+				}
+				continue // work showed up: Pop finds w's deque still empty, so steal it
+			}
 		}
-		if v, ok := s.Steal(w); ok {
-			process(w, v)
-			continue
-		}
-		if t.Offer() {
+		process(w, v)
+		// aborted goes back to false only at Reset, between phases, and an
+		// atomic load that sees the abort is followed in program order only
+		// by loads that see it too. So once w can see the abort (in process,
+		// say), at most drainAbortEvery values are processed before this
+		// check or the one before the next steal returns.
+		if processed++; processed%drainAbortEvery == 0 && t.Aborted() {
 			return
 		}
 	}

@@ -213,10 +213,13 @@ func TestStressThinWork(t *testing.T) {
 }
 
 // TestTerminatorSleeperWakesForWork lets the other workers reach the sleep
-// stage while worker 0 holds work privately, then has worker 0 publish work
-// that only another worker may take (worker 0 waits for it to be taken
-// before it goes on). If sleepers were not woken when a queue shows work,
-// worker 0 would wait forever; the test gives up after 20 seconds.
+// stage while worker 0 holds work privately, then has worker 0 publish one
+// value that only another worker may take (worker 0 waits for it to be taken
+// before it goes on): work published while every other worker waits must be
+// noticed. The spin master polls the queues even while it naps, so it can
+// take the value itself: this test does not need a sleeper to be woken
+// (TestTerminatorEverySleeperWokenForWork does). It gives up after 20 seconds
+// rather than hang.
 func TestTerminatorSleeperWakesForWork(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
@@ -260,6 +263,74 @@ func TestTerminatorSleeperWakesForWork(t *testing.T) {
 	}
 }
 
+// TestTerminatorEverySleeperWokenForWork needs sleeping (non-master) waiters
+// to be woken when work appears, which TestTerminatorSleeperWakesForWork does
+// not: there the spin master can take the one value itself.
+//
+// Here workers 1..n-1 offer first (one becomes master, the others block on
+// the wake channel); worker 0 then publishes n-1 values and every thief holds
+// the value it took until all n-1 have been taken. The master takes one and
+// holds it, so the remaining values can only be taken by sleepers, which only
+// the master's release (and then passOn) wakes. If a wake-up is lost, the
+// deadline expires and the test fails instead of hanging.
+func TestTerminatorEverySleeperWokenForWork(t *testing.T) {
+	for _, n := range []int{3, 4} {
+		for _, delay := range []time.Duration{200 * time.Microsecond, 3 * time.Millisecond} {
+			t.Run(fmt.Sprintf("workers=%d/delay=%v", n, delay), func(t *testing.T) {
+				s := steal.NewSet[int](n)
+				term := steal.NewTerminator(n, s.HasWork)
+				for round := range 4 {
+					if !holdUntilAllTaken(s, term, n, delay) {
+						t.Fatalf("round %d: published values were not all taken by sleeping workers within the deadline (a sleeper was not woken)", round)
+					}
+					term.Reset()
+				}
+			})
+		}
+	}
+}
+
+// holdUntilAllTaken runs one phase of TestTerminatorEverySleeperWokenForWork
+// and reports whether it ended before the deadline.
+func holdUntilAllTaken(s *steal.Set[int], term *steal.Terminator, n int, delay time.Duration) bool {
+	k := int32(n - 1)
+	deadline := time.Now().Add(5 * time.Second)
+	var taken atomic.Int32
+	var timedOut atomic.Bool
+	waitAll := func() {
+		for taken.Load() < k {
+			if time.Now().After(deadline) {
+				timedOut.Store(true)
+				return
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if w == 0 {
+				time.Sleep(delay) // let the others offer, spin, and sleep
+				for i := range k {
+					s.Push(0, int(i))
+				}
+				waitAll()
+			}
+			s.Drain(w, term, func(w, _ int) {
+				if w == 0 {
+					return // only after a timeout: clean up the rest
+				}
+				taken.Add(1)
+				waitAll() // hold the value until every value is taken
+			})
+		}()
+	}
+	wg.Wait()
+	return !timedOut.Load()
+}
+
 func TestTerminatorAllOffer(t *testing.T) {
 	for _, n := range []int{1, 2, 5} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
@@ -287,8 +358,44 @@ func TestTerminatorAllOffer(t *testing.T) {
 }
 
 func TestTerminatorPanics(t *testing.T) {
-	assert.PanicsWithValue(t, "steal: NewTerminator: n = 0, want >= 1", func() { steal.NewTerminator(0, func() bool { return false }) })
+	none := func() bool { return false }
+	assert.PanicsWithValue(t, "steal: NewTerminator: n = 0 out of range [1, 1073741824]", func() { steal.NewTerminator(0, none) })
+	assert.PanicsWithValue(t, "steal: NewTerminator: n = 1073741825 out of range [1, 1073741824]", func() { steal.NewTerminator(1<<30+1, none) })
 	assert.PanicsWithValue(t, "steal: NewTerminator: nil hasWork", func() { steal.NewTerminator(1, nil) })
+}
+
+// TestTerminatorOfferAfterTerminationPanics: an Offer after the phase
+// terminated, without Reset, would wait forever for a count of n that is
+// already past; it panics instead. After Reset, or after an abort, offering
+// again is fine.
+func TestTerminatorOfferAfterTerminationPanics(t *testing.T) {
+	term := steal.NewTerminator(2, func() bool { return false })
+	done := make(chan bool)
+	go func() { done <- term.Offer() }()
+	require.True(t, term.Offer())
+	require.True(t, <-done)
+	assert.PanicsWithValue(t,
+		"steal: Terminator.Offer: 3 offers, n = 2: Offer called again after the phase terminated (Reset first), or by more than n workers",
+		func() { term.Offer() })
+
+	term.Reset()
+	go func() { done <- term.Offer() }()
+	require.True(t, term.Offer())
+	require.True(t, <-done)
+
+	term.Reset()
+	term.Abort()
+	for range 4 { // more offers than workers: allowed once aborted
+		assert.True(t, term.Offer())
+	}
+}
+
+func TestDrainPanicsOnMismatchedTerminator(t *testing.T) {
+	s := steal.NewSet[int](2)
+	term := steal.NewTerminator(3, s.HasWork)
+	assert.PanicsWithValue(t, "steal: Set.Drain: Terminator for 3 workers, Set of 2 deques; want the same",
+		func() { s.Drain(0, term, func(int, int) {}) })
+	assert.False(t, term.Aborted(), "a misuse caught before the phase starts aborts nothing")
 }
 
 // TestDrainPanicAbortsPhase has one worker's process panic while the others
@@ -337,4 +444,130 @@ func TestAbortBeforeOffer(t *testing.T) {
 	term := steal.NewTerminator(2, func() bool { return true })
 	term.Abort()
 	assert.True(t, term.Offer(), "Offer after Abort returns true even with work around")
+}
+
+// TestDrainReturnsSoonAfterAbort queues plenty of work on every worker and
+// has worker 0's process panic: the other workers must stop within
+// DrainAbortEvery values of seeing the abort rather than process the rest of
+// the work. It counts values, not time: each other worker holds its first
+// value until the abort has happened, then counts the values whose
+// processing starts with the abort visible. The work left behind is then
+// dropped with Clear, and the set and terminator serve a normal phase.
+func TestDrainReturnsSoonAfterAbort(t *testing.T) {
+	const n = 3
+	const perQueue = 10000
+	const panicAt = 10 // worker 0 panics on its 10th value
+	s := steal.NewSet[int](n)
+	term := steal.NewTerminator(n, s.HasWork)
+	for round := range 3 {
+		for w := range n {
+			for i := range perQueue {
+				s.Push(w, i)
+			}
+		}
+		aborted := make(chan struct{})
+		var after [n]atomic.Int64 // values processed with the abort visible, by worker
+		var processed atomic.Int64
+		var panics atomic.Int32
+		var wg sync.WaitGroup
+		for w := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if w == 0 {
+					defer func() {
+						// Drain's deferred Abort has run by now.
+						if r := recover(); r != nil {
+							assert.Equal(t, "bad value", r)
+							panics.Add(1)
+						}
+						close(aborted)
+					}()
+				}
+				mine := 0
+				s.Drain(w, term, func(w, v int) {
+					processed.Add(1)
+					mine++
+					if w == 0 {
+						if mine == panicAt {
+							panic("bad value")
+						}
+						return
+					}
+					if term.Aborted() {
+						after[w].Add(1)
+						return
+					}
+					if mine == 1 {
+						select {
+						case <-aborted:
+						case <-time.After(20 * time.Second):
+							t.Error("worker 0 did not abort the phase")
+						}
+					}
+				})
+			}()
+		}
+		wg.Wait()
+		require.Equal(t, int32(1), panics.Load(), "round %d", round)
+		require.True(t, term.Aborted(), "round %d", round)
+		for w := 1; w < n; w++ {
+			got := after[w].Load()
+			assert.LessOrEqual(t, got, int64(steal.DrainAbortEvery), "round %d: worker %d processed %d values after it saw the abort", round, w, got)
+		}
+		left := s.Size()
+		assert.Equal(t, int64(n*perQueue), processed.Load()+int64(left), "round %d: every value processed or left", round)
+		assert.Greater(t, left, n*perQueue/2, "round %d: most of the work is left behind", round)
+		t.Logf("round %d: %d values processed, %d left; after the abort: %d and %d", round, processed.Load(), left, after[1].Load(), after[2].Load())
+
+		s.Clear()
+		assert.Zero(t, s.Size(), "round %d: after Clear", round)
+		assert.False(t, s.HasWork(), "round %d: after Clear", round)
+		term.Reset()
+	}
+
+	// A normal phase on the same set and terminator sees only its own work.
+	const fresh = 1000
+	for i := range fresh {
+		s.Push(i%n, -1)
+	}
+	var processed atomic.Int64
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Drain(w, term, func(_, v int) {
+				assert.Equal(t, -1, v, "a value left by an aborted phase came back")
+				processed.Add(1)
+			})
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(fresh), processed.Load())
+	assert.False(t, term.Aborted())
+}
+
+func TestSetClear(t *testing.T) {
+	s := steal.NewSet[*int](3)
+	x := 1
+	s.Push(0, &x)
+	s.Push(0, &x)
+	s.Push(2, &x)
+	_, ok := s.Steal(1)
+	require.True(t, ok)
+	require.Equal(t, 2, s.Size())
+	s.Clear()
+	assert.Zero(t, s.Size())
+	assert.False(t, s.HasWork())
+	for w := range 3 {
+		_, ok := s.Pop(w)
+		assert.False(t, ok, "Pop(%d) after Clear", w)
+		_, ok = s.Steal(w)
+		assert.False(t, ok, "Steal(%d) after Clear", w)
+	}
+	s.Push(1, &x)
+	v, ok := s.Steal(0)
+	require.True(t, ok)
+	assert.Same(t, &x, v)
 }

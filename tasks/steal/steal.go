@@ -9,7 +9,8 @@
 // deque (Set.Steal); when stealing fails it offers termination
 // (Terminator.Offer), which either ends the phase for all workers at once or
 // sends the worker back to stealing because work showed up. Set.Drain is that
-// loop.
+// loop. If a worker fails, Terminator.Abort ends the phase for all of them
+// early, and Set.Clear drops the values it left behind.
 //
 // Deque is the Chase-Lev deque with an array that grows and is never reused,
 // so that its slots may hold any type without a data race; its documentation

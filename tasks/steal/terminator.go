@@ -10,8 +10,12 @@ import (
 // Terminator decides when a stealing phase is over: when all n workers have
 // run out of work at the same time. A worker that found its own queue empty and
 // failed to steal calls Offer. Offer returns true, in every worker, only once
-// all n workers are offering together; it returns false as soon as some queue
-// shows work again, and the worker goes back to stealing.
+// all n workers are offering together (or the phase was aborted). When work
+// shows up in a queue while workers wait in Offer, they return false and go
+// back to stealing, though not at once: the spin master notices the work
+// within its poll period (microseconds while it spins or yields, at most
+// MaxNap once it naps), and the sleepers through the chain of wake-ups that the
+// master starts when it leaves (see Waiting).
 //
 // Create one with NewTerminator. Reset it between phases (never during one).
 // A Terminator must not be copied after first use.
@@ -22,10 +26,14 @@ import (
 // holds or can produce work, every queue is empty, and the phase is over for
 // good: the count of offers, once it reaches n, is never decreased.
 //
-// Memory model: every worker's actions before its Offer are synchronized
-// before the return of every Offer that returns true (all offers are
-// read-modify-writes of one counter, and the one that completes it is read by
-// every Offer that returns true).
+// Memory model: when the phase terminates because all n workers offered,
+// every worker's actions before its Offer are synchronized before the return
+// of every Offer that returns true (all offers are read-modify-writes of one
+// counter, and the one that completes it is read by every Offer that returns
+// true for that reason). Abort is the exception: an Offer that returns true
+// because of an abort is synchronized only after the Abort call it observed,
+// and other workers may still be running, or processing values, when it
+// returns (Aborted tells the two cases apart).
 //
 // # Waiting
 //
@@ -34,7 +42,9 @@ import (
 // processor (runtime.Gosched) for about SpinBudget; then it sleeps. When the
 // workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
 // yields for a tenth of the budget: its processor is better spent on the
-// workers that hold work.
+// workers that hold work. GOMAXPROCS is read once, by NewTerminator and by
+// each Reset, not at every wait (runtime.GOMAXPROCS takes the scheduler's
+// lock); a change of GOMAXPROCS takes effect at the next Reset.
 //
 // Only one waiter at a time, the spin master, polls the queues; the others
 // sleep until it wakes them. When the master sees work, it withdraws its
@@ -43,8 +53,8 @@ import (
 // master, so a burst of work wakes the sleepers one after another and a
 // sleeper is never left without a master. The master's own sleep is a timed
 // nap that grows to MaxNap, so work that appears while every waiter sleeps is
-// noticed within MaxNap; the offer that completes termination wakes every
-// sleeper at once.
+// noticed within MaxNap; the offer that completes termination, and Abort,
+// wake every sleeper at once.
 type Terminator struct {
 	// offered counts workers that have offered and not withdrawn. Its own
 	// line: waiters poll it while spinning.
@@ -54,12 +64,20 @@ type Terminator struct {
 
 	// master is set while one waiter is the spin master; sleeping counts
 	// waiters that committed to block on wake (the master counts while it
-	// naps).
+	// naps). Written by waiters: their own line.
 	master   atomic.Bool
 	sleeping atomic.Int32
-	// aborted ends the phase without the offers (see Abort).
-	aborted atomic.Bool
+	_        [cacheLine - 8]byte
 
+	// The rest is read-mostly. aborted ends the phase without the offers
+	// (see Abort); it is stored at most once a phase, and workers that hold
+	// work load it every few values (Set.Drain), so it is kept off the
+	// waiters' line.
+	aborted atomic.Bool
+	// spin is whether waiters spin, from GOMAXPROCS as NewTerminator or the
+	// last Reset read it (see spinMaster). Written only there, when no
+	// worker is inside Offer.
+	spin    bool
 	n       int32
 	hasWork func() bool
 	// wake holds tokens for sleepers, capacity n. Tokens may be stale (sent
@@ -88,10 +106,10 @@ const spinRounds = 12
 
 // NewTerminator returns a Terminator for n workers; hasWork reports whether
 // any queue may hold work, and is called only by waiters (Set.HasWork is the
-// usual choice). It panics if n < 1 or hasWork is nil.
+// usual choice). It panics if n is outside [1, 1<<30] or hasWork is nil.
 func NewTerminator(n int, hasWork func() bool) *Terminator {
-	if n < 1 || n > 1<<30 {
-		panic(fmt.Sprintf("steal: NewTerminator: n = %d, want >= 1", n))
+	if n < 1 || n > maxWorkers {
+		panic(fmt.Sprintf("steal: NewTerminator: n = %d out of range [1, %d]", n, maxWorkers))
 	}
 	if hasWork == nil {
 		panic("steal: NewTerminator: nil hasWork")
@@ -99,7 +117,22 @@ func NewTerminator(n int, hasWork func() bool) *Terminator {
 	t := &Terminator{n: int32(n), hasWork: hasWork, wake: make(chan struct{}, n)}
 	t.nap = time.NewTimer(time.Hour)
 	t.nap.Stop()
+	t.readProcs()
 	return t
+}
+
+// maxWorkers bounds n so that the int32 counts have room to spare above n,
+// where Offer detects offers in excess.
+const maxWorkers = 1 << 30
+
+// readProcs sets spin from the current GOMAXPROCS. Spinning helps only when
+// the worker that may publish work runs at the same time on another P. With
+// one P it only delays that worker; with more workers than Ps, waiters take
+// turns with the workers that hold work, so they spin not at all and yield
+// for a tenth of the budget.
+func (t *Terminator) readProcs() {
+	procs := runtime.GOMAXPROCS(0)
+	t.spin = procs > 1 && int(t.n) <= procs
 }
 
 // Workers returns n, the number of workers that must offer.
@@ -128,9 +161,11 @@ func (t *Terminator) Abort() {
 	t.wakeAll()
 }
 
-// Reset prepares the Terminator for a new phase. It must not be called while
-// any worker is inside Offer: call it between runs.
+// Reset prepares the Terminator for a new phase, and reads GOMAXPROCS again
+// (see Waiting). It must not be called while any worker is inside Offer: call
+// it between runs. After an aborted phase, Clear the Set too (see Set.Clear).
 func (t *Terminator) Reset() {
+	t.readProcs()
 	t.offered.Store(0)
 	t.aborted.Store(false)
 	t.master.Store(false)
@@ -146,19 +181,31 @@ func (t *Terminator) Reset() {
 
 // Offer offers termination on behalf of a worker that holds no work. It
 // returns true when all workers have offered (the phase is over: return from
-// the phase) and false when some queue showed work (try to steal again). A
-// worker that got false has withdrawn its offer and must offer again before
-// the phase can end.
+// the phase) or the phase was aborted, and false when some queue showed work
+// (try to steal again). A worker that got false has withdrawn its offer and
+// must offer again before the phase can end.
+//
+// A worker that got true must not offer again before Reset, unless the phase
+// was aborted: Offer panics when the offers would outnumber the workers, as
+// they do then (or when more than n workers offer), instead of waiting
+// forever for a count of n that is already past.
 func (t *Terminator) Offer() bool {
 	// The Add both counts the offer and, in the worker that completes the
 	// count, observes every other offer (it reads the result of all the
 	// earlier Adds in the counter's modification order).
-	if t.offered.Add(1) == t.n {
+	c := t.offered.Add(1)
+	if c == t.n {
 		t.wakeAll()
 		return true
 	}
 	if t.aborted.Load() {
+		// Before the excess check: after an abort, offers need not be
+		// balanced (a worker that returned true because of it keeps its
+		// offer counted and may offer again).
 		return true
+	}
+	if c > t.n {
+		panic(fmt.Sprintf("steal: Terminator.Offer: %d offers, n = %d: Offer called again after the phase terminated (Reset first), or by more than n workers", c, t.n))
 	}
 	return t.wait()
 }
@@ -170,12 +217,28 @@ func (t *Terminator) wait() bool {
 		if t.master.CompareAndSwap(false, true) {
 			return t.spinMaster()
 		}
-		// Commit to sleep, then re-check what would wake us. A waker
-		// publishes its condition (offered == n, master released, or work
-		// in a queue) and then loads sleeping; we store sleeping and then
-		// load the condition. With sequentially consistent atomics one of
-		// us sees the other's write: the waker counts us and sends a token,
-		// or we see the condition and do not block.
+		// Commit to sleep, then re-check what would wake us. Two kinds of
+		// waker publish a condition and then load sleeping: the offer that
+		// completes the count and Abort (offered == n or aborted, then
+		// wakeAll), and a departing master (master = false, then
+		// releaseMaster). We store sleeping and then load the conditions.
+		// With sequentially consistent atomics one of us sees the other's
+		// write: the waker counts us and sends a token, or we see the
+		// condition and do not block.
+		//
+		// Work in a queue is not such a condition: no pusher looks at
+		// sleeping (Deque.Push publishes with one store and wakes nobody).
+		// What guarantees that work is noticed is the recheck of master:
+		// we block only if we saw master set after our commit, so a master
+		// exists, and its clearing of master comes after our load. It polls
+		// hasWork at least every MaxNap (its naps are timed); when it
+		// leaves for the work, it clears master and then loads sleeping,
+		// which by then counts us, and wakes one sleeper. That one finds
+		// the work too and passes the wake-up on (passOn), or becomes the
+		// next master; so every sleeper is reached. (A master that leaves
+		// because the phase ended relies on the wakeAll of the offer or
+		// Abort that ended it, as above.) The hasWork recheck below is only
+		// a shortcut: it saves a sleep when the work is already visible.
 		t.sleeping.Add(1)
 		if t.done() || !t.master.Load() || t.hasWork() {
 			t.sleeping.Add(-1)
@@ -226,12 +289,10 @@ func (t *Terminator) withdraw() (done bool) {
 
 // spinMaster polls for termination or work: spin, yield, then nap.
 func (t *Terminator) spinMaster() bool {
-	// Spinning helps only when the worker that may publish work runs at
-	// the same time on another P. With one P it only delays that worker;
-	// with more workers than Ps, waiters take turns with the workers that
-	// hold work, so spin not at all and yield for a tenth of the budget.
-	procs := runtime.GOMAXPROCS(0)
-	spin := procs > 1 && int(t.n) <= procs
+	// Whether to spin was decided from GOMAXPROCS by readProcs, once a
+	// phase: runtime.GOMAXPROCS(0) takes the scheduler's lock, too much for
+	// every worker that becomes master.
+	spin := t.spin
 	budget := SpinBudget
 	if !spin {
 		budget /= 10
@@ -270,7 +331,9 @@ func (t *Terminator) spinMaster() bool {
 // that completes termination or a departing master wakes it.
 func (t *Terminator) napFor(d time.Duration) {
 	t.sleeping.Add(1)
-	// Same commit-then-recheck as in wait.
+	// Same commit-then-recheck as in wait for the phase's end. Work that
+	// no recheck sees is noticed when the timer fires, within d; the
+	// hasWork recheck only saves the nap when the work is already visible.
 	if !t.done() && !t.hasWork() {
 		t.nap.Reset(d)
 		select {
