@@ -25,31 +25,37 @@ import (
 	"runtime/trace"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
 )
 
-const cacheLine = 128
+// Layout constants. The hot block is one 64-byte line; the pads around it are
+// 128 bytes to keep the adjacent-line prefetcher of x86 from pairing it with
+// a neighbour's line.
+const (
+	lineSize = 64
+	padSize  = 128
+)
 
 // Dispatcher hands copies of one task at a time to the goroutines that call
 // Serve. The zero value is ready to use, with the semaphores' default spin.
 // A Dispatcher must not be copied after first use.
+//
+// Its size is a multiple of 64 bytes and its hot words sit at a multiple of
+// 64 from its start, so a Dispatcher allocated on its own (new(Dispatcher),
+// as package workers does) has them on exactly one cache line: Go's
+// allocator places an object of such a size at a multiple of its size class
+// inside a page-aligned span. Embedded elsewhere it works the same, possibly
+// straddling two lines.
 type Dispatcher struct {
-	// The words every copy touches (start's count, task, claimed,
-	// notFinished, end's count) share one 128-byte block on purpose: a
-	// worker's round trip then moves one line from the coordinator and one
-	// back, as close as the protocol gets to a two-line ping-pong. The pads
-	// keep neighbours in the embedding struct off it.
-	_     [cacheLine]byte
-	start semaphore.Semaphore
+	_ [padSize]byte
 
-	// task is written by the coordinator before it signals start and read
-	// by a worker after it took a start permit: the permit's hand-off orders
-	// the write before the read. The coordinator writes it again only after
-	// end.Wait returned, which is after every copy of the previous run
-	// decremented notFinished, which each did after reading task.
-	task tasks.Task
+	// The hot line: every word a run's copies and coordinator write. A
+	// worker's round trip then moves this one line from the coordinator to
+	// the worker and back, which is what an atomic ping-pong costs.
+	start semaphore.Semaphore // 3 words
 
 	// claimed hands out copy ids for the current run. Only holders of a
 	// start permit (and the caller, for its own copies) increment it, and
@@ -65,15 +71,35 @@ type Dispatcher struct {
 	// Signal, hence before the coordinator's end.Wait returns.
 	notFinished atomic.Int64
 
+	end semaphore.Semaphore // 3 words
+
+	// The read-mostly line. task is written by the coordinator before it
+	// signals start and read by a worker after it took a start permit: the
+	// permit's hand-off orders the write before the read. The coordinator
+	// writes it again only after end.Wait returned, which is after every
+	// copy of the previous run decremented notFinished, which each did after
+	// reading task. It is written only when it changes, so phases that
+	// repeat a task leave the line shared in every worker's cache.
+	task tasks.Task
+
 	// panicked holds the first panic of the current run; the CAS from nil
 	// makes "first" well defined when copies panic at once. panics counts
-	// them all. Both are read by the coordinator after end.Wait.
-	end semaphore.Semaphore
-
+	// them all. Both are read by the coordinator after end.Wait; they are
+	// written only when a copy panics.
 	panicked atomic.Pointer[PanicError]
 	panics   atomic.Int64
-	_        [cacheLine]byte
+
+	// coord is the coordinator's adaptive spin state for end waits; only
+	// the coordinator (the serialized caller of Run) touches it, and it
+	// writes it only when the burst length changes.
+	coord semaphore.Spinner
+	_     [lineSize - 36]byte // the rest of the read-mostly line
+
+	_ [padSize]byte
 }
+
+// hotOffset and the size checks below are verified by the package's tests.
+const hotOffset = padSize
 
 // SetSpin sets the spin budget of both semaphores: how long an idle worker
 // polls for the next run, and how long the coordinator polls for the end of
@@ -101,7 +127,9 @@ func (d *Dispatcher) Run(t tasks.Task, n int, callerRuns bool) (callerCopies int
 	if n < 1 {
 		panic(fmt.Sprintf("gang: Run: n = %d, want n >= 1", n))
 	}
-	d.task = t
+	if !sameTask(d.task, t) {
+		d.task = t
+	}
 	d.claimed.Store(0)
 	d.notFinished.Store(int64(n))
 	if callerRuns {
@@ -143,7 +171,7 @@ func (d *Dispatcher) waitEnd(n int, callerRuns bool) {
 	if busy > runtime.GOMAXPROCS(0) {
 		budget = min(budget, OversubscribedWaitSpin)
 	}
-	d.end.WaitSpin(budget)
+	d.end.WaitWith(&d.coord, budget)
 }
 
 // runWithCaller signals n-1 permits, runs one copy on the caller, then keeps
@@ -183,14 +211,19 @@ func (d *Dispatcher) runWithCaller(t tasks.Task, n int) (ran int) {
 // Run as a panic) before the goroutine exits; the owner of the goroutine should
 // start a replacement.
 func (d *Dispatcher) Serve() bool {
-	ok, _ := d.ServeHow()
+	ok, _ := d.ServeHow(nil)
 	return ok
 }
 
-// ServeHow is Serve, and also reports how the worker obtained its start
-// permit (immediately, while spinning, or after parking), for statistics.
-func (d *Dispatcher) ServeHow() (bool, semaphore.Acquired) {
-	how := d.start.WaitHow()
+// ServeHow is Serve for a worker that keeps its own adaptive spin state in sp
+// (see semaphore.Spinner; nil spins with fixed bursts), and also reports how
+// the worker obtained its start permit (immediately, while spinning, or after
+// parking), for statistics.
+func (d *Dispatcher) ServeHow(sp *semaphore.Spinner) (bool, semaphore.Acquired) {
+	how := semaphore.Immediate
+	if !d.start.TryWait() {
+		how = d.start.WaitWith(sp, d.start.Spin())
+	}
 	t := d.task
 	if t == nil {
 		return false, how
@@ -290,4 +323,12 @@ func (p *PanicError) Error() string {
 func (p *PanicError) Unwrap() error {
 	err, _ := p.Value.(error)
 	return err
+}
+
+// sameTask reports whether a and b are the same interface value word for
+// word (same dynamic type and same data pointer). Unlike a == b it never
+// panics on an uncomparable dynamic type; two conversions of one value type
+// may compare different, which only costs a redundant write.
+func sameTask(a, b tasks.Task) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }

@@ -15,7 +15,6 @@ package semaphore
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -56,12 +55,13 @@ type Semaphore struct {
 	spin atomic.Int64
 
 	// wake carries one token per wake-up owed to a parked waiter. It is
-	// created by the first waiter that parks (once guards it), before that
-	// waiter commits by decrementing count; a signaller reads it only after
-	// its own update of count observed the commit, so the creation happens
-	// before the read.
-	once sync.Once
-	wake chan struct{}
+	// created by the first waiter that parks (the CAS from nil picks one
+	// channel if several race), before that waiter commits by decrementing
+	// count; a signaller loads it only after its own update of count
+	// observed the commit, so it finds the channel. Keeping it behind a
+	// pointer keeps the Semaphore at three words, so an embedder can fit two
+	// semaphores and its own hot counters in one cache line.
+	wake atomic.Pointer[chan struct{}]
 }
 
 // wakeBuffer is the capacity of the token channel. Tokens are owed only to
@@ -116,10 +116,11 @@ func (s *Semaphore) Signal(n int) {
 // wakeParked hands k tokens to committed waiters; kept out of Signal so the
 // common no-one-parked path stays small enough to inline into callers.
 func (s *Semaphore) wakeParked(k int64) {
-	// The channel exists: every waiter counted in old created it (via once)
+	// The channel exists: every waiter counted in old made sure of it
 	// before its Add, and our Add read the result of theirs.
+	wake := *s.wake.Load()
 	for ; k > 0; k-- {
-		s.wake <- struct{}{}
+		wake <- struct{}{}
 	}
 }
 
@@ -178,25 +179,16 @@ func (s *Semaphore) WaitHow() Acquired {
 	return s.waitSlow(s.Spin())
 }
 
-// WaitSpin is WaitHow with a spin budget for this call only, for a waiter
-// that knows better than the semaphore's setting how long spinning can pay
-// (for example, one whose spinning would take a processor from the goroutines
-// it waits for). It panics if budget is negative.
-func (s *Semaphore) WaitSpin(budget time.Duration) Acquired {
-	if budget < 0 {
-		panic(fmt.Sprintf("semaphore: WaitSpin: negative spin budget %v", budget))
-	}
-	if s.TryWait() {
-		return Immediate
-	}
-	return s.waitSlow(budget)
-}
-
 func (s *Semaphore) waitSlow(budget time.Duration) Acquired {
-	if budget > 0 && s.spinFor(budget) {
+	if budget > 0 && s.spinFor(budget, nil) {
 		return Spun
 	}
-	s.once.Do(s.makeWake)
+	return s.park()
+}
+
+// park commits to waiting and blocks until a permit is handed over.
+func (s *Semaphore) park() Acquired {
+	wake := s.wakeChan()
 	// Commit: after this Add we either own a permit (result >= 0) or are
 	// counted as a parked waiter that the next Signal(s) must hand a token.
 	if s.count.Add(-1) >= 0 {
@@ -204,28 +196,111 @@ func (s *Semaphore) waitSlow(budget time.Duration) Acquired {
 	}
 	// The token's send is synchronized before this receive completes, and it
 	// was sent after the signaller's Add released our permit.
-	<-s.wake
+	<-wake
 	return Parked
 }
 
-func (s *Semaphore) makeWake() { s.wake = make(chan struct{}, wakeBuffer) }
+// wakeChan returns the token channel, creating it on first use.
+func (s *Semaphore) wakeChan() chan struct{} {
+	if p := s.wake.Load(); p != nil {
+		return *p
+	}
+	ch := make(chan struct{}, wakeBuffer)
+	if s.wake.CompareAndSwap(nil, &ch) {
+		return ch
+	}
+	return *s.wake.Load() // another waiter installed one first
+}
+
+// Spinner is one waiter's adaptive spin state: how many polls it makes
+// between two yields. The zero value starts at the longest burst. A Spinner
+// belongs to one goroutine (or to goroutines that hand it over with a
+// happens-before edge); pass it to WaitWith on every wait of that goroutine.
+//
+// Why adapt: a spinner yields between bursts so that the goroutine it waits
+// for can run. When the two share a processor (GOMAXPROCS=1, more spinners
+// than Ps, or another process holding the other CPU), every hand-off waits
+// for the spinner's burst to end, so long bursts make each hand-off cost a
+// burst (about 1.5 us) instead of a yield (about 0.1 us). A waiter that finds
+// its permit right after a yield that took noticeably longer than a bare
+// yield (something else ran on its processor meanwhile: most likely the
+// signaller) shortens its bursts; one that finds it mid-burst, or after a
+// quick yield, lengthens them again.
+type Spinner struct {
+	burst int32 // polls per burst; 0 means maxBurst
+}
+
+const (
+	maxBurst = spinBurst
+	minBurst = 1
+	// longYield is how long a runtime.Gosched must take for the waiter to
+	// conclude that another goroutine ran on its processor: a bare yield
+	// costs about 100 ns on the development VM (see the package benchmarks).
+	longYield = 500 * time.Nanosecond
+)
+
+// Burst returns the number of polls between two yields the Spinner uses now.
+func (sp *Spinner) Burst() int {
+	if sp == nil || sp.burst == 0 {
+		return maxBurst
+	}
+	return int(sp.burst)
+}
+
+func (sp *Spinner) adapt(sharedP bool) {
+	if sp == nil {
+		return
+	}
+	b := sp.Burst()
+	if sharedP {
+		b = max(b/4, minBurst)
+	} else {
+		b = min(b*2, maxBurst)
+	}
+	if int32(b) != sp.burst { // write only on change: the Spinner may share a line
+		sp.burst = int32(b)
+	}
+}
+
+// WaitWith is WaitHow with a spin budget for this call only (instead of the
+// semaphore's own, for a waiter that knows better how long spinning can pay,
+// for example one whose spinning would take a processor from the goroutines
+// it waits for) and an adaptive burst length kept in sp (nil: fixed bursts).
+// It panics if budget is negative.
+func (s *Semaphore) WaitWith(sp *Spinner, budget time.Duration) Acquired {
+	if budget < 0 {
+		panic(fmt.Sprintf("semaphore: WaitWith: negative spin budget %v", budget))
+	}
+	if s.TryWait() {
+		return Immediate
+	}
+	if budget > 0 && s.spinFor(budget, sp) {
+		return Spun
+	}
+	return s.park()
+}
 
 // spinFor polls for a permit for about budget, yielding between bursts so that
 // other goroutines (possibly the one that will signal) can run on this P, even
 // with GOMAXPROCS=1 or more spinners than Ps.
-func (s *Semaphore) spinFor(budget time.Duration) bool {
+func (s *Semaphore) spinFor(budget time.Duration, sp *Spinner) bool {
 	start := time.Now()
+	burst := sp.Burst()
 	for {
-		for range spinBurst {
+		for range burst {
 			if s.TryWait() {
+				sp.adapt(false)
 				return true
 			}
 		}
+		before := time.Now()
 		runtime.Gosched()
+		now := time.Now()
 		if s.TryWait() {
+			sp.adapt(now.Sub(before) > longYield)
 			return true
 		}
-		if time.Since(start) >= budget {
+		if now.Sub(start) >= budget {
 			return false
 		}
 	}

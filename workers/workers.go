@@ -59,10 +59,13 @@ type Workers struct {
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64
 
-	d gang.Dispatcher // padded on both sides
+	// d is allocated on its own so its hot line is a real cache line (see
+	// gang.Dispatcher); the pointer is read-only after New.
+	d *gang.Dispatcher
 
 	// inlineRuns counts n == 1 caller-runs runs, which take no lock, so
 	// goroutines may add to it concurrently: it gets a line of its own.
+	_          [cacheLine]byte
 	inlineRuns atomic.Uint64
 	_          [cacheLine - 8]byte
 
@@ -98,7 +101,8 @@ type worker struct {
 	spun    atomic.Uint64 // start permits that arrived while spinning
 	parks   atomic.Uint64 // waits that committed to park
 	wakeups atomic.Uint64 // parks ended by a Signal's token
-	_       [cacheLine - 48]byte
+	spin    semaphore.Spinner // this worker's adaptive spin state
+	_       [cacheLine - 52]byte
 }
 
 // New returns a set named name of at most maxWorkers workers. It starts no
@@ -121,7 +125,8 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 	if !c.spinSet {
 		c.spin = DefaultSpin(maxWorkers)
 	}
-	w := &Workers{name: name, max: maxWorkers, place: c.place, workers: make([]atomic.Pointer[worker], maxWorkers)}
+	w := &Workers{name: name, max: maxWorkers, place: c.place, d: new(gang.Dispatcher),
+		workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
 	return w
@@ -353,7 +358,7 @@ func (w *Workers) work(i int, wk *worker) {
 		w.wg.Done()
 	}()
 	for {
-		ok, how := w.d.ServeHow()
+		ok, how := w.d.ServeHow(&wk.spin)
 		wk.count(how)
 		if !ok {
 			break
