@@ -206,3 +206,38 @@ func TestWaitHow(t *testing.T) {
 	assert.Equal(t, "Parked", Parked.String())
 	assert.Equal(t, "Acquired(9)", Acquired(9).String())
 }
+
+func TestSpinnerAdapts(t *testing.T) {
+	var sp Spinner
+	assert.Equal(t, maxBurst, sp.Burst(), "zero value starts at the longest burst")
+	var got []int
+	for range 7 {
+		sp.adapt(true) // permit found after a long yield: shorten
+		got = append(got, sp.Burst())
+	}
+	assert.Equal(t, []int{256, 64, 16, 4, 1, 1, 1}, got)
+	got = got[:0]
+	for range 12 {
+		sp.adapt(false) // found mid-burst or after a quick yield: lengthen
+		got = append(got, sp.Burst())
+	}
+	assert.Equal(t, []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1024, 1024}, got)
+	var nilSp *Spinner
+	assert.NotPanics(t, func() { nilSp.adapt(true) })
+	assert.Equal(t, maxBurst, nilSp.Burst())
+}
+
+func TestWaitWith(t *testing.T) {
+	var s Semaphore
+	assert.PanicsWithValue(t, "semaphore: WaitWith: negative spin budget -1ns", func() { s.WaitWith(nil, -1) })
+	s.Signal(1)
+	var sp Spinner
+	assert.Equal(t, Immediate, s.WaitWith(&sp, 0))
+	go func() {
+		for s.count.Load() != -1 {
+			runtime.Gosched()
+		}
+		s.Signal(1)
+	}()
+	assert.Equal(t, Parked, s.WaitWith(&sp, 0), "budget 0 parks at once")
+}
