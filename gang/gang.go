@@ -184,11 +184,18 @@ func (d *Dispatcher) runWithCaller(t tasks.Task, n int) (ran int) {
 	// here: the copy's own accounting already ran (in execute's defer), but
 	// the run may still have copies in flight on workers, and the caller of
 	// Run (which holds the dispatcher) must not release it before they end.
+	//
+	// A panic of a worker copy of this run must not be lost with the
+	// caller's Goexit: it is re-raised from here, which turns the Goexit
+	// into that panic (the caller's own Goexit is not recorded as one; see
+	// capture).
 	done := false
 	defer func() {
 		if !done {
 			d.end.Wait()
-			d.takePanic()
+			if p := d.takePanic(); p != nil {
+				panic(p)
+			}
 		}
 	}()
 	d.start.Signal(n - 1)
@@ -270,6 +277,11 @@ func (d *Dispatcher) capture(t tasks.Task, id int, onCaller bool, v any) {
 	if v == nil {
 		// Since Go 1.21 panic(nil) arrives as *runtime.PanicNilError, so a nil
 		// value with ok unset means the copy called runtime.Goexit.
+		if onCaller {
+			// The caller's own Goexit goes on unwinding the caller; it is
+			// not a failure to report to that same caller.
+			return
+		}
 		p.Goexit = true
 	}
 	p.Stack = debug.Stack()

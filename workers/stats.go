@@ -4,7 +4,10 @@ import "fmt"
 
 // Stats is a snapshot of a set's counters since New. Each counter is read
 // atomically, but the snapshot as a whole is not: taken during a run, it may
-// count a copy as run but not yet its run.
+// count a copy as run but not yet its run. Copies that end in runtime.Goexit
+// are not counted (on a worker the goroutine dies before counting; on the
+// caller, Run never returns its count), nor are the other caller copies of a
+// run whose caller called Goexit.
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller

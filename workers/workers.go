@@ -97,10 +97,10 @@ type worker struct {
 	// Run from inside a copy on this worker compares its own token with it.
 	g       atomic.Uintptr
 	copies  atomic.Uint64
-	ready   atomic.Uint64 // start permits that were free at once
-	spun    atomic.Uint64 // start permits that arrived while spinning
-	parks   atomic.Uint64 // waits that committed to park
-	wakeups atomic.Uint64 // parks ended by a Signal's token
+	ready   atomic.Uint64     // start permits that were free at once
+	spun    atomic.Uint64     // start permits that arrived while spinning
+	parks   atomic.Uint64     // waits that committed to park
+	wakeups atomic.Uint64     // parks ended by a Signal's token
 	spin    semaphore.Spinner // this worker's adaptive spin state
 	_       [cacheLine - 52]byte
 }
@@ -257,7 +257,9 @@ func runInline(t tasks.Task) {
 }
 
 // Close stops every worker and waits for their goroutines to exit. It waits
-// for a run in progress to finish first. Close is idempotent; any later Run,
+// for a dispatched run in progress to finish first; an inline run (a
+// caller-runs task with n == 1, which uses no worker and takes no lock) may
+// still be running on its caller when Close returns. Close is idempotent; any later Run,
 // RunN or SetActiveWorkers panics. Calling Close from inside a task of the
 // set panics, and so does closing a set obtained from Acquire (release it
 // instead).

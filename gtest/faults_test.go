@@ -1,0 +1,598 @@
+package gtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/workers"
+)
+
+// faultLimit is how long a fault scenario may take before it counts as hung.
+// It is a hang detector, far above any scenario's duration on a loaded
+// machine, not a timing assertion.
+const faultLimit = time.Minute
+
+// finishWithin runs fn on its own goroutine and, if fn has not returned
+// within faultLimit, ends the test binary with a panic that carries every
+// goroutine's stack: a hung run holds its set's lock, so the test's deferred
+// Close (and goleak) would only hang behind it.
+func finishWithin(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	timer := time.NewTimer(faultLimit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		buf := make([]byte, 8<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("%s: %s: hung (not done after %v). All goroutines:\n%s", t.Name(), what, faultLimit, buf))
+	}
+}
+
+// outcome is how a call on its own goroutine ended.
+type outcome struct {
+	v      any  // recovered panic value
+	goexit bool // the goroutine called runtime.Goexit
+	copies int  // faultTask copies that had run when the goroutine ended
+}
+
+// callOn runs fn on a new goroutine and reports how it ended; a Goexit there
+// ends only that goroutine. ft, if not nil, is sampled when it ends.
+func callOn(ft *faultTask, fn func()) (o outcome) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		returned := false
+		defer func() {
+			if !returned {
+				o.v = recover()
+				o.goexit = o.v == nil
+			}
+			if ft != nil {
+				o.copies = int(ft.total.Load())
+			}
+		}()
+		fn()
+		returned = true
+	}()
+	<-done
+	return o
+}
+
+// faultBoom is the value a faultTask copy panics with.
+type faultBoom struct{ id int }
+
+func (b faultBoom) Error() string { return fmt.Sprintf("fault in copy %d", b.id) }
+
+var errFault = errors.New("fault")
+
+func (b faultBoom) Unwrap() error { return errFault }
+
+// faultTask runs n copies; fail(id, onCaller) says whether a copy panics
+// (or, with goexit, calls runtime.Goexit). It records each copy.
+type faultTask struct {
+	caller  bool
+	callerG uintptr
+	goexit  bool
+	fail    func(id int, onCaller bool) bool
+	ran     []atomic.Int32
+	onC     []atomic.Bool
+	failed  []atomic.Bool
+	total   atomic.Int32
+}
+
+func newFaultTask(n int, caller, goexit bool, fail func(id int, onCaller bool) bool) *faultTask {
+	return &faultTask{caller: caller, goexit: goexit, fail: fail,
+		ran: make([]atomic.Int32, n), onC: make([]atomic.Bool, n), failed: make([]atomic.Bool, n)}
+}
+
+func (f *faultTask) Name() string       { return "fault" }
+func (f *faultTask) CallerCanRun() bool { return f.caller }
+func (f *faultTask) Work(id int) {
+	f.ran[id].Add(1)
+	onCaller := goid.Get() == f.callerG
+	f.onC[id].Store(onCaller)
+	defer f.total.Add(1)
+	if f.fail(id, onCaller) {
+		f.failed[id].Store(true)
+		if f.goexit {
+			runtime.Goexit()
+		}
+		panic(faultBoom{id})
+	}
+}
+
+// run makes one RunN of f on w from a new goroutine.
+func (f *faultTask) run(w *workers.Workers, n int) outcome {
+	return callOn(f, func() {
+		f.callerG = goid.Get()
+		w.RunN(f, n)
+	})
+}
+
+func (f *faultTask) checkEachOnce(t *testing.T) {
+	t.Helper()
+	for id := range f.ran {
+		require.Equal(t, int32(1), f.ran[id].Load(), "copy %d", id)
+	}
+}
+
+func (f *faultTask) failedIDs() (ids []int) {
+	for id := range f.failed {
+		if f.failed[id].Load() {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// checkUsable runs a full run on w and checks it.
+func checkUsable(t *testing.T, w *workers.Workers) {
+	t.Helper()
+	n := w.MaxWorkers()
+	p := newFaultTask(n, false, false, func(int, bool) bool { return false })
+	var o outcome
+	finishWithin(t, "a run after the fault", func() { o = p.run(w, n) })
+	require.Nil(t, o.v, "the set is not usable after the fault")
+	require.False(t, o.goexit)
+	p.checkEachOnce(t)
+}
+
+func faultReps() int {
+	switch {
+	case testing.Short():
+		return 20
+	case raceEnabled:
+		return 200
+	default:
+		return 1000
+	}
+}
+
+// TestFaultPanics: panics in the first, the last, every copy and in the
+// caller's copies (n > 1 dispatched and n == 1 inline) are re-raised at the
+// caller as *workers.PanicError naming one failing copy, counting all of
+// them, with that copy's stack; every other copy runs to completion, and the
+// set stays usable.
+func TestFaultPanics(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const max = 6
+	w := workers.New("faults", max)
+	defer w.Close()
+	var runs, panics int
+	defer func() { t.Logf("%d runs, %d panicking copies", runs, panics) }()
+	for _, tc := range []struct {
+		name   string
+		caller bool
+		ns     []int
+		fail   func(n int) func(id int, onCaller bool) bool
+	}{
+		{"first copy", false, []int{1, 2, max}, func(int) func(int, bool) bool { return func(id int, _ bool) bool { return id == 0 } }},
+		{"last copy", false, []int{1, 3, max}, func(n int) func(int, bool) bool { return func(id int, _ bool) bool { return id == n-1 } }},
+		{"every copy", false, []int{1, 2, max}, func(int) func(int, bool) bool { return func(int, bool) bool { return true } }},
+		{"first copy/caller-runs", true, []int{2, max}, func(int) func(int, bool) bool { return func(id int, _ bool) bool { return id == 0 } }},
+		{"last copy/caller-runs", true, []int{2, max}, func(n int) func(int, bool) bool { return func(id int, _ bool) bool { return id == n-1 } }},
+		{"every copy/caller-runs", true, []int{2, max}, func(int) func(int, bool) bool { return func(int, bool) bool { return true } }},
+		{"caller copies", true, []int{2, 3, max}, func(int) func(int, bool) bool { return func(_ int, onC bool) bool { return onC } }},
+		{"worker copies/caller-runs", true, []int{2, max}, func(int) func(int, bool) bool { return func(_ int, onC bool) bool { return !onC } }},
+		{"inline caller copy", true, []int{1}, func(int) func(int, bool) bool { return func(int, bool) bool { return true } }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, n := range tc.ns {
+				for range faultReps() / 4 {
+					f := newFaultTask(n, tc.caller, false, tc.fail(n))
+					var o outcome
+					finishWithin(t, tc.name, func() { o = f.run(w, n) })
+					f.checkEachOnce(t)
+					failed := f.failedIDs()
+					runs++
+					panics += len(failed)
+					if len(failed) == 0 {
+						// "worker copies" with every copy on the caller.
+						require.Nil(t, o.v)
+						continue
+					}
+					require.IsType(t, &workers.PanicError{}, o.v, "n=%d", n)
+					pe := o.v.(*workers.PanicError)
+					assert.Contains(t, failed, pe.Worker, "the reported copy did not fail")
+					assert.Equal(t, len(failed), pe.Panics, "Panics counts every failing copy")
+					assert.Equal(t, f.onC[pe.Worker].Load(), pe.OnCaller)
+					assert.False(t, pe.Goexit)
+					assert.Equal(t, faultBoom{pe.Worker}, pe.Value)
+					assert.ErrorIs(t, pe, errFault, "errors.Is sees through PanicError")
+					assert.Equal(t, "fault", pe.Task)
+					assert.Contains(t, string(pe.Stack), "(*faultTask).Work", "the stack is the panicking copy's")
+					assert.Contains(t, pe.Error(), fmt.Sprintf("task \"fault\" copy %d", pe.Worker))
+					if n == 1 && tc.caller {
+						assert.True(t, pe.OnCaller, "an inline copy runs on the caller")
+					}
+				}
+			}
+			checkUsable(t, w)
+		})
+	}
+}
+
+// TestFaultGoexit: runtime.Goexit in worker copies is reported as a
+// PanicError with Goexit set and the worker is replaced; in a caller copy
+// (dispatched or inline) it ends the calling goroutine, but only after every
+// other copy of the run finished, and the set stays usable. No goroutine
+// leaks either way.
+func TestFaultGoexit(t *testing.T) {
+	const max = 4
+	var runs, exits int
+	defer func() { t.Logf("%d runs, %d copies called Goexit", runs, exits) }()
+	for _, tc := range []struct {
+		name       string
+		caller     bool
+		n          int
+		fail       func(id int, onCaller bool) bool
+		callerExit bool
+	}{
+		{"one worker copy", false, max, func(id int, _ bool) bool { return id == 1 }, false},
+		{"every worker copy", false, max, func(int, bool) bool { return true }, false},
+		{"worker copies/caller-runs", true, max, func(_ int, onC bool) bool { return !onC }, false},
+		{"caller copy", true, max, func(_ int, onC bool) bool { return onC }, true},
+		{"every copy/caller-runs", true, max, func(int, bool) bool { return true }, true},
+		{"inline caller copy", true, 1, func(int, bool) bool { return true }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			w := workers.New("goexit", max)
+			defer w.Close()
+			for range faultReps() / 4 {
+				f := newFaultTask(tc.n, tc.caller, true, tc.fail)
+				var o outcome
+				finishWithin(t, tc.name, func() { o = f.run(w, tc.n) })
+				f.checkEachOnce(t)
+				failed := f.failedIDs()
+				runs++
+				exits += len(failed)
+				callerExited := false
+				for _, id := range failed {
+					callerExited = callerExited || f.onC[id].Load()
+				}
+				if callerExited {
+					require.True(t, o.goexit, "a caller copy called Goexit; the caller must exit")
+					require.Nil(t, o.v)
+					require.Equal(t, tc.n, o.copies, "the caller exited before every copy finished")
+					continue
+				}
+				require.False(t, tc.callerExit && tc.n == 1, "the inline copy must run on the caller")
+				if len(failed) == 0 {
+					require.Nil(t, o.v)
+					continue
+				}
+				require.False(t, o.goexit, "a worker's Goexit must not end the caller")
+				require.IsType(t, &workers.PanicError{}, o.v)
+				pe := o.v.(*workers.PanicError)
+				assert.True(t, pe.Goexit)
+				assert.Nil(t, pe.Value)
+				assert.Contains(t, failed, pe.Worker)
+				assert.Equal(t, len(failed), pe.Panics)
+				assert.False(t, pe.OnCaller)
+				assert.Contains(t, pe.Error(), "called runtime.Goexit")
+				assert.LessOrEqual(t, w.CreatedWorkers(), max, "replacements must not add workers")
+			}
+			checkUsable(t, w)
+		})
+	}
+}
+
+// TestFaultGoexitOnCallerWithWorkerPanic: a caller copy calls Goexit while a
+// worker copy of the same run panics. Whatever is reported, every copy runs
+// once, the caller exits only after all of them, and the set stays usable.
+// (The worker's panic is not re-raised: the caller's goroutine is exiting and
+// Run never returns; see docs/reliability.md.)
+func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	w := workers.New("goexit-panic", 3)
+	defer w.Close()
+	for range faultReps() / 4 {
+		f := newFaultTask(3, true, false, nil)
+		f.fail = func(id int, onC bool) bool {
+			if onC {
+				runtime.Goexit()
+			}
+			return true // workers panic
+		}
+		var o outcome
+		finishWithin(t, "Goexit on caller + panic on worker", func() { o = f.run(w, 3) })
+		f.checkEachOnce(t)
+		require.True(t, o.goexit)
+		require.Equal(t, 3, o.copies)
+		checkUsable(t, w)
+	}
+}
+
+
+// TestFaultCallerGoexitKeepsWorkerPanic: when a caller copy of a caller-runs
+// run calls runtime.Goexit while worker copies of the same run panic, the
+// workers' panic must not be swallowed by the caller's Goexit: Run re-raises
+// it (turning the Goexit into that panic). Found by this suite; it failed
+// before runWithCaller's deferred function re-raised the panic.
+func TestFaultCallerGoexitKeepsWorkerPanic(t *testing.T) {
+	w := workers.New("swallow", 3)
+	defer w.Close()
+	f := newFaultTask(3, true, false, nil)
+	f.fail = func(id int, onC bool) bool {
+		if onC {
+			runtime.Goexit()
+		}
+		return true // the worker copies panic
+	}
+	var o outcome
+	finishWithin(t, "Goexit on caller + panic on workers", func() { o = f.run(w, 3) })
+	f.checkEachOnce(t)
+	require.Len(t, f.failedIDs(), 2, "two worker copies panicked")
+	require.IsType(t, &workers.PanicError{}, o.v, "the worker copies' panic was swallowed (goexit=%v)", o.goexit)
+	pe := o.v.(*workers.PanicError)
+	assert.False(t, pe.OnCaller, "the reported panic is a worker's")
+	assert.False(t, pe.Goexit)
+	assert.Equal(t, 2, pe.Panics, "the caller's own Goexit is not counted as a panic")
+	// The set is still usable.
+	g := newFaultTask(3, false, false, func(int, bool) bool { return false })
+	g.run(w, 3)
+	g.checkEachOnce(t)
+}
+
+// TestFaultCloseRacingRun: Close from one goroutine while others make runs,
+// Run with the active count and SetActiveWorkers. Each run either completes
+// with every copy once or panics "set is closed" having run none; Close is
+// idempotent and may also race with itself; nothing hangs or leaks.
+func TestFaultCloseRacingRun(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	reps := faultReps()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	var completed, refused atomic.Int64
+	for rep := range reps {
+		max := 1 + rng.IntN(6)
+		spin := []time.Duration{0, time.Microsecond, 20 * time.Microsecond}[rng.IntN(3)]
+		w := workers.New(fmt.Sprintf("race-%d", rep), max, workers.WithSpin(spin))
+		goroutines := 1 + rng.IntN(4)
+		closers := 1 + rng.IntN(2)
+		delay := rng.IntN(4)
+		var wg sync.WaitGroup
+		errs := make(chan error, goroutines+closers)
+		for g := range goroutines {
+			seed := rng.Uint64()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(seed, uint64(g)))
+				for {
+					n := 1 + r.IntN(max)
+					caller := r.IntN(2) == 0
+					f := newFaultTask(n, caller, false, func(int, bool) bool { return false })
+					op := "RunN"
+					var o outcome
+					switch r.IntN(8) {
+					case 0:
+						op = "SetActiveWorkers"
+						o = callOn(nil, func() { w.SetActiveWorkers(n) })
+					case 1:
+						op = "Run"
+						// The active count may change under us (another
+						// goroutine's SetActiveWorkers): size the check
+						// by what ran, requiring ids 0..k-1 each once.
+						f = newFaultTask(max, caller, false, func(int, bool) bool { return false })
+						o = callOn(f, func() { f.callerG = goid.Get(); w.Run(f) })
+					default:
+						o = f.run(w, n)
+					}
+					if o.v != nil {
+						want := fmt.Sprintf("workers: %s on %q: set is closed", op, w.Name())
+						if o.v != want {
+							errs <- fmt.Errorf("%s: panic %#v; want nil or %q", op, o.v, want)
+						} else if o.copies != 0 {
+							errs <- fmt.Errorf("%s panicked %q but %d copies ran", op, want, o.copies)
+						}
+						refused.Add(1)
+						return
+					}
+					if op == "SetActiveWorkers" {
+						continue
+					}
+					if err := checkPrefixOnce(f, op); err != nil {
+						errs <- err
+						return
+					}
+					completed.Add(1)
+				}
+			}()
+		}
+		for range delay {
+			runtime.Gosched()
+		}
+		for range closers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if o := callOn(nil, w.Close); o.v != nil || o.goexit {
+					errs <- fmt.Errorf("Close: panic %#v (goexit=%v)", o.v, o.goexit)
+				}
+			}()
+		}
+		finishWithin(t, "Close racing runs", wg.Wait)
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err, "rep %d", rep)
+		}
+		w.Close() // idempotent
+		require.Zero(t, stillServing(w.Name()), "worker goroutines still in Serve after Close returned")
+	}
+	t.Logf("%d sets: %d runs completed, %d refused with \"set is closed\"", reps, completed.Load(), refused.Load())
+	require.Positive(t, refused.Load())
+}
+
+// checkPrefixOnce checks that a completed run ran copies 0..k-1 each once and
+// nothing else, for some k >= 1 (k = n for RunN).
+func checkPrefixOnce(f *faultTask, op string) error {
+	k := 0
+	for id := range f.ran {
+		switch c := f.ran[id].Load(); {
+		case c > 1:
+			return fmt.Errorf("%s: copy %d ran %d times", op, id, c)
+		case c == 1 && k != id:
+			return fmt.Errorf("%s: copy %d ran but copy %d did not", op, id, k)
+		case c == 1:
+			k++
+		}
+	}
+	if k == 0 || op != "Run" && k != len(f.ran) {
+		return fmt.Errorf("%s: %d of %d copies ran", op, k, len(f.ran))
+	}
+	return nil
+}
+
+// TestFaultManySets creates and closes hundreds of sets, from several
+// goroutines at once, with runs (some panicking, some with Goexit on a
+// worker) in between; afterwards the goroutine count is back to its baseline.
+func TestFaultManySets(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	before := runtime.NumGoroutine()
+	sets := 800
+	if raceEnabled || testing.Short() {
+		sets = 200
+	}
+	const makers = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, makers)
+	var created atomic.Int64
+	for m := range makers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range sets / makers {
+				max := 1 + (i+m)%8
+				var opts []workers.Option
+				if i%3 == 0 {
+					opts = append(opts, workers.WithSpin(0))
+				}
+				w := workers.New(fmt.Sprintf("many-%d-%d", m, i), max, opts...)
+				for r := range 3 {
+					n := 1 + (i+r)%max
+					f := newFaultTask(n, r == 1, r == 2, func(id int, onC bool) bool { return !onC && id == (i+r)%n && (i+r)%4 == 0 })
+					o := f.run(w, n)
+					if o.goexit {
+						errs <- fmt.Errorf("set %d run %d: the caller exited", i, r)
+						return
+					}
+					for id := range f.ran {
+						if c := f.ran[id].Load(); c != 1 {
+							errs <- fmt.Errorf("set %d run %d: copy %d ran %d times", i, r, id, c)
+							return
+						}
+					}
+					if _, ok := o.v.(*workers.PanicError); o.v != nil && !ok {
+						errs <- fmt.Errorf("set %d run %d: panic %#v", i, r, o.v)
+						return
+					}
+				}
+				created.Add(int64(w.CreatedWorkers()))
+				w.Close()
+				if i%10 == 0 {
+					if k := stillServing(w.Name()); k != 0 {
+						errs <- fmt.Errorf("set %q: %d worker goroutines still in Serve after Close returned", w.Name(), k)
+						return
+					}
+				}
+			}
+		}()
+	}
+	finishWithin(t, "many sets", wg.Wait)
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	// Close returns after every worker called wg.Done; the goroutines end a
+	// moment later. goleak.VerifyNone (deferred above) waits for them with
+	// retries; the count here is only logged.
+	t.Logf("%d sets, %d workers created and closed; goroutines before %d, now %d",
+		sets, created.Load(), before, runtime.NumGoroutine())
+}
+
+// stillServing counts the goroutines of the set named name (by their pprof
+// labels) that are inside the dispatcher's Serve. Close returns only after
+// every worker called wg.Done, its last act after leaving Serve, so after
+// Close this must be zero.
+func stillServing(name string) int {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		panic(err)
+	}
+	label := fmt.Sprintf(`"workgang.set":%q`, name)
+	k := 0
+	for _, group := range strings.Split(buf.String(), "\n\n") {
+		if strings.Contains(group, label) && strings.Contains(group, "gang.(*Dispatcher).Serve") {
+			var c int
+			fmt.Sscanf(group, "%d @", &c)
+			k += c
+		}
+	}
+	return k
+}
+
+// TestFaultPlacementFailure: a set whose workers cannot be placed (affinity
+// to a CPU that does not exist) still runs every copy, through panics and
+// Goexit replacements (each replacement is a worker start and tries to place
+// itself again), and closes cleanly.
+func TestFaultPlacementFailure(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("placement failures are reported only on Linux")
+	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const max = 3
+	w := workers.New("misplaced", max, workers.WithAffinity(4095))
+	// A barrier task: all copies must be running at once, so every worker
+	// has started (and tried to place itself) when the run returns.
+	barrier := func() *faultTask {
+		var arrived atomic.Int32
+		return newFaultTask(max, false, false, func(int, bool) bool {
+			arrived.Add(1)
+			for arrived.Load() < max {
+				runtime.Gosched()
+			}
+			return false
+		})
+	}
+	run := func(f *faultTask) (o outcome) {
+		finishWithin(t, "run on a misplaced set", func() { o = f.run(w, max) })
+		f.checkEachOnce(t)
+		return o
+	}
+	require.Nil(t, run(barrier()).v)
+	starts := max
+	require.Len(t, w.PlacementErrors(), starts)
+	for rep := range 5 {
+		o := run(newFaultTask(max, false, true, func(id int, _ bool) bool { return id == rep%max }))
+		require.IsType(t, &workers.PanicError{}, o.v)
+		starts++ // the replacement of the worker that exited
+		require.Nil(t, run(barrier()).v)
+		require.Len(t, w.PlacementErrors(), starts)
+	}
+	for _, err := range w.PlacementErrors() {
+		require.True(t, strings.HasPrefix(err.Error(), `workers: "misplaced" worker `), err.Error())
+	}
+	assert.Equal(t, starts, w.Stats().PlacementFailures)
+	finishWithin(t, "Close", w.Close)
+}
