@@ -324,7 +324,6 @@ func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
 	}
 }
 
-
 // TestFaultCallerGoexitKeepsWorkerPanic: when a caller copy of a caller-runs
 // run calls runtime.Goexit while worker copies of the same run panic, the
 // workers' panic must not be swallowed by the caller's Goexit: Run re-raises
