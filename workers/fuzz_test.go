@@ -1,0 +1,874 @@
+package workers_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+// FuzzAPI interprets its input as a program of calls on up to two worker sets
+// (New with random sizes and options, SetActiveWorkers, Run, RunN, runs from
+// several goroutines at once, nested runs from inside copies, panicking and
+// Goexit-ing copies, invalid arguments, Close, Close racing runs) and checks
+// every call against a simple model of the set: the active count, whether it
+// is closed, and what each call must do. It requires that
+//
+//   - every run that starts runs each copy id in [0, n) exactly once, and no
+//     copy runs outside its run;
+//   - a call panics only for misuse, with a message that starts with
+//     "workers:" and names the bad value, or with *workers.PanicError for a
+//     copy's panic (the first one, with the right count and origin);
+//   - nothing hangs: each program has a deadline, and a program that misses it
+//     fails the test with every goroutine's stack.
+//
+// The seed corpus is in testdata/fuzz/FuzzAPI; `go test ./workers` runs it.
+func FuzzAPI(f *testing.F) {
+	f.Add([]byte{0x00, 0x03, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x06})
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		fzExec(t, prog)
+	})
+}
+
+var fzTrace = flag.Bool("fz.trace", false, "FuzzAPI: log each program's calls")
+
+const (
+	fzMaxOps   = 24               // ops per program; longer inputs are cut
+	fzMaxSet   = 6                // largest maxWorkers a program creates
+	fzDeadline = 30 * time.Second // per program; far above any legal program's duration
+)
+
+// fzExec runs prog on its own goroutine under the deadline.
+func fzExec(t *testing.T, prog []byte) {
+	m := &fzMachine{prog: prog}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.run()
+	}()
+	timer := time.NewTimer(fzDeadline)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		buf := make([]byte, 8<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("program %x hangs: not done after %v (op %d: %s). All goroutines:\n%s",
+			prog, fzDeadline, m.opIndex.Load(), m.current(), buf)
+	}
+	if *fzTrace {
+		t.Logf("program %x:\n%s", prog, strings.Join(m.trace, "\n"))
+	}
+	if m.err != nil {
+		t.Fatalf("program %x, op %d (%s): %v\ntrace:\n%s", prog, m.opIndex.Load(), m.current(), m.err, strings.Join(m.trace, "\n"))
+	}
+}
+
+// fzSet is the model of one set.
+type fzSet struct {
+	w       *workers.Workers
+	name    string
+	max     int
+	active  int
+	closed  bool
+	created int // lower bound: CreatedWorkers never decreases
+
+	// What Stats must count (inline runs are counted in runs too).
+	runs, inline uint64
+	copies       uint64 // copies Stats must count (see the Goexit note in runChecked)
+	goexits      bool   // a copy called Goexit: Stats' copy counts are then only bounded
+}
+
+type fzMachine struct {
+	prog    []byte
+	pos     int
+	sets    [2]*fzSet
+	made    int
+	err     error
+	trace   []string
+	opIndex atomic.Int32
+	curMu   sync.Mutex
+	cur     string
+}
+
+func (m *fzMachine) current() string {
+	m.curMu.Lock()
+	defer m.curMu.Unlock()
+	return m.cur
+}
+
+func (m *fzMachine) setCurrent(s string) {
+	m.curMu.Lock()
+	m.cur = s
+	m.curMu.Unlock()
+	m.trace = append(m.trace, s)
+}
+
+// next returns the next program byte; an exhausted program reads zeros.
+func (m *fzMachine) next() byte {
+	if m.pos >= len(m.prog) {
+		m.pos++
+		return 0
+	}
+	b := m.prog[m.pos]
+	m.pos++
+	return b
+}
+
+func (m *fzMachine) failf(format string, args ...any) {
+	if m.err == nil {
+		m.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (m *fzMachine) run() {
+	defer m.closeAll()
+	for op := 0; op < fzMaxOps && m.pos < len(m.prog) && m.err == nil; op++ {
+		m.opIndex.Store(int32(op))
+		b := m.next()
+		s := m.sets[b>>4&1]
+		switch b & 0x0f % 8 {
+		case 0:
+			m.opNew(int(b >> 4 & 1))
+		case 1:
+			m.opSetActive(s)
+		case 2:
+			m.opRun(s, false)
+		case 3:
+			m.opRun(s, true)
+		case 4:
+			m.opConcurrent(s)
+		case 5:
+			m.opNested(s)
+		case 6:
+			m.opClose(s)
+		case 7:
+			m.opCloseRacing(s)
+		}
+		if m.err == nil {
+			m.checkAccessors()
+		}
+	}
+}
+
+// closeAll closes the program's sets and checks their final statistics.
+func (m *fzMachine) closeAll() {
+	for _, s := range m.sets {
+		if s == nil {
+			continue
+		}
+		if !s.closed {
+			s.w.Close()
+			s.closed = true
+		}
+		if m.err == nil {
+			m.checkStats(s)
+		}
+	}
+}
+
+func (m *fzMachine) checkAccessors() {
+	for _, s := range m.sets {
+		if s == nil {
+			continue
+		}
+		if s.w.Name() != s.name || s.w.MaxWorkers() != s.max || s.w.ActiveWorkers() != s.active {
+			m.failf("set %q: Name/MaxWorkers/ActiveWorkers = %q/%d/%d; want %q/%d/%d",
+				s.name, s.w.Name(), s.w.MaxWorkers(), s.w.ActiveWorkers(), s.name, s.max, s.active)
+		}
+		c := s.w.CreatedWorkers()
+		if c < s.created || c > s.max {
+			m.failf("set %q: CreatedWorkers = %d; want in [%d, %d]", s.name, c, s.created, s.max)
+		}
+		s.created = c
+	}
+}
+
+func (m *fzMachine) checkStats(s *fzSet) {
+	st := s.w.Stats()
+	if st.Runs != s.runs || st.InlineRuns != s.inline {
+		m.failf("set %q: Stats runs/inline = %d/%d; want %d/%d (%v)", s.name, st.Runs, st.InlineRuns, s.runs, s.inline, st)
+	}
+	got := st.CallerCopies + st.WorkerCopies
+	if !s.goexits && got != s.copies || s.goexits && got > s.copies {
+		m.failf("set %q: Stats counts %d copies; want %d (goexits=%v) (%v)", s.name, got, s.copies, s.goexits, st)
+	}
+}
+
+// ---- calls ----
+
+// fzOutcome is how a call ended.
+type fzOutcome struct {
+	v      any  // the recovered panic value
+	goexit bool // the calling goroutine called runtime.Goexit
+}
+
+// fzCall runs fn on a new goroutine (so a Goexit on the caller ends only
+// that goroutine) and reports how it ended.
+func fzCall(fn func()) (o fzOutcome) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		returned := false
+		defer func() {
+			if !returned {
+				o.v = recover()
+				o.goexit = o.v == nil
+			}
+		}()
+		fn()
+		returned = true
+	}()
+	<-done
+	return o
+}
+
+// wantMisuse checks that o is a panic with exactly msg.
+func (m *fzMachine) wantMisuse(o fzOutcome, msg string) {
+	s, ok := o.v.(string)
+	switch {
+	case o.goexit:
+		m.failf("Goexit; want panic %q", msg)
+	case !ok || s != msg:
+		m.failf("panic %#v; want %q", o.v, msg)
+	case !strings.HasPrefix(s, "workers: "):
+		m.failf("panic %q does not start with \"workers: \"", s)
+	}
+}
+
+func (m *fzMachine) wantNoPanic(o fzOutcome) {
+	if o.v != nil || o.goexit {
+		m.failf("unexpected panic %v (goexit=%v)", o.v, o.goexit)
+	}
+}
+
+// ---- the task ----
+
+type fzBoom struct{ id int }
+
+func (b fzBoom) Error() string { return fmt.Sprintf("fuzz boom in copy %d", b.id) }
+
+// fzTask records, for each copy, how often it ran and whether on the caller;
+// copies in panicMask panic with fzBoom, copies in exitMask call Goexit.
+type fzTask struct {
+	name      string
+	caller    bool
+	callerG   uintptr
+	inRun     atomic.Bool
+	stray     atomic.Int32
+	ran       [fzMaxSet]atomic.Int32
+	onCaller  [fzMaxSet]atomic.Bool
+	panicMask uint8
+	exitMask  uint8
+	hook      func(id int, onCaller bool) // runs first in each copy, if set
+}
+
+func (f *fzTask) Name() string       { return f.name }
+func (f *fzTask) CallerCanRun() bool { return f.caller }
+func (f *fzTask) Work(id int) {
+	if !f.inRun.Load() {
+		f.stray.Add(1)
+	}
+	onCaller := goid.Get() == f.callerG
+	f.onCaller[id].Store(onCaller)
+	f.ran[id].Add(1)
+	if f.hook != nil {
+		f.hook(id, onCaller)
+	}
+	if f.exitMask>>id&1 != 0 {
+		runtime.Goexit()
+	}
+	if f.panicMask>>id&1 != 0 {
+		panic(fzBoom{id})
+	}
+}
+
+func (m *fzMachine) newTask(caller bool, panicMask, exitMask uint8) *fzTask {
+	m.made++
+	return &fzTask{name: fmt.Sprintf("fz%d", m.made), caller: caller, panicMask: panicMask, exitMask: exitMask}
+}
+
+// runChecked makes one run of n copies of task on s with call (Run or RunN)
+// on a fresh goroutine and checks it against the model. It assumes the call
+// is legal (s open, n in range).
+func (m *fzMachine) runChecked(s *fzSet, task *fzTask, n int, call func()) {
+	o := fzCall(func() {
+		task.callerG = goid.Get()
+		task.inRun.Store(true)
+		defer task.inRun.Store(false)
+		call()
+	})
+	m.checkRun(s, task, n, o)
+}
+
+func (m *fzMachine) checkRun(s *fzSet, task *fzTask, n int, o fzOutcome) {
+	inline := task.caller && n == 1
+	s.runs++
+	if inline {
+		s.inline++
+	}
+	onCaller := 0
+	callerExit := false
+	var failing []int
+	for id := range fzMaxSet {
+		r := task.ran[id].Load()
+		if id >= n {
+			if r != 0 {
+				m.failf("task %s, n=%d: copy %d ran %d times; want 0", task.name, n, id, r)
+			}
+			continue
+		}
+		if r != 1 {
+			m.failf("task %s, n=%d: copy %d ran %d times; want 1", task.name, n, id, r)
+			return
+		}
+		c := task.onCaller[id].Load()
+		if c {
+			onCaller++
+		}
+		bit := uint8(1) << id
+		if task.exitMask&bit != 0 && c {
+			callerExit = true
+		}
+		if (task.exitMask|task.panicMask)&bit != 0 {
+			failing = append(failing, id)
+		}
+	}
+	if st := task.stray.Load(); st != 0 {
+		m.failf("task %s: %d copies ran outside their run", task.name, st)
+	}
+	switch {
+	case !task.caller && onCaller != 0:
+		m.failf("task %s does not opt in to caller-runs but %d copies ran on the caller", task.name, onCaller)
+	case task.caller && onCaller == 0:
+		m.failf("task %s, n=%d: caller-runs, but no copy ran on the caller", task.name, n)
+	case inline && onCaller != 1:
+		m.failf("task %s, n=1, caller-runs: the copy must run inline", task.name)
+	}
+	// What Stats counts: every copy that returned or panicked; a Goexit on a
+	// worker is not counted, and a Goexit on the caller of a dispatched run
+	// drops the caller's count for that run (the count is added when Run
+	// returns, which it then never does).
+	counted := uint64(n)
+	for _, id := range failing {
+		if task.exitMask>>id&1 != 0 && !task.onCaller[id].Load() {
+			counted--
+		}
+	}
+	if task.exitMask&(1<<n-1) != 0 {
+		s.goexits = true
+	}
+	s.copies += counted
+
+	if callerExit {
+		// The caller's Goexit proceeds once the other copies are done; a
+		// panic of another copy is then not reported (there is no Run
+		// return left to re-raise it from).
+		if !o.goexit {
+			m.failf("task %s, n=%d: a caller copy called Goexit but the caller did not exit (outcome %#v)", task.name, n, o.v)
+		}
+		return
+	}
+	if o.goexit {
+		m.failf("task %s, n=%d: the caller exited, but no caller copy called Goexit", task.name, n)
+		return
+	}
+	if len(failing) == 0 {
+		if o.v != nil {
+			m.failf("task %s, n=%d: unexpected panic %v", task.name, n, o.v)
+		}
+		return
+	}
+	pe, ok := o.v.(*workers.PanicError)
+	if !ok {
+		m.failf("task %s, n=%d, failing copies %v: panic %#v; want *workers.PanicError", task.name, n, failing, o.v)
+		return
+	}
+	isFailing := false
+	for _, id := range failing {
+		isFailing = isFailing || id == pe.Worker
+	}
+	exit := task.exitMask>>pe.Worker&1 != 0
+	switch {
+	case !isFailing:
+		m.failf("PanicError names copy %d; the failing copies are %v", pe.Worker, failing)
+	case pe.Task != task.name:
+		m.failf("PanicError.Task = %q; want %q", pe.Task, task.name)
+	case pe.Panics != len(failing):
+		m.failf("PanicError.Panics = %d; want %d (copies %v)", pe.Panics, len(failing), failing)
+	case pe.OnCaller != task.onCaller[pe.Worker].Load():
+		m.failf("PanicError.OnCaller = %v for copy %d; want %v", pe.OnCaller, pe.Worker, !pe.OnCaller)
+	case pe.Goexit != exit:
+		m.failf("PanicError.Goexit = %v for copy %d; want %v", pe.Goexit, pe.Worker, exit)
+	case !exit && pe.Value != fzBoom{pe.Worker}:
+		m.failf("PanicError.Value = %#v; want %#v", pe.Value, fzBoom{pe.Worker})
+	case !exit && !errors.Is(pe, fzBoom{pe.Worker}):
+		m.failf("errors.Is(PanicError, its value) is false")
+	case !strings.Contains(pe.Error(), fmt.Sprintf("task %q copy %d", task.name, pe.Worker)):
+		m.failf("PanicError.Error() = %q does not name the task and copy", pe.Error())
+	}
+}
+
+// ---- ops ----
+
+var fzSpins = []time.Duration{0, time.Microsecond, 20 * time.Microsecond}
+
+// opNew: New with a size and options from the program, some invalid.
+func (m *fzMachine) opNew(slot int) {
+	a, b := m.next(), m.next()
+	name := fmt.Sprintf("fz-%d", m.made)
+	m.made++
+	max := 1 + int(a)%fzMaxSet
+	switch a >> 5 {
+	case 6:
+		max = 0
+	case 7:
+		max = []int{-1, workers.MaxLimit + 1}[a&1]
+	}
+	var opts []workers.Option
+	var want string
+	active := max
+	// b: bits 0-1 spin (3: none), bits 2-4 active (0: none; 7: invalid), bit 5 nil option, bit 6 negative spin.
+	if sp := b & 3; sp < 3 {
+		opts = append(opts, workers.WithSpin(fzSpins[sp]))
+	}
+	switch ac := int(b >> 2 & 7); {
+	case ac == 0:
+	case ac == 7:
+		active = []int{0, max + 1}[b>>7]
+		opts = append(opts, workers.WithActiveWorkers(active))
+	case max < 1:
+		active = ac // New panics for max first
+		opts = append(opts, workers.WithActiveWorkers(active))
+	default:
+		active = 1 + (ac-1)%max
+		opts = append(opts, workers.WithActiveWorkers(active))
+	}
+	nilAt := -1
+	if b&0x20 != 0 {
+		nilAt = len(opts)
+		opts = append(opts, nil)
+	}
+	m.setCurrent(fmt.Sprintf("New(%q, %d, %d options, active=%d, nil option at %d, negative spin=%v)", name, max, len(opts), active, nilAt, b&0x40 != 0))
+	if b&0x40 != 0 {
+		o := fzCall(func() { workers.WithSpin(-time.Duration(1 + int(a))) })
+		m.wantMisuse(o, fmt.Sprintf("workers: WithSpin: negative spin budget %v", -time.Duration(1+int(a))))
+		return
+	}
+	switch {
+	case max < 1 || max > workers.MaxLimit:
+		want = fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, max, workers.MaxLimit)
+	case nilAt >= 0:
+		want = fmt.Sprintf("workers: New(%q): option %d is nil", name, nilAt)
+	case active < 1 || active > max:
+		want = fmt.Sprintf("workers: New(%q): WithActiveWorkers(%d) out of range [1, %d]", name, active, max)
+	}
+	var w *workers.Workers
+	o := fzCall(func() { w = workers.New(name, max, opts...) })
+	if want != "" {
+		m.wantMisuse(o, want)
+		return
+	}
+	m.wantNoPanic(o)
+	if m.err != nil {
+		return
+	}
+	if old := m.sets[slot]; old != nil {
+		if !old.closed {
+			old.w.Close()
+			old.closed = true
+		}
+		m.checkStats(old)
+	}
+	m.sets[slot] = &fzSet{w: w, name: name, max: max, active: active}
+}
+
+// nArg decodes a copy count: mostly in range, sometimes 0, -1 or max+1.
+func nArg(b byte, max int) int {
+	switch b >> 5 {
+	case 7:
+		return []int{0, -1, max + 1, max + 2}[b&3]
+	default:
+		return 1 + int(b)%max
+	}
+}
+
+func (m *fzMachine) opSetActive(s *fzSet) {
+	if s == nil {
+		return
+	}
+	n := nArg(m.next(), s.max)
+	m.setCurrent(fmt.Sprintf("%s.SetActiveWorkers(%d) (closed=%v)", s.name, n, s.closed))
+	var got int
+	o := fzCall(func() { got = s.w.SetActiveWorkers(n) })
+	switch {
+	case n < 1 || n > s.max:
+		m.wantMisuse(o, fmt.Sprintf("workers: SetActiveWorkers on %q: n = %d out of range [1, %d]", s.name, n, s.max))
+	case s.closed:
+		m.wantMisuse(o, fmt.Sprintf("workers: SetActiveWorkers on %q: set is closed", s.name))
+	default:
+		m.wantNoPanic(o)
+		if got != n {
+			m.failf("SetActiveWorkers(%d) = %d", n, got)
+		}
+		if c := s.w.CreatedWorkers(); c < n {
+			m.failf("after SetActiveWorkers(%d), CreatedWorkers = %d", n, c)
+		}
+		s.active = n
+	}
+}
+
+// opRun: one Run (useN false) or RunN of a task with random caller-runs,
+// panic and Goexit masks, or a nil task.
+func (m *fzMachine) opRun(s *fzSet, useN bool) {
+	if s == nil {
+		return
+	}
+	a, b, c := m.next(), m.next(), m.next()
+	op, n := "Run", s.active
+	if useN {
+		op, n = "RunN", nArg(a, s.max)
+	}
+	caller := b&1 != 0
+	var panicMask, exitMask uint8
+	if b&2 != 0 {
+		panicMask = c
+	}
+	if b&4 != 0 {
+		exitMask = c >> 4 & ^panicMask
+		if b&8 != 0 {
+			exitMask = c // Goexit wins where both are set
+		}
+	}
+	nilTask := b&0xf0 == 0xf0
+	task := m.newTask(caller, panicMask, exitMask)
+	m.setCurrent(fmt.Sprintf("%s.%s(%s caller=%v panic=%08b exit=%08b nil=%v, n=%d) (closed=%v)",
+		s.name, op, task.name, caller, panicMask, exitMask, nilTask, n, s.closed))
+	call := func() {
+		if useN {
+			if nilTask {
+				s.w.RunN(nil, n)
+			} else {
+				s.w.RunN(task, n)
+			}
+			return
+		}
+		if nilTask {
+			s.w.Run(nil)
+		} else {
+			s.w.Run(task)
+		}
+	}
+	switch {
+	case nilTask:
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: nil task", op, s.name))
+	case n < 1 || n > s.max:
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]", op, s.name, n, s.max))
+	case s.closed:
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: set is closed", op, s.name))
+		for id := range task.ran {
+			if task.ran[id].Load() != 0 {
+				m.failf("a copy ran on a closed set")
+			}
+		}
+	default:
+		m.runChecked(s, task, n, call)
+	}
+}
+
+// opConcurrent: 2-3 goroutines make 1-3 RunN calls each on the same set at
+// once; every run must complete with its own copies only.
+func (m *fzMachine) opConcurrent(s *fzSet) {
+	if s == nil {
+		return
+	}
+	a := m.next()
+	gs, per := 2+int(a&1), 1+int(a>>1)%3
+	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d RunN (closed=%v)", s.name, gs, per, s.closed))
+	type result struct {
+		task *fzTask
+		n    int
+		o    fzOutcome
+	}
+	results := make([][]result, gs)
+	var wg sync.WaitGroup
+	for g := range gs {
+		params := make([]byte, per)
+		for i := range params {
+			params[i] = m.next()
+		}
+		ts := make([]*fzTask, per)
+		for i := range ts {
+			ts[i] = m.newTask(params[i]&0x80 != 0, 0, 0)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, p := range params {
+				task, n := ts[i], 1+int(p)%s.max
+				o := fzCall(func() {
+					task.callerG = goid.Get()
+					task.inRun.Store(true)
+					defer task.inRun.Store(false)
+					s.w.RunN(task, n)
+				})
+				results[g] = append(results[g], result{task, n, o})
+			}
+		}()
+	}
+	wg.Wait()
+	for _, rs := range results {
+		for _, r := range rs {
+			if s.closed {
+				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
+				continue
+			}
+			m.checkRun(s, r.task, r.n, r.o)
+		}
+	}
+}
+
+// opNested: a run whose copies call the API on the same set (or on the other
+// set) from inside. Nested runs that would deadlock must panic at once with a
+// clear message; an inline caller-runs run (n == 1) must work; so must a run
+// on another set.
+func (m *fzMachine) opNested(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	a, b := m.next(), m.next()
+	outerCaller := a&1 != 0
+	outerN := 1 + int(a>>1)%s.max
+	kind := int(b % 6)
+	innerN := 1 + int(b>>3)%s.max
+	other := m.sets[0]
+	if other == s {
+		other = m.sets[1]
+	}
+	propagate := b&0x80 != 0 // let the nested panic escape the copy
+	names := []string{"RunN(plain)", "RunN(caller-runs, n=1)", "RunN(caller-runs)", "Run", "Close", "RunN on the other set"}
+	m.setCurrent(fmt.Sprintf("%s: nested %s (innerN=%d) from a run of %d copies, caller=%v, propagate=%v",
+		s.name, names[kind], innerN, outerN, outerCaller, propagate))
+	if kind == 2 && innerN == 1 {
+		kind = 1 // a caller-runs RunN of one copy runs inline
+	}
+	inner := m.newTask(kind == 1 || kind == 2, 0, 0)
+	innerDone := atomic.Int32{}
+	var mu sync.Mutex
+	innerPanics := map[int]any{} // outer copy id -> what the nested call panicked with
+	outer := m.newTask(outerCaller, 0, 0)
+	outer.hook = func(id int, onCaller bool) {
+		var v any
+		func() {
+			defer func() { v = recover() }()
+			switch kind {
+			case 0:
+				s.w.RunN(inner, innerN)
+			case 1:
+				s.w.RunN(inner, 1)
+			case 2:
+				s.w.RunN(inner, innerN)
+			case 3:
+				s.w.Run(inner)
+			case 4:
+				s.w.Close()
+			case 5:
+				if other != nil {
+					other.w.RunN(tasks.Func("other", func(int) { innerDone.Add(1) }), 1+id%other.max)
+				}
+			}
+		}()
+		mu.Lock()
+		innerPanics[id] = v
+		mu.Unlock()
+		if propagate && v != nil {
+			panic(v)
+		}
+	}
+	o := fzCall(func() {
+		outer.callerG = goid.Get()
+		outer.inRun.Store(true)
+		defer outer.inRun.Store(false)
+		s.w.RunN(outer, outerN)
+	})
+	// The outer run itself must have run each copy once.
+	inlineOuter := outerCaller && outerN == 1
+	s.runs++
+	if inlineOuter {
+		s.inline++
+	}
+	s.copies += uint64(outerN)
+	for id := range outerN {
+		if r := outer.ran[id].Load(); r != 1 {
+			m.failf("outer copy %d ran %d times", id, r)
+			return
+		}
+	}
+	var wantPrefix string
+	op := map[int]string{0: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
+	nested := !inlineOuter // an inline outer copy holds no lock: nothing nests
+	switch kind {
+	case 0, 2, 3, 4:
+		if nested {
+			wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
+		}
+	}
+	var innerRuns int
+	for id := range outerN {
+		v := innerPanics[id]
+		switch {
+		case wantPrefix != "":
+			msg, _ := v.(string)
+			if !strings.HasPrefix(msg, wantPrefix) {
+				m.failf("nested %s from outer copy %d: panic %#v; want a message starting %q", names[kind], id, v, wantPrefix)
+			}
+		case kind == 5 && other != nil && other.closed:
+			want := fmt.Sprintf("workers: RunN on %q: set is closed", other.name)
+			if v != want {
+				m.failf("RunN on the closed other set: panic %#v; want %q", v, want)
+			}
+		case kind == 4 && !nested:
+			// Close from an inline copy closes the set: legal.
+			if v != nil {
+				m.failf("Close from an inline copy: panic %#v", v)
+			}
+		default:
+			if v != nil {
+				m.failf("nested %s from outer copy %d: unexpected panic %#v", names[kind], id, v)
+			}
+			if kind != 4 && kind != 5 {
+				innerRuns++
+			}
+		}
+	}
+	if kind == 4 && !nested {
+		s.closed = true
+	}
+	if kind == 5 && other != nil && !other.closed {
+		want := 0
+		for id := range outerN {
+			want += 1 + id%other.max
+		}
+		if got := int(innerDone.Load()); got != want {
+			m.failf("runs on the other set from inside copies ran %d copies; want %d", got, want)
+		}
+		other.runs += uint64(outerN)
+		other.copies += uint64(want)
+	}
+	// Inner runs that were legal ran their copies; count them for Stats.
+	if innerRuns > 0 {
+		n := innerN
+		switch kind {
+		case 1:
+			n = 1
+		case 3:
+			n = s.active
+		}
+		s.runs += uint64(innerRuns)
+		if kind == 1 {
+			s.inline += uint64(innerRuns)
+		}
+		s.copies += uint64(innerRuns * n)
+	}
+	// How the outer run ended.
+	anyPanic := false
+	for _, v := range innerPanics {
+		anyPanic = anyPanic || v != nil
+	}
+	switch {
+	case o.goexit:
+		m.failf("the outer caller exited")
+	case propagate && anyPanic:
+		pe, ok := o.v.(*workers.PanicError)
+		if !ok {
+			m.failf("outer run: panic %#v; want *workers.PanicError carrying the nested panic", o.v)
+			return
+		}
+		if msg, _ := pe.Value.(string); !strings.HasPrefix(msg, "workers: ") {
+			m.failf("outer PanicError.Value = %#v; want the nested call's \"workers: ...\" message", pe.Value)
+		}
+	default:
+		if o.v != nil {
+			m.failf("outer run: unexpected panic %#v", o.v)
+		}
+	}
+}
+
+func (m *fzMachine) opClose(s *fzSet) {
+	if s == nil {
+		return
+	}
+	m.setCurrent(fmt.Sprintf("%s.Close() (closed=%v)", s.name, s.closed))
+	m.wantNoPanic(fzCall(s.w.Close)) // idempotent
+	s.closed = true
+}
+
+// opCloseRacing: 1-3 goroutines make runs while another closes the set.
+// Each run either completes with all its copies or panics "set is closed"
+// having run none; Close returns once the run in progress is done.
+func (m *fzMachine) opCloseRacing(s *fzSet) {
+	if s == nil {
+		return
+	}
+	a := m.next()
+	gs, yields := 1+int(a%3), int(a>>2&7)
+	m.setCurrent(fmt.Sprintf("%s: Close racing %d goroutines making runs (closed=%v)", s.name, gs, s.closed))
+	type result struct {
+		task *fzTask
+		n    int
+		o    fzOutcome
+	}
+	results := make([]result, gs*2)
+	var wg sync.WaitGroup
+	for i := range results {
+		task, n := m.newTask(i%2 == 1, 0, 0), 1+(int(a)+i)%s.max
+		results[i] = result{task: task, n: n}
+	}
+	for g := range gs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, i := range []int{2 * g, 2*g + 1} {
+				r := &results[i]
+				r.o = fzCall(func() {
+					r.task.callerG = goid.Get()
+					r.task.inRun.Store(true)
+					defer r.task.inRun.Store(false)
+					s.w.RunN(r.task, r.n)
+				})
+			}
+		}()
+	}
+	for range yields {
+		runtime.Gosched()
+	}
+	closeOut := fzCall(s.w.Close)
+	wg.Wait()
+	m.wantNoPanic(closeOut)
+	closedMsg := fmt.Sprintf("workers: RunN on %q: set is closed", s.name)
+	for _, r := range results {
+		if r.o.v == closedMsg {
+			for id := range r.task.ran {
+				if c := r.task.ran[id].Load(); c != 0 {
+					m.failf("RunN panicked \"set is closed\" but copy %d ran %d times", id, c)
+				}
+			}
+			continue
+		}
+		if s.closed {
+			m.failf("RunN on a set closed before: %#v; want %q", r.o.v, closedMsg)
+			continue
+		}
+		m.checkRun(s, r.task, r.n, r.o)
+	}
+	s.closed = true
+}
