@@ -193,7 +193,9 @@ func (d *Dispatcher) runWithCaller(t tasks.Task, n int) (ran int) {
 	defer func() {
 		if !done {
 			d.end.Wait()
-			if p := d.takePanic(); p != nil {
+			// Workers' Goexits are not re-raised: the caller is exiting
+			// the same way.
+			if p := d.takePanic(); p != nil && !p.Goexit {
 				panic(p)
 			}
 		}
@@ -286,7 +288,19 @@ func (d *Dispatcher) capture(t tasks.Task, id int, onCaller bool, v any) {
 	}
 	p.Stack = debug.Stack()
 	d.panics.Add(1)
-	d.panicked.CompareAndSwap(nil, p)
+	// Keep the first panic, except that a real panic displaces a recorded
+	// Goexit, so a run's report (and a caller's Goexit, see runWithCaller)
+	// never hides a panic behind a Goexit. The CAS loop makes the choice
+	// atomic against other copies capturing at the same time.
+	for {
+		cur := d.panicked.Load()
+		if cur != nil && !(cur.Goexit && !p.Goexit) {
+			return
+		}
+		if d.panicked.CompareAndSwap(cur, p) {
+			return
+		}
+	}
 }
 
 // takePanic returns the run's first panic, with the total count, and clears

@@ -369,12 +369,38 @@ func (m *fzMachine) checkRun(s *fzSet, task *fzTask, n int, o fzOutcome) {
 	}
 	s.copies += counted
 
+	// A real panic (not a Goexit) in a copy: Goexit takes priority in Work.
+	realPanic := func(id int) bool { return task.panicMask>>id&1 != 0 && task.exitMask>>id&1 == 0 }
+	anyReal := false
+	for _, id := range failing {
+		anyReal = anyReal || realPanic(id)
+	}
 	if callerExit {
-		// The caller's Goexit proceeds once the other copies are done; a
-		// panic of another copy is then not reported (there is no Run
-		// return left to re-raise it from).
-		if !o.goexit {
-			m.failf("task %s, n=%d: a caller copy called Goexit but the caller did not exit (outcome %#v)", task.name, n, o.v)
+		// The caller's Goexit proceeds once the other copies are done,
+		// unless a copy (on a worker, or an earlier one on the caller)
+		// panicked: that panic is re-raised, which turns the Goexit into it
+		// (panics are never swallowed). Worker Goexits are not re-raised,
+		// and the caller's own Goexit is not counted as a panic.
+		if !anyReal {
+			if !o.goexit {
+				m.failf("task %s, n=%d: a caller copy called Goexit but the caller did not exit (outcome %#v)", task.name, n, o.v)
+			}
+			return
+		}
+		pe, ok := o.v.(*workers.PanicError)
+		counted := 0 // failing copies other than the caller's Goexits
+		for _, id := range failing {
+			if !(task.onCaller[id].Load() && task.exitMask>>id&1 != 0) {
+				counted++
+			}
+		}
+		switch {
+		case o.goexit || !ok:
+			m.failf("task %s, n=%d: a copy panicked and a caller copy called Goexit; want the panic re-raised, got goexit=%v, %#v", task.name, n, o.goexit, o.v)
+		case pe.Goexit || !realPanic(pe.Worker) || pe.OnCaller != task.onCaller[pe.Worker].Load():
+			m.failf("task %s, n=%d: re-raised %+v; want a copy's real panic", task.name, n, pe)
+		case pe.Panics != counted:
+			m.failf("PanicError.Panics = %d; want %d (failing copies, the caller's Goexit aside)", pe.Panics, counted)
 		}
 		return
 	}
@@ -409,6 +435,8 @@ func (m *fzMachine) checkRun(s *fzSet, task *fzTask, n int, o fzOutcome) {
 		m.failf("PanicError.OnCaller = %v for copy %d; want %v", pe.OnCaller, pe.Worker, !pe.OnCaller)
 	case pe.Goexit != exit:
 		m.failf("PanicError.Goexit = %v for copy %d; want %v", pe.Goexit, pe.Worker, exit)
+	case anyReal && pe.Goexit:
+		m.failf("PanicError reports a Goexit (copy %d) although a copy panicked", pe.Worker)
 	case !exit && pe.Value != fzBoom{pe.Worker}:
 		m.failf("PanicError.Value = %#v; want %#v", pe.Value, fzBoom{pe.Worker})
 	case !exit && !errors.Is(pe, fzBoom{pe.Worker}):
