@@ -33,6 +33,7 @@ type config struct {
 	Scenarios []string `json:"scenarios"` // sections to run, in table order
 	JSON      string   `json:"json,omitempty"`
 	Quick     bool     `json:"quick"`
+	Pin       bool     `json:"pin"` // workgang's workers pinned with workers.WithAffinity()
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
@@ -45,6 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; the grain sweep does about this many microseconds of work per measurement")
 	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
+	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
 	if err := fs.Parse(args); err != nil {
 		return c, err

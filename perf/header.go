@@ -24,6 +24,7 @@ type header struct {
 	Kernel      string  `json:"kernel"`
 	ClockNS     float64 `json:"clock_ns"` // cost of one time.Now
 	WorkersSpin string  `json:"workers_spin"`
+	Pinned      bool    `json:"pinned"`
 	Command     string  `json:"command"`
 	LoadAvg     string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 }
@@ -41,6 +42,7 @@ func readHeader(cfg config) header {
 		Kernel:      kernelRelease(),
 		ClockNS:     clockCost(),
 		WorkersSpin: workers.DefaultSpin(cfg.Max).String(),
+		Pinned:      cfg.Pin,
 		Command:     strings.Join(os.Args, " "),
 		LoadAvg:     loadAvg(),
 	}
@@ -57,6 +59,9 @@ func (hd header) print(w io.Writer) {
 	fmt.Fprintf(w, "clock        time.Now costs %.0f ns: per-run latencies (p50..p99, max) include one;\n", hd.ClockNS)
 	fmt.Fprintf(w, "             totals and averages are timed per batch and do not\n")
 	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", hd.WorkersSpin)
+	if hd.Pinned {
+		fmt.Fprintf(w, "pinned       workgang worker i on allowed CPU i mod k (workers.WithAffinity()); callers unpinned\n")
+	}
 	fmt.Fprintf(w, "load average %s (1, 5, 15 min; above 0 means other programs compete for the CPUs)\n", hd.LoadAvg)
 }
 

@@ -96,9 +96,14 @@ func startCaller(size, n int, work func(int)) runner {
 	return startSet(size, n, tasks.CallerRuns(tasks.Func("perf", work)))
 }
 
+// setOptions are the options of every workgang set the harness creates; -pin
+// sets them once, before any section runs (harness.runAll), and nothing
+// changes them while sets exist.
+var setOptions []workers.Option
+
 // startSet runs t with RunN(t, n) on a new set; close closes the set.
 func startSet(size, n int, t tasks.Task) runner {
-	w := workers.New("perf", max(size, n))
+	w := workers.New("perf", max(size, n), setOptions...)
 	waits := func() waitStats {
 		st := w.Stats()
 		return waitStats{WorkerCopies: st.WorkerCopies, Ready: st.Ready, Spun: st.Spun, Parked: st.Wakeups}

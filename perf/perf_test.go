@@ -36,6 +36,7 @@ func TestParseFlags(t *testing.T) {
 		{"quick", []string{"-quick"}, config{Max: 3, Iters: quickIters, Runs: quickRuns, Scenarios: all, Quick: true}},
 		{"quick keeps explicit sizes", []string{"-quick", "-runs", "7", "-iters", "2"}, config{Max: 3, Iters: 2, Runs: 7, Scenarios: all, Quick: true}},
 		{"max and json", []string{"-max", "8", "-json", "out.json"}, config{Max: 8, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, JSON: "out.json"}},
+		{"pin", []string{"-pin"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, Pin: true}},
 		{"one section", []string{"-scenario", "peers"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers"}}},
 		{"table order and spaces", []string{"-scenario", "grain, dispatch"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"dispatch", "grain"}}},
 		{"targets pull their needs", []string{"-scenario", "targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers", "grain", "targets"}}},

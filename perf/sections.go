@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/workgang/workgang/workers"
 	"io"
 	"os"
 	"time"
@@ -78,6 +79,10 @@ func newHarness(cfg config, out, errw io.Writer) *harness {
 
 // runAll prints the header and runs the selected sections in table order.
 func (h *harness) runAll() (*report, error) {
+	setOptions = nil
+	if h.cfg.Pin {
+		setOptions = []workers.Option{workers.WithAffinity()}
+	}
 	h.header = readHeader(h.cfg)
 	h.header.print(h.out)
 	for _, name := range h.cfg.Scenarios {

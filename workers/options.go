@@ -46,6 +46,15 @@ func WithActiveWorkers(n int) Option {
 
 // WithLockOSThread locks each worker goroutine to its own OS thread for its
 // whole life (runtime.LockOSThread), so thread-level settings stay with it.
+//
+// It has a price: a locked goroutine's yields and wake-ups are hand-offs
+// between OS threads. On the 2-vCPU development VM, pinned workers
+// (WithAffinity, which implies this) made an only-workers run of an empty
+// task ~35 us instead of ~1.1 us, and parking them at once instead of
+// spinning made it worse (20-44 us); caller-runs runs, whose copies mostly
+// stay on the caller, were unaffected (~150 ns). See docs/perf.md, "Pinned
+// workers". Use placement where thread identity matters more than hand-off
+// latency (long phases, priority separation), and measure.
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
