@@ -3,7 +3,6 @@ package workers_test
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"sync"
@@ -72,15 +71,7 @@ func TestTraceRegionsNamedAfterTask(t *testing.T) {
 func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 	w := workers.New("labelled", 2)
 	defer w.Close()
-	// The copies wait for each other, so both workers have started (and
-	// labelled themselves) by the time RunN returns.
-	var arrived atomic.Int32
-	w.RunN(tasks.Func("both", func(int) {
-		arrived.Add(1)
-		for arrived.Load() < 2 {
-			runtime.Gosched()
-		}
-	}), 2)
+	runOnEveryWorker(w, 2) // both workers have started and labelled themselves
 	var buf bytes.Buffer
 	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
 	out := buf.String()

@@ -3,7 +3,6 @@
 package workers_test
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -40,15 +39,7 @@ func TestAffinityPinsWorkers(t *testing.T) {
 func TestAffinityFailureIsReportedNotFatal(t *testing.T) {
 	w := workers.New("misplaced", 2, workers.WithAffinity(4095))
 	defer w.Close()
-	// Both copies wait for each other, so both workers have started (and
-	// tried to place themselves) when RunN returns; they run unpinned.
-	var arrived atomic.Int32
-	w.RunN(tasks.Func("both", func(int) {
-		arrived.Add(1)
-		for arrived.Load() < 2 {
-			runtime.Gosched()
-		}
-	}), 2)
+	runOnEveryWorker(w, 2) // both workers have started (and tried to pin themselves)
 	errs := w.PlacementErrors()
 	require.Len(t, errs, 2)
 	assert.Contains(t, errs[0].Error(), `workers: "misplaced" worker`)

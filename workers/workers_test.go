@@ -432,3 +432,17 @@ func TestSteadyStateRunAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// runOnEveryWorker runs n copies that wait at a barrier for each other, so
+// that n distinct workers are live at once: when it returns, each of the
+// first n workers has started (and done its start-up work, such as
+// placement and labels).
+func runOnEveryWorker(w *workers.Workers, n int) {
+	var arrived atomic.Int32
+	w.RunN(tasks.Func("barrier", func(int) {
+		arrived.Add(1)
+		for arrived.Load() < int32(n) {
+			runtime.Gosched()
+		}
+	}), n)
+}
