@@ -98,7 +98,8 @@ type Dispatcher struct {
 	_ [padSize]byte
 }
 
-// hotOffset and the size checks below are verified by the package's tests.
+// hotOffset is where the hot line starts; layout_test.go checks it and the
+// rest of the layout promised above.
 const hotOffset = padSize
 
 // SetSpin sets the spin budget of both semaphores: how long an idle worker
@@ -113,7 +114,11 @@ func (d *Dispatcher) SetSpin(spin time.Duration) {
 // goroutines blocked in Serve; when callerRuns is true the calling goroutine
 // runs at least one copy itself and then claims every copy that no worker has
 // taken yet. Run returns how many copies the caller ran and the first panic
-// of any copy (nil if none panicked); it never panics for a task's panic.
+// of any copy (nil if none panicked; a panic takes precedence over a worker
+// copy's runtime.Goexit). It does not panic for a task's panic, with one
+// exception: when a caller copy calls runtime.Goexit, Run cannot return, and
+// it re-raises a panic of another copy of the run instead of letting the
+// Goexit hide it.
 //
 // There must be at least n goroutines serving (n-1 when callerRuns), or the
 // run cannot finish. Run must not be called concurrently with Run or Stop.
