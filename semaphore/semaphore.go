@@ -6,8 +6,10 @@
 // processor with runtime.Gosched between short bursts, until a permit appears
 // or its spin budget (a duration) runs out. Only then does it park on a
 // channel. Spinning turns the common case of back-to-back parallel phases into
-// a hand-off of one cache line (about a hundred nanoseconds) instead of a
-// scheduler wake-up (microseconds); parking bounds the CPU an idle waiter burns.
+// a hand-off of one cache line (the cost of an atomic ping-pong between two
+// CPUs: 0.3-1.1 us on the 2-vCPU development VM, less on bare metal) instead
+// of a scheduler wake-up (several microseconds); parking bounds the CPU an
+// idle waiter burns.
 //
 // The package imports only the standard library.
 package semaphore

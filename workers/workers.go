@@ -4,8 +4,9 @@
 //
 // Workers are created lazily, the first time a run needs them, and live until
 // Close. Between runs an idle worker spins for a short, bounded time (so a
-// run that follows soon is handed over in about a hundred nanoseconds) and
-// then parks (so an idle set burns no CPU). A task that opts in to caller-runs
+// run that follows soon is handed over through one cache line, the cost of an
+// atomic ping-pong between two CPUs, rather than a scheduler wake-up) and then
+// parks (so an idle set burns no CPU). A task that opts in to caller-runs
 // (see tasks.CallerRuns) lets the goroutine calling Run execute copies itself:
 // with one copy nothing is woken at all.
 //
