@@ -280,18 +280,10 @@ func (d *Dispatcher) execute(t tasks.Task, id int, onCaller bool) {
 }
 
 func (d *Dispatcher) capture(t tasks.Task, id int, onCaller bool, v any) {
-	p := &PanicError{Task: t.Name(), Worker: id, OnCaller: onCaller, Value: v}
-	if v == nil {
-		// Since Go 1.21 panic(nil) arrives as *runtime.PanicNilError, so a nil
-		// value with ok unset means the copy called runtime.Goexit.
-		if onCaller {
-			// The caller's own Goexit goes on unwinding the caller; it is
-			// not a failure to report to that same caller.
-			return
-		}
-		p.Goexit = true
+	p := newPanicError(t, id, onCaller, v)
+	if p == nil {
+		return
 	}
-	p.Stack = debug.Stack()
 	d.panics.Add(1)
 	// Keep the first panic, except that a real panic displaces a recorded
 	// Goexit, so a run's report (and a caller's Goexit, see runWithCaller)
@@ -306,6 +298,42 @@ func (d *Dispatcher) capture(t tasks.Task, id int, onCaller bool, v any) {
 			return
 		}
 	}
+}
+
+// newPanicError describes how copy id of t failed, given recover's value v
+// (called from the copy's deferred handler, so debug.Stack shows the panic
+// site). It returns nil for the caller's own runtime.Goexit: that goes on
+// unwinding the caller and is not a failure to report to that same caller.
+func newPanicError(t tasks.Task, id int, onCaller bool, v any) *PanicError {
+	p := &PanicError{Task: t.Name(), Worker: id, OnCaller: onCaller, Value: v}
+	if v == nil {
+		// Since Go 1.21 panic(nil) arrives as *runtime.PanicNilError, so a nil
+		// value from a copy that did not return means runtime.Goexit.
+		if onCaller {
+			return nil
+		}
+		p.Goexit = true
+	}
+	p.Stack = debug.Stack()
+	return p
+}
+
+// RunInline runs the single copy of t (id 0) on the calling goroutine,
+// without any dispatcher: the n == 1 caller-runs case, which needs no
+// worker, no lock and no shared state. A panic is re-raised as a
+// *PanicError, as Run reports it; a runtime.Goexit proceeds.
+func RunInline(t tasks.Task) {
+	ok := false
+	defer func() {
+		if !ok {
+			if p := newPanicError(t, 0, true, recover()); p != nil {
+				p.Panics = 1
+				panic(p)
+			}
+		}
+	}()
+	t.Work(0)
+	ok = true
 }
 
 // takePanic returns the run's first panic, with the total count, and clears

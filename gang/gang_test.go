@@ -209,3 +209,29 @@ func TestVisibility(t *testing.T) {
 		}
 	}
 }
+
+func TestRunInline(t *testing.T) {
+	var got []int
+	RunInline(tasks.Func("one", func(id int) { got = append(got, id) }))
+	assert.Equal(t, []int{0}, got)
+
+	var pe *PanicError
+	func() {
+		defer func() { pe, _ = recover().(*PanicError) }()
+		RunInline(tasks.Func("inline-boom", func(int) { panic("boom") }))
+	}()
+	require.NotNil(t, pe)
+	assert.Equal(t, "boom", pe.Value)
+	assert.True(t, pe.OnCaller)
+	assert.Equal(t, 1, pe.Panics)
+	assert.Contains(t, string(pe.Stack), "gang.TestRunInline", "the stack is the panic site's")
+
+	exited := make(chan bool)
+	go func() {
+		normal := false
+		defer func() { exited <- !normal && recover() == nil }()
+		RunInline(tasks.Func("inline-exit", func(int) { runtime.Goexit() }))
+		normal = true
+	}()
+	assert.True(t, <-exited, "a Goexit in the inline copy must proceed, not turn into a panic")
+}

@@ -178,11 +178,13 @@ func (s *Semaphore) WaitHow() Acquired {
 	if s.TryWait() {
 		return Immediate
 	}
-	return s.waitSlow(s.Spin())
+	return s.waitSlow(nil, s.Spin())
 }
 
-func (s *Semaphore) waitSlow(budget time.Duration) Acquired {
-	if budget > 0 && s.spinFor(budget, nil) {
+// waitSlow is the part of every wait after a failed TryWait: spin for budget
+// (bursts adapted in sp, if not nil), then park.
+func (s *Semaphore) waitSlow(sp *Spinner, budget time.Duration) Acquired {
+	if budget > 0 && s.spinFor(budget, sp) {
 		return Spun
 	}
 	return s.park()
@@ -237,7 +239,10 @@ const (
 	minBurst = 1
 	// longYield is how long a runtime.Gosched must take for the waiter to
 	// conclude that another goroutine ran on its processor: a bare yield
-	// costs about 100 ns on the development VM (see the package benchmarks).
+	// (nothing else runnable) cost 99-101 ns on the 2-vCPU development VM,
+	// AMD EPYC, Go 1.26.8 (a testing.B loop of runtime.Gosched), so 500 ns
+	// leaves room for noise while staying below a same-P goroutine switch
+	// plus the other goroutine's work.
 	longYield = 500 * time.Nanosecond
 )
 
@@ -276,10 +281,7 @@ func (s *Semaphore) WaitWith(sp *Spinner, budget time.Duration) Acquired {
 	if s.TryWait() {
 		return Immediate
 	}
-	if budget > 0 && s.spinFor(budget, sp) {
-		return Spun
-	}
-	return s.park()
+	return s.waitSlow(sp, budget)
 }
 
 // spinFor polls for a permit for about budget, yielding between bursts so that

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
@@ -203,7 +202,7 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 			w.panicClosed(op)
 		}
 		w.inlineRuns.Add(1)
-		runInline(t)
+		gang.RunInline(t)
 		return
 	}
 	need := n
@@ -239,22 +238,6 @@ func (w *Workers) runLocked(op string, t tasks.Task, n int, callerRuns bool) *Pa
 		w.callerCopies.Add(uint64(ran))
 	}
 	return p
-}
-
-// runInline runs the single copy of a caller-runs task on the caller,
-// reporting a panic the same way a dispatched run does.
-func runInline(t tasks.Task) {
-	ok := false
-	defer func() {
-		if !ok {
-			if v := recover(); v != nil {
-				panic(&PanicError{Task: t.Name(), Worker: 0, OnCaller: true, Value: v, Stack: debug.Stack(), Panics: 1})
-			}
-			// Goexit: let it proceed; there is nothing else to wait for.
-		}
-	}()
-	t.Work(0)
-	ok = true
 }
 
 // Close stops every worker and waits for their goroutines to exit. It waits
