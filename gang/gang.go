@@ -152,9 +152,11 @@ func (d *Dispatcher) Run(t tasks.Task, n int, callerRuns bool) (callerCopies int
 // run whose workers, with the coordinator, outnumber GOMAXPROCS: its spinning
 // would then hold a processor that a worker with a copy still to run needs.
 // It is about what parking and waking costs, so a short run still ends
-// without a park. Measured on a 2-vCPU VM (go run ./perf, grain section,
-// n = GOMAXPROCS, workers only): with the full 50 us spin the speedup over
-// serial at 20 us of work was 0.92, with 3 us it was 1.25.
+// without a park. Measured on the 2-vCPU development VM (AMD EPYC, Go
+// 1.26.8; go run ./perf -scenario grain, n = GOMAXPROCS, workers only, on a
+// scratch copy with the cap): with the full 50 us spin the speedup over
+// serial at 20 us of work was 0.92, with 3 us it was 1.25; BenchmarkGrain in
+// package workers confirmed it (see docs/perf.md).
 const OversubscribedWaitSpin = 3 * time.Microsecond
 
 // waitEnd waits for the last copy's end.Signal. The fast case (the run is
