@@ -1,36 +1,143 @@
 package main
 
 import (
-	"github.com/workgang/workgang/perf/mark"
+	"fmt"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/workers"
 )
 
-// Mark section sizes: the full run marks graphs of mark.DefaultObjects;
-// -quick marks smaller graphs so the whole quick run stays under 20 s; runs
-// shorter than -quick's (the harness's own tests) mark tiny graphs once.
+// Mark section sizes. The default run marks graphs of defaultMarkObjects a
+// few times (the mark and gc sections together stay within 10 s on 2 CPUs);
+// -quick marks smaller graphs; runs shorter than -quick's (the harness's own
+// tests) mark tiny graphs once. longMarkObjects (4M, the size of issue 12's
+// figures) is what examples/mark runs by default.
 const (
-	quickMarkObjects = 250_000
-	tinyMarkObjects  = 20_000
+	defaultMarkObjects = 1_000_000
+	defaultMarkRuns    = 3
+	quickMarkObjects   = 250_000
+	tinyMarkObjects    = 20_000
+	longMarkObjects    = 4_000_000
 )
 
-// markConfig sizes the mark section from the harness's configuration.
-func markConfig(c config) mark.Config {
-	mc := mark.Config{Workers: min(c.Max, 64)}
+// markConfig is the mark section's configuration.
+type markConfig struct {
+	Objects int          `json:"objects"`
+	Shapes  []mark.Shape `json:"shapes"`
+	Workers int          `json:"workers"`
+	Runs    int          `json:"runs"` // timed marks of each kind per shape; medians are reported
+	Seed    uint64       `json:"seed"`
+}
+
+// markResult is what the mark section measured: one row per shape.
+type markResult struct {
+	Config markConfig `json:"config"`
+	Rows   []markRow  `json:"rows"`
+}
+
+// markRow is the measurement of one graph shape. Times are medians over the
+// runs, in nanoseconds; speedups are ratios of the medians.
+type markRow struct {
+	Shape   mark.Shape `json:"shape"`
+	Objects int        `json:"objects"`
+	Edges   int        `json:"edges"`
+	Marked  int        `json:"marked"`
+	// Workers is the copies the stealing mark used.
+	Workers int `json:"workers"`
+	// Serial is MarkSerial's time, Static MarkStatic's with Workers
+	// goroutines, Stealing the Marker's (bitmap clearing included for all).
+	Serial   time.Duration `json:"serial_ns"`
+	Static   time.Duration `json:"static_ns"`
+	Stealing time.Duration `json:"stealing_ns"`
+	// VsSerial is Serial/Stealing, VsStatic Static/Stealing: above 1 means
+	// the stealing mark was faster.
+	VsSerial float64 `json:"vs_serial"`
+	VsStatic float64 `json:"vs_static"`
+	// Steals is the median number of values stolen per stealing mark.
+	Steals int64 `json:"steals"`
+}
+
+// newMarkConfig sizes the mark section from the harness's configuration.
+func newMarkConfig(c config) markConfig {
+	mc := markConfig{Workers: min(c.Max, 64), Shapes: mark.Shapes(), Seed: 1}
 	switch {
 	case c.Runs < quickRuns:
 		mc.Objects, mc.Runs = tinyMarkObjects, 1
 	case c.Quick:
 		mc.Objects, mc.Runs = quickMarkObjects, quickIters
 	default:
-		mc.Runs = c.Iters // mark.DefaultObjects per graph
+		mc.Objects, mc.Runs = defaultMarkObjects, defaultMarkRuns
 	}
 	return mc
 }
 
-// runMark runs the parallel-marking worked example (package perf/mark):
-// serial mark, errgroup static partition and the work-stealing mark on a
-// worker set, per graph shape.
+// runMark times the parallel-marking worked example (package
+// examples/gc/mark): serial mark, errgroup static partition and the
+// work-stealing mark on a worker set, per graph shape, in interleaved rounds,
+// checking that all three marked the serial mark's objects.
 func runMark(h *harness) (any, error) {
-	mc := markConfig(h.cfg)
-	mc.Progress = func(note string) { h.status("mark %s", note) }
-	return mark.Section(h.out, mc)
+	cfg := newMarkConfig(h.cfg)
+	res := markResult{Config: cfg}
+	set := workers.New("mark", cfg.Workers, setOptions...)
+	defer set.Close()
+	marker := mark.NewMarker(set)
+
+	fmt.Fprintf(h.out, "%d objects per graph, %d workers, median of %d runs, GOMAXPROCS %d\n",
+		cfg.Objects, cfg.Workers, cfg.Runs, runtime.GOMAXPROCS(0))
+	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "shape\tobjects\tedges\tmarked\tserial\tstatic\tstealing\tvs serial\tvs static\tsteals\t")
+	for _, shape := range cfg.Shapes {
+		row, err := markShape(h, cfg, shape, marker)
+		if err != nil {
+			tw.Flush()
+			return res, err
+		}
+		res.Rows = append(res.Rows, row)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%d\t\n",
+			row.Shape, row.Objects, row.Edges, row.Marked, ms(row.Serial), ms(row.Static), ms(row.Stealing),
+			row.VsSerial, row.VsStatic, row.Steals)
+	}
+	tw.Flush()
+	return res, nil
 }
+
+// markShape measures one shape.
+func markShape(h *harness, cfg markConfig, shape mark.Shape, marker *mark.Marker) (markRow, error) {
+	h.status("mark: building %s graph of %d objects", shape, cfg.Objects)
+	g := mark.NewGraph(shape, cfg.Objects, cfg.Seed)
+	ref, b := mark.NewBitmap(g.Len()), mark.NewBitmap(g.Len())
+	want := mark.MarkSerial(g, ref)
+
+	row := markRow{Shape: shape, Objects: g.Len(), Edges: g.Edges(), Marked: want}
+	var serial, static, stealing []time.Duration
+	var steals []int64
+	for run := range cfg.Runs {
+		h.status("mark: %s graph, run %d of %d", shape, run+1, cfg.Runs)
+		r, err := mark.TimeRound(g, ref, b, want, marker, cfg.Workers)
+		if err != nil {
+			return row, fmt.Errorf("%s graph: %w", shape, err)
+		}
+		serial, static, stealing = append(serial, r.Serial), append(static, r.Static), append(stealing, r.Stealing)
+		steals = append(steals, r.Stats.Steals)
+		row.Workers = r.Stats.Workers
+	}
+	row.Serial, row.Static, row.Stealing = medianOf(serial), medianOf(static), medianOf(stealing)
+	row.Steals = medianOf(steals)
+	row.VsSerial = float64(row.Serial) / float64(row.Stealing)
+	row.VsStatic = float64(row.Static) / float64(row.Stealing)
+	return row, nil
+}
+
+// medianOf returns the middle value (the lower one of the two middles).
+func medianOf[T time.Duration | int64](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// ms formats d in milliseconds with one decimal.
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }

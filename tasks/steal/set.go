@@ -1,6 +1,9 @@
 package steal
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Set is a set of deques, one per worker, with victim selection for thieves:
 // worker w owns Queue(w) and steals from the others with Steal(w). Create one
@@ -13,14 +16,25 @@ import "fmt"
 type Set[T any] struct {
 	queues  []Deque[T]
 	thieves []thief
+	locals  []Local[T]
+
+	// hungry counts the workers of DrainLocal that found their own stack
+	// and deque empty and have not found work since (they are stealing or
+	// waiting in Offer). Workers holding private values publish some when
+	// it is above zero. Its own line: it changes only when a worker runs
+	// out of work or finds some, and is read after every value processed.
+	_      [cacheLine]byte
+	hungry atomic.Int32
+	_      [cacheLine - 4]byte
 }
 
 // thief is the per-worker victim-selection state: touched only by the worker
 // that owns it, padded so that neighbouring workers do not share a line.
 type thief struct {
-	rng  uint64 // xorshift state, never 0
-	last int    // the victim of the last successful steal, or -1
-	_    [cacheLine - 16]byte
+	rng    uint64 // xorshift state, never 0
+	last   int    // the victim of the last successful steal, or -1
+	steals int64  // successful steals since NewSet
+	_      [cacheLine - 24]byte
 }
 
 // NewSet returns a set of n empty deques. It panics if n < 1.
@@ -28,7 +42,10 @@ func NewSet[T any](n int) *Set[T] {
 	if n < 1 {
 		panic(fmt.Sprintf("steal: NewSet: n = %d, want >= 1", n))
 	}
-	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n)}
+	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n), locals: make([]Local[T], n)}
+	for i := range s.locals {
+		s.locals[i].w = i
+	}
 	for i := range s.thieves {
 		// Distinct, deterministic, non-zero seeds: a run is reproducible
 		// in its choices given the same interleaving.
@@ -43,6 +60,16 @@ func (s *Set[T]) Len() int { return len(s.queues) }
 // Queue returns worker w's deque. Only worker w may Push to it and Pop from
 // it.
 func (s *Set[T]) Queue(w int) *Deque[T] { return &s.queues[w] }
+
+// Local returns worker w's private stack (see DrainLocal). Only worker w may
+// use it.
+func (s *Set[T]) Local(w int) *Local[T] { return &s.locals[w] }
+
+// Steals returns the number of values worker w has stolen since NewSet. Like
+// the other methods taking w, it is for worker w; anyone else may read it
+// only with a happens-before edge from w's steals (after the run that made
+// them, say).
+func (s *Set[T]) Steals(w int) int64 { return s.thieves[w].steals }
 
 // Push adds v to worker w's deque.
 func (s *Set[T]) Push(w int, v T) { s.queues[w].Push(v) }
@@ -69,6 +96,7 @@ func (s *Set[T]) Steal(w int) (v T, ok bool) {
 		victim := s.pick(w, th)
 		if v, ok = s.queues[victim].Steal(); ok {
 			th.last = victim
+			th.steals++
 			return v, true
 		}
 		th.last = -1
@@ -131,7 +159,8 @@ func (s *Set[T]) Size() int {
 	return total
 }
 
-// Clear drops every value left in the set's deques and zeroes their arrays,
+// Clear drops every value left in the set's deques and private stacks (see
+// Local) and zeroes their arrays,
 // keeping the arrays for later use (see Deque.Clear). It is for the owner side
 // at quiescence: call it only when no copy of a phase runs, that is when no
 // goroutine is inside any other method of the set except HasWork, Size and
@@ -149,6 +178,10 @@ func (s *Set[T]) Clear() {
 	for i := range s.thieves {
 		s.thieves[i].last = -1 // forget victims of the old phase
 	}
+	for i := range s.locals {
+		s.locals[i].clear()
+	}
+	s.hungry.Store(0)
 }
 
 // drainAbortEvery is how many values Drain processes between two checks for
@@ -188,33 +221,116 @@ func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
 }
 
 func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
-	q := &s.queues[w]
+	s.loop(w, t, func(l *Local[T], v T) { process(l.w, v) })
+}
+
+// DefaultPublish is how many values DrainLocal moves from a private stack to
+// the deque at most at a time: thieves take one value at a time, and in a
+// graph one value usually leads to a large part of it, so a few dozen keep a
+// thief busy while the owner goes on with cheap private pushes.
+const DefaultPublish = 32
+
+// DrainLocal is Drain with a private stack in front of w's deque: the loop of
+// a collector's marker. process receives Local(w) and pushes the values it
+// discovers there (Local.Push, a plain append); DrainLocal takes values from
+// the private stack first, then from w's deque, then by stealing, then offers
+// termination to t, and returns when t reports termination or soon after an
+// abort, like Drain.
+//
+// Thieves cannot see the private stack. So that they still find work,
+// DrainLocal keeps count of the hungry workers, those that found their own
+// stack and deque empty and have not found work since, and after each value it
+// processes, if some worker is hungry, w's deque is empty and the private
+// stack holds at least two values, it moves the oldest half of them, at most
+// DefaultPublish, to w's deque with one Deque.PushSlice. While nobody is
+// hungry, the only shared-memory access per value is one load of the counter,
+// which stays in the reader's cache until the count changes. A hungry worker
+// waits for the publication at most as long as the owner takes to process one
+// value (process should not take long per value: split big values).
+//
+// Values pushed to Queue(w) directly (roots, say) are found too, and so are
+// values pushed to Local(w) before the phase. Termination needs no more than
+// in Drain: a worker offers only with an empty private stack, and while some
+// worker holds private values, it is not offering, so the phase cannot end;
+// it publishes when it sees the hungry count, the waiters' Terminator sees the
+// published values through Set.HasWork.
+//
+// When DrainLocal returns because t was aborted (or process panicked), it
+// empties Local(w): the values left there belong to the abandoned phase.
+// Values may be left in the deques as after Drain; Clear the set before the
+// next phase. DrainLocal panics if t.Workers() != Len().
+func (s *Set[T]) DrainLocal(w int, t *Terminator, process func(l *Local[T], v T)) {
+	if t.Workers() != len(s.queues) {
+		panic(fmt.Sprintf("steal: Set.DrainLocal: Terminator for %d workers, Set of %d deques; want the same", t.Workers(), len(s.queues)))
+	}
+	returned := false
+	defer func() {
+		if !returned {
+			s.locals[w].clear()
+			t.Abort() // no recover: the panic keeps its stack
+		}
+	}()
+	s.loop(w, t, process)
+	returned = true
+	if t.Aborted() {
+		s.locals[w].clear()
+	}
+}
+
+// loop is the body of Drain and DrainLocal.
+func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T)) {
+	q, l := &s.queues[w], &s.locals[w]
+	share := len(s.queues) > 1 // alone, nobody is ever hungry
+	hungry := false
 	var processed uint
 	for {
-		v, ok := q.Pop()
+		v, ok := l.pop()
 		if !ok {
-			// The abort check costs one atomic load, little next to a steal
-			// (two or more loads of other workers' indices and a CAS). An
-			// aborted Terminator makes Offer return true, so the check
-			// only saves the steals.
-			if t.Aborted() {
-				return
-			}
-			if v, ok = s.Steal(w); !ok {
-				if t.Offer() {
-					return
+			if v, ok = q.Pop(); !ok {
+				if share && !hungry {
+					// Announce before stealing, so that owners publish
+					// while we look. The Add is a read-modify-write
+					// on a line the owners only read; it happens once
+					// per running dry, not per value.
+					s.hungry.Add(1)
+					hungry = true
 				}
-				continue // work showed up: Pop finds w's deque still empty, so steal it
+				// The abort check costs one atomic load, little next to
+				// a steal (two or more loads of other workers' indices
+				// and a CAS). An aborted Terminator makes Offer return
+				// true, so the check only saves the steals.
+				if t.Aborted() {
+					break
+				}
+				if v, ok = s.Steal(w); !ok {
+					if t.Offer() {
+						break
+					}
+					continue // work showed up: Pop finds w's deque still empty, so steal it
+				}
+			}
+			if hungry {
+				s.hungry.Add(-1)
+				hungry = false
 			}
 		}
-		process(w, v)
+		process(l, v)
+		// Publish for the hungry (see DrainLocal). The load of hungry
+		// orders nothing: a stale zero only delays the publication to the
+		// next value, and the PushSlice publishes the values themselves.
+		if share && l.Len() > 1 && s.hungry.Load() > 0 && q.Empty() {
+			l.publish(q, DefaultPublish)
+		}
 		// aborted goes back to false only at Reset, between phases, and an
 		// atomic load that sees the abort is followed in program order only
 		// by loads that see it too. So once w can see the abort (in process,
 		// say), at most drainAbortEvery values are processed before this
 		// check or the one before the next steal returns.
 		if processed++; processed%drainAbortEvery == 0 && t.Aborted() {
-			return
+			break
 		}
+	}
+	if hungry {
+		s.hungry.Add(-1)
 	}
 }

@@ -59,15 +59,33 @@ func ParseShape(name string) (Shape, error) {
 // the edge count must fit too.
 const MaxObjects = 1 << 26
 
-// Graph is an immutable synthetic object graph in compressed sparse row form:
-// the children of object i are edges[start[i]:start[i+1]]. Objects are
-// numbered 0..Len()-1. A Graph is safe for concurrent reads.
+// Graph is an object graph in compressed sparse row form: the children of
+// object i are edges[start[i]:start[i+1]], the pointer fields of a heap
+// object. Objects are numbered 0..Len()-1. NewGraph builds synthetic graphs;
+// NewCSR wraps the arrays of a heap (see package heap). A Graph must not
+// change during a mark; between marks its owner may rewrite edges and roots in
+// place (a mutator does), with a happens-before edge to the next mark (the
+// start of a worker-set run gives it). A Graph is safe for concurrent reads.
 type Graph struct {
-	shape Shape
-	seed  uint64
 	start []uint32
 	edges []uint32
 	roots []uint32
+}
+
+// NewCSR returns a graph over the given arrays, which it aliases (it copies
+// nothing): len(start)-1 objects, the children of object i being
+// edges[start[i]:start[i+1]], marked from roots. It panics if start has fewer
+// than two entries or does not end at len(edges). The caller keeps every
+// child and root below len(start)-1 and start non-decreasing; a mark reading
+// past that panics with an index error.
+func NewCSR(start, edges, roots []uint32) *Graph {
+	if len(start) < 2 || len(start)-1 > MaxObjects {
+		panic(fmt.Sprintf("mark: NewCSR: %d objects out of range [1, %d]", len(start)-1, MaxObjects))
+	}
+	if int(start[len(start)-1]) != len(edges) {
+		panic(fmt.Sprintf("mark: NewCSR: start ends at %d, len(edges) = %d; want equal", start[len(start)-1], len(edges)))
+	}
+	return &Graph{start: start, edges: edges, roots: roots}
 }
 
 // listCount is the number of lists of a Lists graph.
@@ -84,7 +102,7 @@ func NewGraph(shape Shape, n int, seed uint64) *Graph {
 		panic(fmt.Sprintf("mark: NewGraph: n = %d out of range [2, %d]", n, MaxObjects))
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(shape)+0x5eed))
-	g := &Graph{shape: shape, seed: seed, start: make([]uint32, n+1)}
+	g := &Graph{start: make([]uint32, n+1)}
 	switch shape {
 	case Random:
 		g.buildRandom(rng, func() int { return rng.IntN(9) })
@@ -167,9 +185,6 @@ func (g *Graph) buildLists(rng *rand.Rand) {
 	g.roots = []uint32{0}
 }
 
-// Shape returns the graph's shape.
-func (g *Graph) Shape() Shape { return g.shape }
-
 // Len returns the number of objects.
 func (g *Graph) Len() int { return len(g.start) - 1 }
 
@@ -185,7 +200,7 @@ func (g *Graph) Children(obj uint32) []uint32 { return g.edges[g.start[obj]:g.st
 
 // String describes the graph in one line.
 func (g *Graph) String() string {
-	return fmt.Sprintf("%s graph: %d objects, %d edges, %d roots", g.shape, g.Len(), g.Edges(), len(g.roots))
+	return fmt.Sprintf("graph: %d objects, %d edges, %d roots", g.Len(), g.Edges(), len(g.roots))
 }
 
 // Bitmap is a mark bitmap: one bit per object. Serial marking uses plain
@@ -206,15 +221,24 @@ func (b *Bitmap) Words() int { return len(b.words) }
 // Clear unmarks every object.
 func (b *Bitmap) Clear() { clear(b.words) }
 
-// clearRange unmarks the objects of words [lo, hi).
-func (b *Bitmap) clearRange(lo, hi int) { clear(b.words[lo:hi]) }
+// ClearWords unmarks the objects of words [lo, hi), objects 64*lo up to
+// 64*hi: a chunk of a parallel clear.
+func (b *Bitmap) ClearWords(lo, hi int) { clear(b.words[lo:hi]) }
+
+// Word returns word i: the marks of objects 64*i up to 64*i+63, bit k for
+// object 64*i+k. A sweep reads the bitmap a word at a time.
+func (b *Bitmap) Word(i int) uint64 { return b.words[i] }
+
+// Len returns the number of objects the bitmap has room for, rounded up to a
+// multiple of 64.
+func (b *Bitmap) Len() int { return 64 * len(b.words) }
 
 // Marked reports whether obj is marked.
 func (b *Bitmap) Marked(obj uint32) bool { return b.words[obj/64]&(1<<(obj%64)) != 0 }
 
-// mark marks obj and reports whether it was unmarked; not safe for
-// concurrent use.
-func (b *Bitmap) mark(obj uint32) bool {
+// Mark marks obj and reports whether it was unmarked. It is not safe for
+// concurrent use: parallel marks use MarkAtomic.
+func (b *Bitmap) Mark(obj uint32) bool {
 	w := &b.words[obj/64]
 	bit := uint64(1) << (obj % 64)
 	if *w&bit != 0 {
@@ -224,9 +248,9 @@ func (b *Bitmap) mark(obj uint32) bool {
 	return true
 }
 
-// markAtomic marks obj and reports whether this call marked it: of all
+// MarkAtomic marks obj and reports whether this call marked it: of all
 // concurrent calls for one object exactly one returns true.
-func (b *Bitmap) markAtomic(obj uint32) bool {
+func (b *Bitmap) MarkAtomic(obj uint32) bool {
 	w := &b.words[obj/64]
 	bit := uint64(1) << (obj % 64)
 	// The load filters objects already marked (most visits in a graph with

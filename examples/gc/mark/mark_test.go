@@ -1,8 +1,6 @@
 package mark_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/workgang/workgang/perf/mark"
+	"github.com/workgang/workgang/examples/gc/mark"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -76,7 +74,7 @@ func TestGraphShapes(t *testing.T) {
 			_, differ := b.FirstDifference(b2)
 			assert.False(t, differ, "same seed, same graph")
 			assert.Equal(t, g.Edges(), g2.Edges())
-			assert.Contains(t, g.String(), tc.shape.String())
+			assert.Contains(t, g.String(), fmt.Sprintf("%d objects", n))
 		})
 	}
 }
@@ -160,7 +158,7 @@ func TestStealingSpreadsLists(t *testing.T) {
 		if st.Steals == 0 {
 			assert.Equal(t, int64(0), st.MarkedPerWorker.Min, "a worker marked objects without stealing any")
 		}
-		assert.Len(t, st.Log(), 4)
+		assert.Len(t, st.Log(), 5)
 	}
 }
 
@@ -168,66 +166,6 @@ func TestMarkStaticRejectsBadP(t *testing.T) {
 	g := mark.NewGraph(mark.Random, 100, 1)
 	_, err := mark.MarkStatic(g, mark.NewBitmap(100), 0)
 	assert.EqualError(t, err, "mark: MarkStatic: p = 0, want >= 1")
-}
-
-func TestSection(t *testing.T) {
-	var out bytes.Buffer
-	var notes []string
-	res, err := mark.Section(&out, mark.Config{
-		Objects:  5000,
-		Workers:  2,
-		Runs:     2,
-		Seed:     9,
-		Verbose:  true,
-		Progress: func(s string) { notes = append(notes, s) },
-	})
-	require.NoError(t, err)
-	require.Len(t, res.Rows, 3)
-	for _, r := range res.Rows {
-		assert.Equal(t, 5000, r.Objects)
-		assert.Positive(t, r.Marked)
-		assert.Positive(t, r.Serial)
-		assert.Positive(t, r.Static)
-		assert.Positive(t, r.Stealing)
-		assert.Positive(t, r.VsSerial)
-		assert.Len(t, r.Log, 4)
-	}
-	js, err := json.Marshal(res) // the perf harness stores results as JSON
-	require.NoError(t, err)
-	assert.Contains(t, string(js), `"shape":"lists"`)
-	assert.Contains(t, out.String(), "vs serial")
-	assert.Contains(t, out.String(), "lists")
-	assert.NotEmpty(t, notes)
-	assert.Equal(t, mark.DefaultRuns, mustDefaults(t).Config.Runs)
-}
-
-// mustDefaults runs a one-run section of a tiny graph with the other fields
-// zero, to see the defaults filled in.
-func mustDefaults(t *testing.T) mark.Result {
-	res, err := mark.Section(&bytes.Buffer{}, mark.Config{Objects: 100, Shapes: []mark.Shape{mark.Lists}})
-	require.NoError(t, err)
-	assert.Equal(t, []mark.Shape{mark.Lists}, res.Config.Shapes)
-	assert.Positive(t, res.Config.Workers)
-	return res
-}
-
-func TestSectionRejectsBadConfig(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cfg  mark.Config
-		want string
-	}{
-		{"objects", mark.Config{Objects: 1}, "mark: Objects = 1 out of range"},
-		{"shape", mark.Config{Objects: 10, Shapes: []mark.Shape{7}}, "mark: unknown shape Shape(7)"},
-		{"workers", mark.Config{Objects: 10, Workers: -1}, "mark: Workers = -1 out of range"},
-		{"runs", mark.Config{Objects: 10, Runs: -2}, "mark: Runs = -2, want >= 1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := mark.Section(&bytes.Buffer{}, tc.cfg)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-		})
-	}
 }
 
 // TestMarkerUsableAfterPanic has a mark fail in one of its copies midway (a

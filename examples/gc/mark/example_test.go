@@ -3,7 +3,7 @@ package mark_test
 import (
 	"fmt"
 
-	"github.com/workgang/workgang/perf/mark"
+	"github.com/workgang/workgang/examples/gc/mark"
 	"github.com/workgang/workgang/workers"
 )
 

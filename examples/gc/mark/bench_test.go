@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/workgang/workgang/perf/mark"
+	"github.com/workgang/workgang/examples/gc/mark"
 	"github.com/workgang/workgang/workers"
 )
 

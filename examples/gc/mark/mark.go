@@ -1,0 +1,437 @@
+// Package mark is the marking of the examples/gc collector, and a worked
+// example of workgang's work-distribution toolkit: parallel marking of an
+// object graph, the core of a tracing garbage collector, with a serial mark as
+// the reference and an errgroup-based static partition for comparison.
+//
+// A Marker marks a Graph on a Runner (a workers.Workers set, or the peers the
+// perf harness compares it with) in two runs, using every piece of the
+// toolkit:
+//
+//   - tasks/policy chooses the worker count of each run: of the clearing from
+//     the bitmap's size, of the mark from the number of objects (grow at
+//     once, shrink by halves);
+//   - a tasks/ranges Task clears the mark bitmap in chunks, the caller
+//     helping (tasks.CallerRuns: a small bitmap is cleared inline);
+//   - a tasks/batch Batch runs the mark: a serial subtask scans the global
+//     roots (claimed once, tasks/claim.Subtasks underneath), a parallel one
+//     hands out root "stacks" in order (tasks/claim.Sequential), and a
+//     parallel one drains the work with tasks/steal's Set.DrainLocal (a
+//     private stack per worker published to its Chase-Lev deque only when
+//     another worker is hungry, best-of-two stealing, a Terminator); its
+//     cost estimates pick the number of copies;
+//   - tasks/phases records per-worker clear, root and drain times, marked
+//     objects and steals, printable as HotSpot-style log lines.
+//
+// MarkSerial is the reference: the marked sets of all three must be
+// identical. MarkStatic splits the roots evenly among goroutines of an
+// errgroup.Group, each marking depth-first with atomic marks and no
+// stealing: what a Go programmer writes first. The perf harness's "mark"
+// section and examples/mark time all three on each shape.
+package mark
+
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/batch"
+	"github.com/workgang/workgang/tasks/claim"
+	"github.com/workgang/workgang/tasks/phases"
+	"github.com/workgang/workgang/tasks/policy"
+	"github.com/workgang/workgang/tasks/ranges"
+	"github.com/workgang/workgang/tasks/steal"
+)
+
+// MarkSerial marks every object reachable from g's roots into b (cleared
+// first), depth-first with an explicit stack, and returns the number marked.
+func MarkSerial(g *Graph, b *Bitmap) int {
+	b.Clear()
+	stack := make([]uint32, 0, 1024)
+	marked := 0
+	for _, r := range g.roots {
+		if b.Mark(r) {
+			stack = append(stack, r)
+		}
+	}
+	for len(stack) > 0 {
+		obj := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for {
+			// Scan obj; continue with its last newly marked child
+			// directly and stack the others (all three marks do this,
+			// so that a chain of single children costs no stack traffic).
+			marked++
+			next, more := uint32(0), false
+			for _, c := range g.Children(obj) {
+				if b.Mark(c) {
+					if more {
+						stack = append(stack, next)
+					}
+					next, more = c, true
+				}
+			}
+			if !more {
+				break
+			}
+			obj = next
+		}
+	}
+	return marked
+}
+
+// MarkStatic marks like MarkSerial with p goroutines of an errgroup.Group:
+// goroutine i takes the i-th of p equal slices of the roots and marks
+// depth-first from them with atomic marks, never sharing work. It returns the
+// number marked.
+func MarkStatic(g *Graph, b *Bitmap, p int) (int, error) {
+	if p < 1 {
+		return 0, fmt.Errorf("mark: MarkStatic: p = %d, want >= 1", p)
+	}
+	b.Clear()
+	counts := make([]int, p)
+	var eg errgroup.Group
+	roots := g.roots
+	for i := range p {
+		lo, hi := i*len(roots)/p, (i+1)*len(roots)/p
+		eg.Go(func() error {
+			stack := make([]uint32, 0, 1024)
+			marked := 0
+			for _, r := range roots[lo:hi] {
+				if b.MarkAtomic(r) {
+					stack = append(stack, r)
+				}
+			}
+			for len(stack) > 0 {
+				obj := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for {
+					marked++
+					next, more := uint32(0), false
+					for _, c := range g.Children(obj) {
+						if b.MarkAtomic(c) {
+							if more {
+								stack = append(stack, next)
+							}
+							next, more = c, true
+						}
+					}
+					if !more {
+						break
+					}
+					obj = next
+				}
+			}
+			counts[i] = marked
+			return nil
+		})
+	}
+	err := eg.Wait()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	return total, err
+}
+
+// globalRoots is how many leading roots count as "globals", scanned by one
+// serial subtask; the rest form stacks of stackRoots roots each.
+const (
+	globalRoots = 16
+	stackRoots  = 64
+)
+
+// Policy units: a graph needs one mark worker per objectsPerWorker objects,
+// and a bitmap one clearing worker per wordsPerClearWorker words (below
+// these, waking another worker costs more than it saves; see the perf
+// harness's grain section for the break-even of a run).
+const (
+	objectsPerWorker    = 64 << 10
+	wordsPerClearWorker = 32 << 10 // 256 KiB of bitmap
+)
+
+// Runner runs copies of a task; *workers.Workers is one, and the perf harness
+// has peers built on go statements and errgroup. RunN(t, n) must run t.Work(i)
+// once for each i in [0, n) and return when all have returned, with package
+// workers' memory model: the call synchronized before every copy's start, and
+// every copy's return before RunN returns. MaxWorkers is the largest n the
+// Marker will ask for.
+type Runner interface {
+	RunN(t tasks.Task, n int)
+	MaxWorkers() int
+}
+
+// Marker marks graphs in parallel on a Runner. Create one with NewMarker;
+// reuse it for successive marks so that its deques and private stacks keep
+// their grown arrays. A Marker is not safe for concurrent use (a mark occupies
+// the whole runner).
+type Marker struct {
+	r      Runner
+	policy policy.Active // mark copies, from the objects
+	clearP policy.Active // clearing copies, from the bitmap words
+
+	// Per-mark state, read by the copies of the run.
+	g       *Graph
+	b       *Bitmap
+	set     *steal.Set[uint32]
+	term    *steal.Terminator
+	sets    []*steal.Set[uint32] // by worker count, kept between marks
+	terms   []*steal.Terminator  // by worker count
+	task    markTask             // the batch, guarded
+	stacks  claim.Sequential
+	batch   *batch.Batch
+	costs   struct{ drain float64 }
+	clear   *ranges.Task // the bitmap clearing, over words
+	clearT  tasks.Task   // clear, opted in to caller-runs
+	scan    func(l *steal.Local[uint32], obj uint32)
+	marked  []paddedCount // objects scanned, per worker
+	steals0 []int64       // Set.Steals per worker before the mark
+
+	clearTime, rootTime, drainTime *phases.Times
+	markedP, steals                *phases.Counts
+}
+
+// paddedCount is a per-worker counter on its own cache line.
+type paddedCount struct {
+	n int64
+	_ [120]byte
+}
+
+// NewMarker returns a Marker that runs on r, using at most r.MaxWorkers()
+// copies.
+func NewMarker(r Runner) *Marker {
+	maxW := r.MaxWorkers()
+	m := &Marker{
+		r:         r,
+		policy:    policy.Active{WorkPerWorker: objectsPerWorker, Max: maxW},
+		clearP:    policy.Active{WorkPerWorker: wordsPerClearWorker, Max: maxW},
+		clearTime: phases.NewTimes("Clear", maxW),
+		rootTime:  phases.NewTimes("Roots", maxW),
+		drainTime: phases.NewTimes("Mark", maxW),
+		markedP:   phases.NewCounts("Marked", maxW),
+		steals:    phases.NewCounts("Steals", maxW),
+		marked:    make([]paddedCount, maxW),
+		steals0:   make([]int64, maxW),
+		sets:      make([]*steal.Set[uint32], maxW+1),
+		terms:     make([]*steal.Terminator, maxW+1),
+	}
+	m.clear = ranges.NewTask("mark: clear", 0, 1, m.clearChunk)
+	m.clearT = tasks.CallerRuns(m.clear)
+	m.scan = m.scanObject
+	// The root steps cost nothing of their own in the estimate: they run
+	// on the copies the drain asks for and are part of its work.
+	b := batch.New("mark")
+	b.AddSerial(batch.Func("roots: globals", 0, m.scanGlobals))
+	b.AddParallel(batch.Func("roots: stacks", 0, m.scanStacks))
+	b.AddParallel(drainSubtask{m})
+	m.batch = b
+	m.task = markTask{m}
+	return m
+}
+
+// markTask runs the batch, aborting the terminator if a copy fails: a copy
+// that panics (a bug, or a fault in the graph) before or during the drain
+// would otherwise leave the other copies waiting for its offer forever, the
+// run would never end, and RunN could never re-raise the panic. (A panic in
+// the drain itself is handled by DrainLocal; this covers the root scans.)
+type markTask struct{ m *Marker }
+
+func (t markTask) Name() string { return "mark" }
+
+func (t markTask) Work(worker int) {
+	returned := false
+	defer func() {
+		if !returned {
+			t.m.term.Abort() // no recover: the panic keeps its stack
+		}
+	}()
+	t.m.batch.Work(worker)
+	returned = true
+}
+
+// SetObjectsPerWorker sets the mark policy's unit: the number of objects that
+// justifies one more mark worker (default 64Ki). It panics if n < 1.
+func (m *Marker) SetObjectsPerWorker(n int) {
+	if n < 1 {
+		panic(fmt.Sprintf("mark: SetObjectsPerWorker(%d): want >= 1", n))
+	}
+	m.policy.WorkPerWorker = n
+}
+
+// drainSubtask is the batch's drain step; its cost is the worker count the
+// policy chose for the graph, so the batch asks for that many copies.
+type drainSubtask struct{ m *Marker }
+
+func (d drainSubtask) Name() string    { return "drain" }
+func (d drainSubtask) Cost() float64   { return d.m.costs.drain }
+func (d drainSubtask) Work(worker int) { d.m.drain(worker) }
+
+// Stats describes one parallel mark.
+type Stats struct {
+	ClearWorkers int           // copies that cleared the bitmap
+	Workers      int           // copies that ran the mark
+	Marked       int           // objects marked
+	Steals       int64         // values taken from other workers' deques
+	Time         time.Duration // wall time of Mark, clearing included
+	// Per-worker phase summaries of the mark.
+	Clear, Roots, Drain phases.Summary[time.Duration]
+	MarkedPerWorker     phases.Summary[int64]
+	StealsPerWorker     phases.Summary[int64]
+}
+
+// Log returns the phase summaries as HotSpot-style log lines.
+func (s Stats) Log() []string {
+	return []string{s.Clear.String(), s.Roots.String(), s.Drain.String(), s.MarkedPerWorker.String(), s.StealsPerWorker.String()}
+}
+
+// Mark marks every object reachable from g's roots into b, clearing it first,
+// and returns what happened. limit caps the copies (0 means MaxWorkers); the
+// policies may choose fewer for a small graph or bitmap. b must have room for
+// g.Len() objects.
+//
+// If a copy panics, the mark is aborted and Mark re-raises the panic (see
+// workers.Workers.RunN); b is then only partly marked, but the Marker stays
+// usable: the values the aborted mark left in its deques are dropped.
+func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
+	start := time.Now()
+	if limit <= 0 {
+		limit = m.r.MaxWorkers()
+	}
+	limit = min(limit, m.r.MaxWorkers())
+	m.clearTime.Reset()
+	m.rootTime.Reset()
+	m.drainTime.Reset()
+	m.markedP.Reset()
+	m.steals.Reset()
+
+	// Clear the bitmap in parallel chunks, the caller helping: a bitmap
+	// below the policy's unit is cleared inline.
+	m.b = b
+	nc := min(m.clearP.Next(b.Words()), limit)
+	m.clear.Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
+	m.r.RunN(m.clearT, min(nc, max(1, m.clear.NumChunks())))
+
+	// Choose the copies: the policy's answer for this many objects is the
+	// drain's cost; the batch sums the costs and clamps to limit.
+	m.costs.drain = float64(m.policy.Next(g.Len()))
+	n := m.batch.Workers(limit)
+
+	if m.sets[n] == nil {
+		m.sets[n] = steal.NewSet[uint32](n)
+		m.terms[n] = steal.NewTerminator(n, m.sets[n].HasWork)
+	}
+	m.set, m.term = m.sets[n], m.terms[n]
+	m.term.Reset()
+	// An aborted mark may leave objects in the deques (the copies stop
+	// early); the next mark with this set would scan them again, or, for
+	// another graph, scan objects that are not even its own. Clear them
+	// once RunN has returned (it does, re-raising the panic, only after
+	// every copy has stopped): no copy runs, and the next run's start
+	// orders the clearing before its steals.
+	set, term := m.set, m.term
+	defer func() {
+		if term.Aborted() {
+			set.Clear()
+		}
+	}()
+	m.g = g
+	m.stacks.Reset(max(0, (len(g.roots)-globalRoots+stackRoots-1)/stackRoots))
+	m.batch.Reset()
+	for w := range n {
+		m.steals0[w] = set.Steals(w)
+		m.marked[w].n = 0
+	}
+
+	// One copy needs no sibling to offer termination with, so it may run
+	// on the caller (inline: no worker woken). Several must not: a caller
+	// running two copies one after the other would wait in the first for
+	// the second's offer.
+	var t tasks.Task = m.task
+	if n == 1 {
+		t = tasks.CallerRuns(m.task)
+	}
+	m.r.RunN(t, n)
+	if err := m.batch.Check(); err != nil {
+		panic(err) // unreachable: RunN would have re-raised a copy's panic
+	}
+	m.g, m.b = nil, nil
+	for w := range n {
+		m.steals.Set(w, set.Steals(w)-m.steals0[w])
+		m.markedP.Set(w, m.marked[w].n)
+	}
+
+	s := Stats{
+		Workers:         n,
+		Time:            time.Since(start),
+		Clear:           m.clearTime.Summary(),
+		Roots:           m.rootTime.Summary(),
+		Drain:           m.drainTime.Summary(),
+		MarkedPerWorker: m.markedP.Summary(),
+		StealsPerWorker: m.steals.Summary(),
+	}
+	s.ClearWorkers = s.Clear.Workers
+	s.Marked = int(s.MarkedPerWorker.Sum)
+	s.Steals = s.StealsPerWorker.Sum
+	return s
+}
+
+// clearChunk clears words [lo, hi) of the bitmap being marked.
+func (m *Marker) clearChunk(w, lo, hi int) {
+	t0 := time.Now()
+	m.b.ClearWords(lo, hi)
+	m.clearTime.Add(w, time.Since(t0))
+}
+
+// scanGlobals is the serial subtask: the first globalRoots roots.
+func (m *Marker) scanGlobals(w int) {
+	t0 := time.Now()
+	q := m.set.Queue(w)
+	for _, r := range m.g.roots[:min(globalRoots, len(m.g.roots))] {
+		if m.b.MarkAtomic(r) {
+			q.Push(r)
+		}
+	}
+	m.rootTime.Add(w, time.Since(t0))
+}
+
+// scanStacks is the parallel root subtask: the remaining roots in stacks of
+// stackRoots, handed out in order. Marked roots go to the deque, where the
+// other copies can steal them at once.
+func (m *Marker) scanStacks(w int) {
+	t0 := time.Now()
+	q := m.set.Queue(w)
+	roots := m.g.roots
+	for i := range m.stacks.All() {
+		lo := globalRoots + i*stackRoots
+		for _, r := range roots[lo:min(lo+stackRoots, len(roots))] {
+			if m.b.MarkAtomic(r) {
+				q.Push(r)
+			}
+		}
+	}
+	m.rootTime.Add(w, time.Since(t0))
+}
+
+// drain is the stealing loop, steal.Set.DrainLocal: newly marked objects go
+// to the worker's private stack (plain appends), and are published to its
+// deque only when another worker is hungry.
+func (m *Marker) drain(w int) {
+	t0 := time.Now()
+	m.set.DrainLocal(w, m.term, m.scan)
+	m.drainTime.Set(w, time.Since(t0))
+}
+
+// scanObject scans one marked object: it marks each unmarked child and pushes
+// it to the private stack. Every child is pushed, none followed directly: a
+// chain followed inside one call would keep a long list from being shared
+// (DrainLocal publishes between calls).
+func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
+	m.marked[l.Worker()].n++
+	b := m.b
+	for _, c := range m.g.Children(obj) {
+		if b.MarkAtomic(c) {
+			l.Push(c)
+		}
+	}
+}

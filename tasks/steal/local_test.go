@@ -1,0 +1,168 @@
+package steal_test
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/tasks/steal"
+)
+
+// drainLocalTree runs one DrainLocal phase over the binary tree of limit
+// items rooted at 0 (item v spawns 2v+1 and 2v+2), all of it discovered on
+// worker 0 and kept on private stacks: the others get work only through the
+// publication to the hungry. It counts each processed item in counts and
+// returns the items processed by workers other than 0.
+func drainLocalTree(s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
+	var others atomic.Int64
+	s.Local(0).Push(0)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+				counts[v].Add(1)
+				if l.Worker() != 0 {
+					others.Add(1)
+				}
+				for _, c := range []int{2*v + 1, 2*v + 2} {
+					if c < limit {
+						l.Push(c)
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	return others.Load()
+}
+
+// TestStressDrainLocalCountsEveryItem: every item exactly once, on 1..4
+// workers, phase after phase on the same set; nothing left afterwards.
+func TestStressDrainLocalCountsEveryItem(t *testing.T) {
+	runs := scale(15, 150)
+	for _, n := range []int{1, 2, 3, 4} {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
+			s := steal.NewSet[int](n)
+			term := steal.NewTerminator(n, s.HasWork)
+			const limit = 1 << 13
+			counts := make([]atomic.Int32, limit)
+			var spread int64
+			for run := range runs {
+				spread += drainLocalTree(s, term, n, limit, counts)
+				for v := range counts {
+					if c := counts[v].Swap(0); c != 1 {
+						t.Fatalf("run %d: item %d processed %d times; want 1", run, v, c)
+					}
+				}
+				require.False(t, s.HasWork(), "run %d: queues not empty", run)
+				for w := range n {
+					require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
+				}
+				require.True(t, term.Terminated(), "run %d", run)
+				term.Reset()
+			}
+			if n > 1 {
+				assert.Positive(t, spread, "no worker but 0 processed an item: nothing was published")
+			}
+		})
+	}
+}
+
+// TestDrainLocalPublishesToHungry: worker 0 discovers 64 values, all kept on
+// its private stack, and takes a millisecond over each; worker 1 can get one
+// only if worker 0 publishes while it is hungry. Without the publication
+// worker 0 would process all of them.
+func TestDrainLocalPublishesToHungry(t *testing.T) {
+	s := steal.NewSet[int](2)
+	term := steal.NewTerminator(2, s.HasWork)
+	var byOne, processed atomic.Int64
+	s.Local(0).Push(-1) // the root: 64 children
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+				processed.Add(1)
+				switch {
+				case v < 0:
+					for c := range 64 {
+						l.Push(c)
+					}
+				case l.Worker() == 1:
+					byOne.Add(1)
+				default:
+					time.Sleep(time.Millisecond)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	assert.Positive(t, byOne.Load(), "worker 1 never got a published value")
+	assert.Equal(t, int64(65), processed.Load())
+	assert.Zero(t, s.Size())
+}
+
+// TestDrainLocalPanicAbortsAndEmpties: a panic in process aborts the phase,
+// and the private stack of the worker that panicked is emptied, so the next
+// phase does not see the abandoned values.
+func TestDrainLocalPanicAbortsAndEmpties(t *testing.T) {
+	s := steal.NewSet[int](1)
+	term := steal.NewTerminator(1, s.HasWork)
+	s.Local(0).Push(1)
+	assert.PanicsWithValue(t, "boom", func() {
+		s.DrainLocal(0, term, func(l *steal.Local[int], v int) {
+			for c := range 10 {
+				l.Push(c + 100)
+			}
+			panic("boom")
+		})
+	})
+	assert.True(t, term.Aborted())
+	assert.Zero(t, s.Local(0).Len())
+	term.Reset()
+	var got []int
+	s.Local(0).Push(7)
+	s.DrainLocal(0, term, func(_ *steal.Local[int], v int) { got = append(got, v) })
+	assert.Equal(t, []int{7}, got)
+
+	other := steal.NewTerminator(2, s.HasWork)
+	assert.PanicsWithValue(t, "steal: Set.DrainLocal: Terminator for 2 workers, Set of 1 deques; want the same",
+		func() { s.DrainLocal(0, other, func(*steal.Local[int], int) {}) })
+}
+
+// TestDrainAllocatesNothing: a phase of Drain or DrainLocal on a warm set
+// allocates nothing.
+func TestDrainAllocatesNothing(t *testing.T) {
+	s := steal.NewSet[int](1)
+	term := steal.NewTerminator(1, s.HasWork)
+	push := func(w, v int) {
+		if v < 100 {
+			s.Push(w, v+1)
+		}
+	}
+	pushLocal := func(l *steal.Local[int], v int) {
+		if v < 100 {
+			l.Push(v + 1)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"Drain", func() { s.Push(0, 0); s.Drain(0, term, push) }},
+		{"DrainLocal", func() { s.Local(0).Push(0); s.DrainLocal(0, term, pushLocal) }},
+	} {
+		tc.run() // grow the arrays
+		term.Reset()
+		allocs := testing.AllocsPerRun(20, func() { tc.run(); term.Reset() })
+		assert.Zero(t, allocs, tc.name)
+	}
+}
