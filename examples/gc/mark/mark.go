@@ -259,6 +259,16 @@ func (m *Marker) SetObjectsPerWorker(n int) {
 	m.policy.WorkPerWorker = n
 }
 
+// SetWordsPerClearWorker sets the clearing policy's unit: the number of bitmap
+// words that justifies one more clearing worker (default 32Ki). It panics if n
+// < 1.
+func (m *Marker) SetWordsPerClearWorker(n int) {
+	if n < 1 {
+		panic(fmt.Sprintf("mark: SetWordsPerClearWorker(%d): want >= 1", n))
+	}
+	m.clearP.WorkPerWorker = n
+}
+
 // drainSubtask is the batch's drain step; its cost is the worker count the
 // policy chose for the graph, so the batch asks for that many copies.
 type drainSubtask struct{ m *Marker }
@@ -269,7 +279,7 @@ func (d drainSubtask) Work(worker int) { d.m.drain(worker) }
 
 // Stats describes one parallel mark.
 type Stats struct {
-	ClearWorkers int           // copies that cleared the bitmap
+	ClearWorkers int           // copies run to clear the bitmap (with caller-runs, the caller may run several)
 	Workers      int           // copies that ran the mark
 	Marked       int           // objects marked
 	Steals       int64         // values taken from other workers' deques
@@ -310,7 +320,8 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	m.b = b
 	nc := min(m.clearP.Next(b.Words()), limit)
 	m.clear.Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
-	m.r.RunN(m.clearT, min(nc, max(1, m.clear.NumChunks())))
+	nc = min(nc, max(1, m.clear.NumChunks()))
+	m.r.RunN(m.clearT, nc)
 
 	// Choose the copies: the policy's answer for this many objects is the
 	// drain's cost; the batch sums the costs and clamps to limit.
@@ -370,7 +381,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 		MarkedPerWorker: m.markedP.Summary(),
 		StealsPerWorker: m.steals.Summary(),
 	}
-	s.ClearWorkers = s.Clear.Workers
+	s.ClearWorkers = nc
 	s.Marked = int(s.MarkedPerWorker.Sum)
 	s.Steals = s.StealsPerWorker.Sum
 	return s
