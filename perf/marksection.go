@@ -17,7 +17,7 @@ import (
 // tests) mark tiny graphs once. longMarkObjects (4M, the size of issue 12's
 // figures) is what examples/mark runs by default.
 const (
-	defaultMarkObjects = 1_000_000
+	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3
 	quickMarkObjects   = 250_000
 	tinyMarkObjects    = 20_000

@@ -31,6 +31,7 @@ var sections = []section{
 	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
 	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
+	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
 	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
 }
 

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGCSectionQuick runs the gc section with the tiny flags (a -quick run
+// with few runs) and checks the tables, the targets and the JSON result:
+// every implementation on both heaps, with positive pauses in order p50 <=
+// p99 <= max, and one verdict per target.
+func TestGCSectionQuick(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gc.json")
+	var out, errw bytes.Buffer
+	args := append(append([]string{}, tiny...), "-scenario", "gc", "-json", path)
+	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
+	text := out.String()
+	assert.Contains(t, text, "== "+findSection("gc").title+" ==")
+	for _, s := range []string{"small heap", "large heap", gcWorkgang, gcWaitGroup, gcErrgroup, gcSerial} {
+		assert.Contains(t, text, s)
+	}
+	assert.Equal(t, 4, strings.Count(text, "PASS")+strings.Count(text, "MISS"), "one verdict per target")
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rep struct {
+		Sections struct {
+			GC gcResult `json:"gc"`
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	res := rep.Sections.GC
+	assert.Equal(t, 2, res.Workers)
+	require.Len(t, res.Heaps, 2)
+	for _, hp := range res.Heaps {
+		assert.Equal(t, tinyGCCycles, hp.Cycles, hp.Name)
+		assert.Positive(t, hp.LiveAvg, hp.Name)
+		require.Len(t, hp.Rows, 4, hp.Name)
+		for _, r := range hp.Rows {
+			assert.Positive(t, r.P50NS, "%s %s", hp.Name, r.Impl)
+			assert.LessOrEqual(t, r.P50NS, r.P99NS, "%s %s", hp.Name, r.Impl)
+			assert.LessOrEqual(t, r.P99NS, r.MaxNS, "%s %s", hp.Name, r.Impl)
+			assert.Positive(t, r.VsSerial)
+		}
+		assert.NotEmpty(t, hp.Targets, hp.Name)
+	}
+}
+
+// TestGCHeapsSizes: the default run measures more cycles than -quick, and
+// -quick more than the tiny runs of the tests.
+func TestGCHeapsSizes(t *testing.T) {
+	def := gcHeaps(config{Runs: defaultRuns})
+	quick := gcHeaps(config{Runs: quickRuns, Quick: true})
+	tinyH := gcHeaps(config{Runs: 20, Quick: true})
+	for i := range def {
+		assert.Greater(t, def[i].cycles, quick[i].cycles)
+		assert.Greater(t, quick[i].cycles, tinyH[i].cycles)
+	}
+	assert.Less(t, def[0].slots, def[1].slots, "small heap first")
+}
+
+// TestGCTargets checks the verdicts on made-up rows.
+func TestGCTargets(t *testing.T) {
+	rows := func(serial, wg, waitgroup, eg float64) []gcRow {
+		return []gcRow{{Impl: gcSerial, P50NS: serial}, {Impl: gcWorkgang, P50NS: wg}, {Impl: gcWaitGroup, P50NS: waitgroup}, {Impl: gcErrgroup, P50NS: eg}}
+	}
+	ts := gcTargets(gcHeapRes{Name: "large", Rows: rows(1000, 500, 499, 520)})
+	require.Len(t, ts, 3)
+	assert.Equal(t, statusPass, ts[0].Status) // 2.0 >= 1.6
+	assert.Equal(t, statusPass, ts[1].Status) // 500/499 <= 1.02
+	assert.Equal(t, statusPass, ts[2].Status)
+	ts = gcTargets(gcHeapRes{Name: "large", Rows: rows(700, 500, 400, 520)})
+	assert.Equal(t, statusMiss, ts[0].Status) // 1.4
+	assert.Equal(t, statusMiss, ts[1].Status) // 1.25
+	ts = gcTargets(gcHeapRes{Name: "small", Rows: rows(10, 20, 40, 25)})
+	require.Len(t, ts, 1)
+	assert.Equal(t, statusMiss, ts[0].Status) // 20/25 = 0.8
+	assert.InDelta(t, 0.8, ts[0].Ratio, 1e-9)
+	ts = gcTargets(gcHeapRes{Name: "small", Rows: rows(10, 15, 40, 25)})
+	assert.Equal(t, statusPass, ts[0].Status) // 0.6
+}
