@@ -166,3 +166,36 @@ func TestDrainAllocatesNothing(t *testing.T) {
 		assert.Zero(t, allocs, tc.name)
 	}
 }
+
+// TestDrainLocalStealsABatch: a thief in DrainLocal takes, besides the value
+// it steals, half of what is left in the victim's deque onto its private
+// stack. Worker 0 starts only once worker 1 has processed its first value, so
+// that value came from a steal of worker 0's 40 values.
+func TestDrainLocalStealsABatch(t *testing.T) {
+	s := steal.NewSet[int](2)
+	term := steal.NewTerminator(2, s.HasWork)
+	for v := range 40 {
+		s.Push(0, v)
+	}
+	first := -1
+	started := make(chan struct{})
+	var processed atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s.DrainLocal(1, term, func(l *steal.Local[int], v int) {
+			processed.Add(1)
+			if first < 0 {
+				first = l.Len()
+				close(started)
+			}
+		})
+	})
+	wg.Go(func() {
+		<-started
+		s.DrainLocal(0, term, func(*steal.Local[int], int) { processed.Add(1) })
+	})
+	wg.Wait()
+	assert.Equal(t, 19, first, "values on the thief's private stack after its first steal: half of the 39 left")
+	assert.Equal(t, int64(40), processed.Load())
+	assert.GreaterOrEqual(t, s.Steals(1), int64(20))
+}

@@ -221,7 +221,7 @@ func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
 }
 
 func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
-	s.loop(w, t, func(l *Local[T], v T) { process(l.w, v) })
+	s.loop(w, t, func(l *Local[T], v T) { process(l.w, v) }, false)
 }
 
 // DefaultPublish is how many values DrainLocal moves from a private stack to
@@ -248,6 +248,11 @@ const DefaultPublish = 32
 // waits for the publication at most as long as the owner takes to process one
 // value (process should not take long per value: split big values).
 //
+// A steal in DrainLocal takes a batch: after the first value it takes up to
+// half of what the victim's deque still holds (at most DefaultPublish-1 more)
+// onto w's private stack, each with its own CAS, so that a thief does not run
+// dry again right after one stolen value.
+//
 // Values pushed to Queue(w) directly (roots, say) are found too, and so are
 // values pushed to Local(w) before the phase. Termination needs no more than
 // in Drain: a worker offers only with an empty private stack, and while some
@@ -270,15 +275,41 @@ func (s *Set[T]) DrainLocal(w int, t *Terminator, process func(l *Local[T], v T)
 			t.Abort() // no recover: the panic keeps its stack
 		}
 	}()
-	s.loop(w, t, process)
+	s.loop(w, t, process, true)
 	returned = true
 	if t.Aborted() {
 		s.locals[w].clear()
 	}
 }
 
-// loop is the body of Drain and DrainLocal.
-func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T)) {
+// stealMore is DrainLocal's batched steal: after a steal from some victim, take
+// up to half of what the victim's deque still holds, at most DefaultPublish-1
+// more values, onto w's private stack. A thief that took a single value would
+// often run dry again soon (in a graph, most of that value's children are
+// already marked by the others) and pay for another round of hunger and
+// publication; a batch keeps it busy. Each value is still taken with its own
+// CAS on the victim's top, so the deque's protocol is unchanged.
+func (s *Set[T]) stealMore(w int, l *Local[T]) {
+	victim := s.thieves[w].last
+	if victim < 0 {
+		return
+	}
+	q := &s.queues[victim]
+	k := min(q.Len()/2, DefaultPublish-1)
+	for range k {
+		v, ok := q.Steal()
+		if !ok {
+			return
+		}
+		s.thieves[w].steals++
+		l.Push(v)
+	}
+}
+
+// loop is the body of Drain and DrainLocal; batch selects stealMore (Drain's
+// process pushes to the deque, so a batch there would only move values from
+// one deque to another).
+func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batch bool) {
 	q, l := &s.queues[w], &s.locals[w]
 	share := len(s.queues) > 1 // alone, nobody is ever hungry
 	hungry := false
@@ -307,6 +338,9 @@ func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T)) {
 						break
 					}
 					continue // work showed up: Pop finds w's deque still empty, so steal it
+				}
+				if batch {
+					s.stealMore(w, l)
 				}
 			}
 			if hungry {
