@@ -172,22 +172,24 @@ type Marker struct {
 	clearP policy.Active // clearing copies, from the bitmap words
 
 	// Per-mark state, read by the copies of the run.
-	g       *Graph
-	b       *Bitmap
-	set     *steal.Set[uint32]
-	term    *steal.Terminator
-	sets    []*steal.Set[uint32] // by worker count, kept between marks
-	terms   []*steal.Terminator  // by worker count
-	task    markTask             // the batch, guarded
-	stacks  claim.Sequential
-	batch   *batch.Batch
-	costs   struct{ drain float64 }
-	clear   *ranges.Task // the bitmap clearing, over words
-	clearT  tasks.Task   // clear, opted in to caller-runs
-	scan    func(l *steal.Local[uint32], obj uint32)
-	alone   bool          // one copy: plain marks, no atomics (see markObj)
-	marked  []paddedCount // objects scanned, per worker
-	steals0 []int64       // Set.Steals per worker before the mark
+	g     *Graph
+	b     *Bitmap
+	set   *steal.Set[uint32]
+	term  *steal.Terminator
+	sets  []*steal.Set[uint32] // by worker count, kept between marks
+	terms []*steal.Terminator  // by worker count
+	task  markTask             // the batch, guarded
+	// taskInline is task opted in to caller-runs, for marks of one copy.
+	taskInline tasks.Task
+	stacks     claim.Sequential
+	batch      *batch.Batch
+	costs      struct{ drain float64 }
+	clear      *ranges.Task // the bitmap clearing, over words
+	clearT     tasks.Task   // clear, opted in to caller-runs
+	scan       func(l *steal.Local[uint32], obj uint32)
+	alone      bool          // one copy: plain marks, no atomics (see markObj)
+	marked     []paddedCount // objects scanned, per worker
+	steals0    []int64       // Set.Steals per worker before the mark
 
 	clearTime, rootTime, drainTime *phases.Times
 	markedP, steals                *phases.Counts
@@ -229,6 +231,7 @@ func NewMarker(r Runner) *Marker {
 	b.AddParallel(drainSubtask{m})
 	m.batch = b
 	m.task = markTask{m}
+	m.taskInline = tasks.CallerRuns(m.task)
 	return m
 }
 
@@ -363,7 +366,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	var t tasks.Task = m.task
 	m.alone = n == 1
 	if m.alone {
-		t = tasks.CallerRuns(m.task)
+		t = m.taskInline
 	}
 	m.r.RunN(t, n)
 	if err := m.batch.Check(); err != nil {
@@ -397,42 +400,45 @@ func (m *Marker) clearChunk(w, lo, hi int) {
 	m.clearTime.Add(w, time.Since(t0))
 }
 
-// markObj marks obj, atomically unless the mark runs on one copy (then nobody
-// else writes the bitmap during the run, and a plain read-modify-write is
-// enough: the run's start and end order it with everything else).
-func (m *Marker) markObj(obj uint32) bool {
+// scanRoots marks roots and queues the newly marked ones for scanning: on the
+// deque, where the other copies can steal them at once, or, for a mark of one
+// copy, with plain marks onto the private stack (no atomic operation at all:
+// nobody else touches the bitmap or the stack during the run, and the run's
+// start and end order it with everything else).
+func (m *Marker) scanRoots(w int, roots []uint32) {
+	b := m.b
 	if m.alone {
-		return m.b.Mark(obj)
+		l := m.set.Local(w)
+		for _, r := range roots {
+			if b.Mark(r) {
+				l.Push(r)
+			}
+		}
+		return
 	}
-	return m.b.MarkAtomic(obj)
+	q := m.set.Queue(w)
+	for _, r := range roots {
+		if b.MarkAtomic(r) {
+			q.Push(r)
+		}
+	}
 }
 
 // scanGlobals is the serial subtask: the first globalRoots roots.
 func (m *Marker) scanGlobals(w int) {
 	t0 := time.Now()
-	q := m.set.Queue(w)
-	for _, r := range m.g.roots[:min(globalRoots, len(m.g.roots))] {
-		if m.markObj(r) {
-			q.Push(r)
-		}
-	}
+	m.scanRoots(w, m.g.roots[:min(globalRoots, len(m.g.roots))])
 	m.rootTime.Add(w, time.Since(t0))
 }
 
 // scanStacks is the parallel root subtask: the remaining roots in stacks of
-// stackRoots, handed out in order. Marked roots go to the deque, where the
-// other copies can steal them at once.
+// stackRoots, handed out in order.
 func (m *Marker) scanStacks(w int) {
 	t0 := time.Now()
-	q := m.set.Queue(w)
 	roots := m.g.roots
 	for i := range m.stacks.All() {
 		lo := globalRoots + i*stackRoots
-		for _, r := range roots[lo:min(lo+stackRoots, len(roots))] {
-			if m.markObj(r) {
-				q.Push(r)
-			}
-		}
+		m.scanRoots(w, roots[lo:min(lo+stackRoots, len(roots))])
 	}
 	m.rootTime.Add(w, time.Since(t0))
 }
