@@ -44,7 +44,7 @@ func NewSet[T any](n int) *Set[T] {
 	}
 	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n), locals: make([]Local[T], n)}
 	for i := range s.locals {
-		s.locals[i].w = i
+		s.locals[i].w, s.locals[i].set = i, s
 	}
 	for i := range s.thieves {
 		// Distinct, deterministic, non-zero seeds: a run is reproducible
@@ -225,10 +225,12 @@ func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
 }
 
 // DefaultPublish is how many values DrainLocal moves from a private stack to
-// the deque at most at a time: thieves take one value at a time, and in a
-// graph one value usually leads to a large part of it, so a few dozen keep a
-// thief busy while the owner goes on with cheap private pushes.
-const DefaultPublish = 32
+// the deque at most at a time (half the stack, up to this many). A thief takes
+// a batch of them at once (see DrainLocal); the more it gets, the longer it
+// stays busy before it is hungry again, which in a graph whose workers keep
+// finding each other's objects marked already is what sets the parallel
+// speed (see BenchmarkMark in examples/gc/mark).
+const DefaultPublish = 1024
 
 // DrainLocal is Drain with a private stack in front of w's deque: the loop of
 // a collector's marker. process receives Local(w) and pushes the values it
@@ -249,8 +251,8 @@ const DefaultPublish = 32
 // value (process should not take long per value: split big values).
 //
 // A steal in DrainLocal takes a batch: after the first value it takes up to
-// half of what the victim's deque still holds (at most DefaultPublish-1 more)
-// onto w's private stack, each with its own CAS, so that a thief does not run
+// half of what the victim's deque still holds (at most 255 more) onto w's
+// private stack, each with its own CAS, so that a thief does not run
 // dry again right after one stolen value.
 //
 // Values pushed to Queue(w) directly (roots, say) are found too, and so are
@@ -283,7 +285,7 @@ func (s *Set[T]) DrainLocal(w int, t *Terminator, process func(l *Local[T], v T)
 }
 
 // stealMore is DrainLocal's batched steal: after a steal from some victim, take
-// up to half of what the victim's deque still holds, at most DefaultPublish-1
+// up to half of what the victim's deque still holds, at most stealBatch-1
 // more values, onto w's private stack. A thief that took a single value would
 // often run dry again soon (in a graph, most of that value's children are
 // already marked by the others) and pay for another round of hunger and
@@ -295,7 +297,7 @@ func (s *Set[T]) stealMore(w int, l *Local[T]) {
 		return
 	}
 	q := &s.queues[victim]
-	k := min(q.Len()/2, DefaultPublish-1)
+	k := min(q.Len()/2, stealBatch-1)
 	for range k {
 		v, ok := q.Steal()
 		if !ok {
@@ -368,3 +370,6 @@ func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batc
 		s.hungry.Add(-1)
 	}
 }
+
+// stealBatch is the most values a DrainLocal steal takes at once.
+const stealBatch = 256

@@ -9,7 +9,10 @@
 // deque (Set.Steal); when stealing fails it offers termination
 // (Terminator.Offer), which either ends the phase for all workers at once or
 // sends the worker back to stealing because work showed up. Set.Drain is that
-// loop. If a worker fails, Terminator.Abort ends the phase for all of them
+// loop. Set.DrainLocal is the loop of a collector's marker: each worker keeps
+// what it discovers on a private stack (Local, plain appends) and publishes
+// part of it to its deque only while another worker is hungry; a thief takes
+// a batch at a time. If a worker fails, Terminator.Abort ends the phase for all of them
 // early, and Set.Clear drops the values it left behind.
 //
 // Deque is the Chase-Lev deque with an array that grows and is never reused,

@@ -197,9 +197,8 @@ type Marker struct {
 
 // paddedCount is a per-worker counter on its own cache line.
 type paddedCount struct {
-	n     int64
-	touch uint32 // sum of the prefetched values, so the loads are not dropped
-	_     [116]byte
+	n int64
+	_ [120]byte
 }
 
 // NewMarker returns a Marker that runs on r, using at most r.MaxWorkers()
@@ -459,17 +458,26 @@ func (m *Marker) drain(w int) {
 // to notice an abort, every chainMax objects.
 const chainMax = 32
 
+// shareEvery+1 is how many children of one object scanObject marks between
+// two calls of Local.Share: a power of two, so the check is an AND.
+const shareEvery = 255
+
 // scanObject scans a marked object: it marks each unmarked child, pushes all
 // but the last of them to the private stack and goes on with the last one,
 // for up to chainMax objects.
 func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
 	b, g, alone := m.b, m.g, m.alone
 	scanned := int64(0)
-	var touch uint32
 	for {
 		scanned++
 		next, more := uint32(0), false
-		for _, c := range g.Children(obj) {
+		children := g.Children(obj)
+		for i, c := range children {
+			if i&shareEvery == shareEvery {
+				// A hub: let hungry workers have some of the
+				// children found so far without waiting for all.
+				l.Share()
+			}
 			var fresh bool
 			if alone {
 				fresh = b.Mark(c)
@@ -478,11 +486,6 @@ func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
 			}
 			if fresh {
 				if more {
-					// A software prefetch: load where next's
-					// children start now, so that the cache miss
-					// overlaps this scan instead of stalling the
-					// scan of next when it is popped.
-					touch += g.start[next]
 					l.Push(next)
 				}
 				next, more = c, true
@@ -498,5 +501,4 @@ func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
 		obj = next
 	}
 	m.marked[l.Worker()].n += scanned
-	m.marked[l.Worker()].touch += touch // keeps the prefetching loads
 }
