@@ -16,8 +16,7 @@ type Local[T any] struct {
 	stack []T // the values are stack[lo:], the newest last
 	lo    int // stack[:lo] was published to the deque; reclaimed lazily
 	w     int
-	set   *Set[T]              // for Share: the hungry count and w's deque
-	_     [cacheLine - 48]byte // after the slice header, lo, w and set: 48 bytes
+	_     [cacheLine - 40]byte // after the slice header, lo and w: 40 bytes
 }
 
 // Push adds v to the top of the stack.
@@ -28,19 +27,6 @@ func (l *Local[T]) Len() int { return len(l.stack) - l.lo }
 
 // Worker returns the id of the worker that owns the stack.
 func (l *Local[T]) Worker() int { return l.w }
-
-// Share does what DrainLocal does between two values: if another worker is
-// hungry, w's deque is empty and the stack holds at least two values, it
-// publishes the oldest half of them (at most DefaultPublish) to the deque.
-// process may call it while it works on a long value (an object with
-// thousands of fields, say), so that the others need not wait for the end of
-// it; a call costs one atomic load when nobody is hungry.
-func (l *Local[T]) Share() {
-	s := l.set
-	if len(s.queues) > 1 && l.Len() > 1 && s.hungry.Load() > 0 && s.queues[l.w].Empty() {
-		l.publish(&s.queues[l.w], DefaultPublish)
-	}
-}
 
 // pop removes the newest value.
 func (l *Local[T]) pop() (v T, ok bool) {

@@ -199,39 +199,3 @@ func TestDrainLocalStealsABatch(t *testing.T) {
 	assert.Equal(t, int64(40), processed.Load())
 	assert.GreaterOrEqual(t, s.Steals(1), int64(20))
 }
-
-// TestLocalShareDuringAValue: worker 0 spends its only value pushing 64
-// values and then waits, calling Share, until another worker has processed
-// one: only Share can have handed it any (DrainLocal publishes between
-// values). The wait gives up after 10 s, which fails the test.
-func TestLocalShareDuringAValue(t *testing.T) {
-	s := steal.NewSet[int](2)
-	term := steal.NewTerminator(2, s.HasWork)
-	var byOne atomic.Int64
-	s.Local(0).Push(-1)
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
-				if l.Worker() == 1 {
-					byOne.Add(1)
-					return
-				}
-				if v >= 0 {
-					return
-				}
-				for c := range 64 {
-					l.Push(c)
-				}
-				deadline := time.Now().Add(10 * time.Second)
-				for byOne.Load() == 0 && time.Now().Before(deadline) {
-					l.Share()
-					time.Sleep(50 * time.Microsecond)
-				}
-			})
-		})
-	}
-	wg.Wait()
-	assert.Positive(t, byOne.Load(), "worker 1 got nothing while worker 0 shared")
-	assert.Zero(t, s.Size())
-}

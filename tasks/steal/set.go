@@ -44,7 +44,7 @@ func NewSet[T any](n int) *Set[T] {
 	}
 	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n), locals: make([]Local[T], n)}
 	for i := range s.locals {
-		s.locals[i].w, s.locals[i].set = i, s
+		s.locals[i].w = i
 	}
 	for i := range s.thieves {
 		// Distinct, deterministic, non-zero seeds: a run is reproducible

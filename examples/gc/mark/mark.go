@@ -458,10 +458,6 @@ func (m *Marker) drain(w int) {
 // to notice an abort, every chainMax objects.
 const chainMax = 32
 
-// shareEvery+1 is how many children of one object scanObject marks between
-// two calls of Local.Share: a power of two, so the check is an AND.
-const shareEvery = 255
-
 // scanObject scans a marked object: it marks each unmarked child, pushes all
 // but the last of them to the private stack and goes on with the last one,
 // for up to chainMax objects.
@@ -471,13 +467,7 @@ func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
 	for {
 		scanned++
 		next, more := uint32(0), false
-		children := g.Children(obj)
-		for i, c := range children {
-			if i&shareEvery == shareEvery {
-				// A hub: let hungry workers have some of the
-				// children found so far without waiting for all.
-				l.Share()
-			}
+		for _, c := range g.Children(obj) {
 			var fresh bool
 			if alone {
 				fresh = b.Mark(c)
