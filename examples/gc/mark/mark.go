@@ -49,19 +49,26 @@ import (
 func MarkSerial(g *Graph, b *Bitmap) int {
 	b.Clear()
 	stack := make([]uint32, 0, 1024)
-	marked := 0
 	for _, r := range g.roots {
 		if b.Mark(r) {
 			stack = append(stack, r)
 		}
 	}
+	_, marked := dfs(g, b, stack)
+	return marked
+}
+
+// dfs marks, with plain marks, everything reachable from the objects on stack
+// (marked already) and returns the emptied stack, for reuse, and the number of
+// objects it scanned. It scans an object, continues with its last newly marked
+// child directly and stacks the others (all the marks do this, so that a
+// chain of single children costs no stack traffic).
+func dfs(g *Graph, b *Bitmap, stack []uint32) ([]uint32, int) {
+	marked := 0
 	for len(stack) > 0 {
 		obj := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for {
-			// Scan obj; continue with its last newly marked child
-			// directly and stack the others (all three marks do this,
-			// so that a chain of single children costs no stack traffic).
 			marked++
 			next, more := uint32(0), false
 			for _, c := range g.Children(obj) {
@@ -78,7 +85,7 @@ func MarkSerial(g *Graph, b *Bitmap) int {
 			obj = next
 		}
 	}
-	return marked
+	return stack, marked
 }
 
 // MarkStatic marks like MarkSerial with p goroutines of an errgroup.Group:
@@ -187,7 +194,8 @@ type Marker struct {
 	clear      *ranges.Task // the bitmap clearing, over words
 	clearT     tasks.Task   // clear, opted in to caller-runs
 	scan       func(l *steal.Local[uint32], obj uint32)
-	alone      bool          // one copy: plain marks, no atomics (see markObj)
+	alone      bool          // one copy: plain marks, no atomics, no stealing (see drain)
+	stack      []uint32      // the stack of a one-copy mark, kept between marks
 	marked     []paddedCount // objects scanned, per worker
 	steals0    []int64       // Set.Steals per worker before the mark
 
@@ -364,6 +372,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	// the second's offer.
 	var t tasks.Task = m.task
 	m.alone = n == 1
+	m.stack = m.stack[:0] // an aborted one-copy mark may have left objects
 	if m.alone {
 		t = m.taskInline
 	}
@@ -407,10 +416,9 @@ func (m *Marker) clearChunk(w, lo, hi int) {
 func (m *Marker) scanRoots(w int, roots []uint32) {
 	b := m.b
 	if m.alone {
-		l := m.set.Local(w)
 		for _, r := range roots {
 			if b.Mark(r) {
-				l.Push(r)
+				m.stack = append(m.stack, r)
 			}
 		}
 		return
@@ -447,7 +455,15 @@ func (m *Marker) scanStacks(w int) {
 // deque only when another worker is hungry.
 func (m *Marker) drain(w int) {
 	t0 := time.Now()
-	m.set.DrainLocal(w, m.term, m.scan)
+	if m.alone {
+		// One copy has nobody to steal from or to terminate with: the
+		// drain is MarkSerial's loop, on the roots scanRoots stacked.
+		var n int
+		m.stack, n = dfs(m.g, m.b, m.stack)
+		m.marked[w].n += int64(n)
+	} else {
+		m.set.DrainLocal(w, m.term, m.scan)
+	}
 	m.drainTime.Set(w, time.Since(t0))
 }
 
@@ -462,19 +478,13 @@ const chainMax = 32
 // but the last of them to the private stack and goes on with the last one,
 // for up to chainMax objects.
 func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
-	b, g, alone := m.b, m.g, m.alone
+	b, g := m.b, m.g
 	scanned := int64(0)
 	for {
 		scanned++
 		next, more := uint32(0), false
 		for _, c := range g.Children(obj) {
-			var fresh bool
-			if alone {
-				fresh = b.Mark(c)
-			} else {
-				fresh = b.MarkAtomic(c)
-			}
-			if fresh {
+			if b.MarkAtomic(c) {
 				if more {
 					l.Push(next)
 				}
