@@ -181,11 +181,11 @@ type Marker struct {
 	// Per-mark state, read by the copies of the run.
 	g     *Graph
 	b     *Bitmap
-	set   *steal.Set[uint32]
+	set   *steal.Set[span]
 	term  *steal.Terminator
-	sets  []*steal.Set[uint32] // by worker count, kept between marks
-	terms []*steal.Terminator  // by worker count
-	task  markTask             // the batch, guarded
+	sets  []*steal.Set[span]  // by worker count, kept between marks
+	terms []*steal.Terminator // by worker count
+	task  markTask            // the batch, guarded
 	// taskInline is task opted in to caller-runs, for marks of one copy.
 	taskInline tasks.Task
 	stacks     claim.Sequential
@@ -193,7 +193,7 @@ type Marker struct {
 	costs      struct{ drain float64 }
 	clear      *ranges.Task // the bitmap clearing, over words
 	clearT     tasks.Task   // clear, opted in to caller-runs
-	scan       func(l *steal.Local[uint32], obj uint32)
+	scan       func(l *steal.Local[span], v span)
 	alone      bool          // one copy: plain marks, no atomics, no stealing (see drain)
 	stack      []uint32      // the stack of a one-copy mark, kept between marks
 	marked     []paddedCount // objects scanned, per worker
@@ -224,7 +224,7 @@ func NewMarker(r Runner) *Marker {
 		steals:    phases.NewCounts("Steals", maxW),
 		marked:    make([]paddedCount, maxW),
 		steals0:   make([]int64, maxW),
-		sets:      make([]*steal.Set[uint32], maxW+1),
+		sets:      make([]*steal.Set[span], maxW+1),
 		terms:     make([]*steal.Terminator, maxW+1),
 	}
 	m.clear = ranges.NewTask("mark: clear", 0, 1, m.clearChunk)
@@ -341,7 +341,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	n := m.batch.Workers(limit)
 
 	if m.sets[n] == nil {
-		m.sets[n] = steal.NewSet[uint32](n)
+		m.sets[n] = steal.NewSet[span](n)
 		m.terms[n] = steal.NewTerminator(n, m.sets[n].HasWork)
 	}
 	m.set, m.term = m.sets[n], m.terms[n]
@@ -426,7 +426,7 @@ func (m *Marker) scanRoots(w int, roots []uint32) {
 	q := m.set.Queue(w)
 	for _, r := range roots {
 		if b.MarkAtomic(r) {
-			q.Push(r)
+			q.Push(span{obj: r})
 		}
 	}
 }
@@ -474,19 +474,40 @@ func (m *Marker) drain(w int) {
 // to notice an abort, every chainMax objects.
 const chainMax = 32
 
+// span is a value of the stealing mark: the children of obj from index from
+// on. A fresh object is span{obj, 0}; an object with more than hubChunk
+// children is scanned hubChunk children at a time, the rest going back to the
+// private stack as a span of its own, where a hungry worker can get it
+// (HotSpot splits large object arrays the same way).
+type span struct{ obj, from uint32 }
+
+// hubChunk is how many children of one object scanObject marks per call: a
+// hub of a power-law graph has tens of thousands, which would otherwise go to
+// one worker's private stack in one call.
+const hubChunk = 512
+
 // scanObject scans a marked object: it marks each unmarked child, pushes all
 // but the last of them to the private stack and goes on with the last one,
-// for up to chainMax objects.
-func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
+// for up to chainMax objects. An object with more than hubChunk children left
+// is scanned in part, the rest pushed back as a span.
+func (m *Marker) scanObject(l *steal.Local[span], v span) {
 	b, g := m.b, m.g
+	obj := v.obj
 	scanned := int64(0)
+	if v.from == 0 {
+		scanned = 1 // counted once, at its first span
+	}
+	children := g.Children(obj)[v.from:]
 	for {
-		scanned++
+		if len(children) > hubChunk {
+			l.Push(span{obj: obj, from: uint32(len(g.Children(obj)) - len(children) + hubChunk)})
+			children = children[:hubChunk]
+		}
 		next, more := uint32(0), false
-		for _, c := range g.Children(obj) {
+		for _, c := range children {
 			if b.MarkAtomic(c) {
 				if more {
-					l.Push(next)
+					l.Push(span{obj: next})
 				}
 				next, more = c, true
 			}
@@ -495,10 +516,12 @@ func (m *Marker) scanObject(l *steal.Local[uint32], obj uint32) {
 			break
 		}
 		if scanned == chainMax {
-			l.Push(next)
+			l.Push(span{obj: next})
 			break
 		}
 		obj = next
+		scanned++
+		children = g.Children(obj)
 	}
 	m.marked[l.Worker()].n += scanned
 }
