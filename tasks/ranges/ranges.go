@@ -12,7 +12,8 @@
 //		}
 //	}
 //
-// A claim is one atomic add, so the chunk size trades balance (small chunks)
+// A claim is one atomic add (a compare-and-swap for chunks over 2^31
+// iterations), so the chunk size trades balance (small chunks)
 // against contention on that word (large chunks); ChunkSize picks a default
 // from n and the worker count. Loop and its iterators are allocation-free.
 //
@@ -24,6 +25,7 @@ package ranges
 import (
 	"fmt"
 	"iter"
+	"math"
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
@@ -37,7 +39,8 @@ const ChunksPerWorker = 8
 
 // ChunkSize returns the default chunk size for a loop of n iterations run by
 // the given number of workers: ceil(n / (workers * ChunksPerWorker)), at least
-// 1. It panics if n is negative or workers < 1.
+// 1. The arithmetic cannot overflow: a product workers * ChunksPerWorker past
+// MaxInt counts as MaxInt. It panics if n is negative or workers < 1.
 func ChunkSize(n, workers int) int {
 	if n < 0 {
 		panic(fmt.Sprintf("ranges: ChunkSize: negative length %d", n))
@@ -45,8 +48,21 @@ func ChunkSize(n, workers int) int {
 	if workers < 1 {
 		panic(fmt.Sprintf("ranges: ChunkSize: workers = %d, want >= 1", workers))
 	}
-	per := workers * ChunksPerWorker
-	return max(1, (n+per-1)/per)
+	per := math.MaxInt
+	if workers <= math.MaxInt/ChunksPerWorker {
+		per = workers * ChunksPerWorker
+	}
+	return max(1, ceilDiv(n, per))
+}
+
+// ceilDiv returns ceil(a / b) for a >= 0, b >= 1 without forming a + b - 1,
+// which overflows near MaxInt.
+func ceilDiv[T int | int64 | uint64](a, b T) T {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // Loop is a loop over [0, n) handed out in chunks of a fixed size. The zero
@@ -61,18 +77,34 @@ type Loop struct {
 	// next is the first unclaimed iteration. n and chunk share its line on
 	// purpose: every claim reads them and writes next, so one line moves per
 	// claim. The pads keep the neighbours of an enclosing struct off it.
+	//
+	// next is unsigned so that claims past n have room: n <= MaxInt64 leaves
+	// at least 2^63 of headroom, which Next's argument below relies on.
 	_     [cacheLine]byte
-	next  atomic.Int64
-	n     int64 // read-only during a run
-	chunk int64 // read-only during a run
+	next  atomic.Uint64
+	n     uint64 // read-only during a run; <= MaxInt64
+	chunk uint64 // read-only during a run; >= 1
 	_     [cacheLine - 24]byte
 }
 
 const cacheLine = 128
 
+// addLimit is the largest chunk Next claims with one atomic add; larger
+// chunks are claimed with a compare-and-swap that never moves next past n.
+//
+// Why an add is safe up to here: next exceeds n only by the adds of claims
+// that fail, and a failing claim puts next back to n before it returns (see
+// Next), so next <= n + (k+1)*chunk, where k is the number of failing claims
+// in flight at once, each on its own goroutine. Fewer than 2^32 goroutines can
+// exist at once (each needs a stack of at least 2 KiB: 8 TiB), so with chunk
+// <= 2^31 next stays below n + 2^63 <= 2^64 - 1 and never wraps. Chunks this
+// large are claimed a handful of times per loop, so the CAS costs nothing.
+const addLimit = 1 << 31
+
 // NewLoop returns a loop over [0, n) in chunks of chunk iterations. Chunk 0
 // picks ChunkSize(n, 1); pass ChunkSize(n, workers) instead when the worker
-// count is known. It panics if n or chunk is negative.
+// count is known. Any n and chunk >= 0 work, up to MaxInt. It panics if n or
+// chunk is negative.
 func NewLoop(n, chunk int) *Loop {
 	l := new(Loop)
 	l.Reset(n, chunk)
@@ -92,14 +124,14 @@ func (l *Loop) Reset(n, chunk int) {
 	if chunk == 0 {
 		chunk = ChunkSize(n, 1)
 	}
-	l.n, l.chunk = int64(n), int64(chunk)
+	l.n, l.chunk = uint64(n), uint64(chunk)
 	l.next.Store(0)
 }
 
 // Len returns n, the number of iterations of the loop.
 func (l *Loop) Len() int { return int(l.n) }
 
-// Chunk returns the chunk size.
+// Chunk returns the chunk size (0 for a zero Loop, which has no chunks).
 func (l *Loop) Chunk() int { return int(l.chunk) }
 
 // NumChunks returns the number of chunks the loop is split into: the most
@@ -108,21 +140,47 @@ func (l *Loop) NumChunks() int {
 	if l.n == 0 {
 		return 0
 	}
-	return int((l.n + l.chunk - 1) / l.chunk)
+	return int(ceilDiv(l.n, l.chunk))
 }
 
 // Next claims the next chunk and returns its bounds, lo < hi <= n, with ok
-// true; once every chunk is claimed it returns ok false. Each iteration of
-// [0, n) lies in exactly one chunk returned over all callers.
+// true; once every chunk is claimed it returns ok false, however often it is
+// called. Each iteration of [0, n) lies in exactly one chunk returned over all
+// callers, for every n and chunk.
 func (l *Loop) Next() (lo, hi int, ok bool) {
+	if l.chunk > addLimit {
+		return l.nextLarge()
+	}
 	// The Add is the claim: it returns distinct, increasing starts to
-	// concurrent callers. A copy calls Next until it fails, so each copy
-	// adds past n at most once and next stays below n + copies*chunk.
+	// concurrent callers. It cannot wrap (see addLimit).
 	start := l.next.Add(l.chunk) - l.chunk
 	if start >= l.n {
+		// Drained. Every claim from here on fails, whatever next holds
+		// as long as it is >= n, so put it back to n: next then stays
+		// bounded however often callers keep asking (a claim that fails is
+		// the only add that lands past n, and it is undone here). The
+		// store cannot hide a successful claim: next was >= n before this
+		// caller's add, and only adds (which keep it >= n) or such stores
+		// of n follow in next's modification order until Reset.
+		l.next.Store(l.n)
 		return 0, 0, false
 	}
 	return int(start), int(min(start+l.chunk, l.n)), true
+}
+
+// nextLarge claims a chunk larger than addLimit with a compare-and-swap that
+// moves next to at most n, so nothing can overflow.
+func (l *Loop) nextLarge() (lo, hi int, ok bool) {
+	for {
+		start := l.next.Load()
+		if start >= l.n {
+			return 0, 0, false
+		}
+		end := start + min(l.chunk, l.n-start)
+		if l.next.CompareAndSwap(start, end) {
+			return int(start), int(end), true
+		}
+	}
 }
 
 // Chunks returns an iterator over the chunks the caller claims, as (lo, hi)
