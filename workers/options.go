@@ -18,6 +18,30 @@ type config struct {
 	place   placement
 }
 
+// newConfig applies opts for New(name, maxWorkers, opts...) and panics, with
+// op in the message, for every argument New rejects. Acquire calls it before
+// touching the registry, so it rejects the same arguments whether or not the
+// name is held.
+func newConfig(op, name string, maxWorkers int, opts []Option) config {
+	if maxWorkers < 1 || maxWorkers > MaxLimit {
+		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, MaxLimit))
+	}
+	c := config{active: maxWorkers}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("workers: %s(%q): option %d is nil", op, name, i))
+		}
+		o(&c)
+	}
+	if c.active < 1 || c.active > maxWorkers {
+		panic(fmt.Sprintf("workers: %s(%q): WithActiveWorkers(%d) out of range [1, %d]", op, name, c.active, maxWorkers))
+	}
+	if !c.spinSet {
+		c.spin = DefaultSpin(maxWorkers)
+	}
+	return c
+}
+
 // placement is what a worker does to its OS thread when it starts.
 type placement struct {
 	lockThread bool
