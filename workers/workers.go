@@ -319,11 +319,16 @@ func (w *Workers) ensureCreated(op string, n int) {
 // work is the body of worker goroutine i: place it, label it, then serve
 // copies until stopped.
 func (w *Workers) work(i int, wk *worker) {
+	var restore func() []error
 	if w.place.lockThread {
 		// Never unlocked: the thread ends with the goroutine, so thread
-		// settings made below cannot leak to other goroutines.
+		// settings made below cannot leak to other goroutines; except the
+		// main thread, which the runtime keeps, so the exit path below
+		// restores the settings first.
 		runtime.LockOSThread()
-		if errs := applyPlacement(&w.place, i); len(errs) > 0 {
+		var errs []error
+		restore, errs = applyPlacement(&w.place, i)
+		if len(errs) > 0 {
 			w.recordPlacement(i, errs)
 		}
 	}
@@ -333,6 +338,14 @@ func (w *Workers) work(i int, wk *worker) {
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
+		if restore != nil {
+			// Still on the locked thread: put its affinity and nice back
+			// before the goroutine ends (issue 10.6), before Done so
+			// Close returns with them restored and any failure recorded.
+			if errs := restore(); len(errs) > 0 {
+				w.recordPlacement(i, errs)
+			}
+		}
 		if !stopped {
 			// A copy called runtime.Goexit (execute already retired the
 			// copy and recorded it for Run). Keep the set's strength: start
