@@ -63,7 +63,7 @@ func withCallerRuns(c rangeConfig) rangeConfig { c.callerRuns = true; return c }
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	// Only the exported API of Workers is used below: ForRange is what a
 	// user would write with package ranges, plus a pool of tasks.
-	copies, c := w.rangeSetup("ForRange", n, body, opts)
+	copies, c := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
@@ -80,11 +80,11 @@ func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOp
 
 // rangeSetup checks ForRange's arguments and applies its options; it returns
 // the copy count and the configuration with the chunk size filled in.
-func (w *Workers) rangeSetup(op string, n int, body func(worker, lo, hi int), opts []RangeOption) (int, rangeConfig) {
+func (w *Workers) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (int, rangeConfig) {
 	if n < 0 {
 		panic(fmt.Sprintf("workers: %s on %q: negative length %d", op, w.Name(), n))
 	}
-	if body == nil {
+	if !haveBody {
 		panic(fmt.Sprintf("workers: %s on %q: nil body", op, w.Name()))
 	}
 	var c rangeConfig

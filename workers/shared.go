@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 
 	"github.com/workgang/workgang/tasks"
@@ -110,6 +111,18 @@ func (s *Shared) RunN(t tasks.Task, n int) { s.w.RunN(t, n) }
 // ForRange runs body over [0, n); see Workers.ForRange.
 func (s *Shared) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	s.w.ForRange(n, body, opts...)
+}
+
+// RunContext runs n copies of fn with a context and errors; see
+// Workers.RunContext.
+func (s *Shared) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
+	return s.w.RunContext(ctx, n, fn)
+}
+
+// ForRangeContext runs body over [0, n) until done, ctx is done or a body
+// call fails; see Workers.ForRangeContext.
+func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
+	return s.w.ForRangeContext(ctx, n, body, opts...)
 }
 
 // Stats returns the set's counters (all holders' runs); see Workers.Stats.
