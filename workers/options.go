@@ -50,8 +50,6 @@ type placement struct {
 	nice       *int  // the nice value for the worker's thread, if set
 }
 
-func (p placement) any() bool { return p.lockThread || p.affinity || p.nice != nil }
-
 // WithSpin sets how long an idle worker polls for the next run, and the
 // coordinator for the end of the current run, before parking. 0 parks at once.
 // Without it a set uses DefaultSpin(maxWorkers). It panics if d is negative.
