@@ -12,8 +12,7 @@
 //		}
 //	}
 //
-// A claim is one atomic add (a compare-and-swap for chunks over 2^31
-// iterations), so the chunk size trades balance (small chunks)
+// A claim is one atomic add, so the chunk size trades balance (small chunks)
 // against contention on that word (large chunks); ChunkSize picks a default
 // from n and the worker count. Loop and its iterators are allocation-free.
 //
@@ -74,32 +73,24 @@ func ceilDiv[T int | int64 | uint64](a, b T) T {
 // Memory model: claiming orders nothing; the iterations' writes are published
 // to the caller by whatever runs the copies (package workers' Run).
 type Loop struct {
-	// next is the first unclaimed iteration. n and chunk share its line on
-	// purpose: every claim reads them and writes next, so one line moves per
-	// claim. The pads keep the neighbours of an enclosing struct off it.
+	// next is the index of the next unclaimed chunk. n, chunk and chunks
+	// share its line on purpose: every claim reads them and writes next, so
+	// one line moves per claim. The pads keep the neighbours of an enclosing
+	// struct off it.
 	//
-	// next is unsigned so that claims past n have room: n <= MaxInt64 leaves
-	// at least 2^63 of headroom, which Next's argument below relies on.
-	_     [cacheLine]byte
-	next  atomic.Uint64
-	n     uint64 // read-only during a run; <= MaxInt64
-	chunk uint64 // read-only during a run; >= 1
-	_     [cacheLine - 24]byte
+	// Counting chunks rather than iterations keeps every bound in range for
+	// any n and chunk: a claim adds 1, so next could only wrap after 2^64
+	// claims (centuries at one per nanosecond), and chunk i starts at
+	// i*chunk < n only for i < chunks.
+	_      [cacheLine]byte
+	next   atomic.Uint64
+	n      uint64 // read-only during a run; <= MaxInt64
+	chunk  uint64 // read-only during a run; >= 1 once Reset
+	chunks uint64 // ceil(n / chunk); read-only during a run
+	_      [cacheLine - 32]byte
 }
 
 const cacheLine = 128
-
-// addLimit is the largest chunk Next claims with one atomic add; larger
-// chunks are claimed with a compare-and-swap that never moves next past n.
-//
-// Why an add is safe up to here: next exceeds n only by the adds of claims
-// that fail, and a failing claim puts next back to n before it returns (see
-// Next), so next <= n + (k+1)*chunk, where k is the number of failing claims
-// in flight at once, each on its own goroutine. Fewer than 2^32 goroutines can
-// exist at once (each needs a stack of at least 2 KiB: 8 TiB), so with chunk
-// <= 2^31 next stays below n + 2^63 <= 2^64 - 1 and never wraps. Chunks this
-// large are claimed a handful of times per loop, so the CAS costs nothing.
-const addLimit = 1 << 31
 
 // NewLoop returns a loop over [0, n) in chunks of chunk iterations. Chunk 0
 // picks ChunkSize(n, 1); pass ChunkSize(n, workers) instead when the worker
@@ -125,6 +116,7 @@ func (l *Loop) Reset(n, chunk int) {
 		chunk = ChunkSize(n, 1)
 	}
 	l.n, l.chunk = uint64(n), uint64(chunk)
+	l.chunks = ceilDiv(l.n, l.chunk)
 	l.next.Store(0)
 }
 
@@ -136,51 +128,22 @@ func (l *Loop) Chunk() int { return int(l.chunk) }
 
 // NumChunks returns the number of chunks the loop is split into: the most
 // copies that can get any work.
-func (l *Loop) NumChunks() int {
-	if l.n == 0 {
-		return 0
-	}
-	return int(ceilDiv(l.n, l.chunk))
-}
+func (l *Loop) NumChunks() int { return int(l.chunks) }
 
 // Next claims the next chunk and returns its bounds, lo < hi <= n, with ok
 // true; once every chunk is claimed it returns ok false, however often it is
 // called. Each iteration of [0, n) lies in exactly one chunk returned over all
 // callers, for every n and chunk.
 func (l *Loop) Next() (lo, hi int, ok bool) {
-	if l.chunk > addLimit {
-		return l.nextLarge()
-	}
-	// The Add is the claim: it returns distinct, increasing starts to
-	// concurrent callers. It cannot wrap (see addLimit).
-	start := l.next.Add(l.chunk) - l.chunk
-	if start >= l.n {
-		// Drained. Every claim from here on fails, whatever next holds
-		// as long as it is >= n, so put it back to n: next then stays
-		// bounded however often callers keep asking (a claim that fails is
-		// the only add that lands past n, and it is undone here). The
-		// store cannot hide a successful claim: next was >= n before this
-		// caller's add, and only adds (which keep it >= n) or such stores
-		// of n follow in next's modification order until Reset.
-		l.next.Store(l.n)
+	// The Add is the claim: it returns distinct, increasing chunk indices
+	// to concurrent callers. Chunk i < chunks starts at i*chunk <= n-1, and
+	// n - start bounds its length, so nothing below can overflow.
+	i := l.next.Add(1) - 1
+	if i >= l.chunks {
 		return 0, 0, false
 	}
-	return int(start), int(min(start+l.chunk, l.n)), true
-}
-
-// nextLarge claims a chunk larger than addLimit with a compare-and-swap that
-// moves next to at most n, so nothing can overflow.
-func (l *Loop) nextLarge() (lo, hi int, ok bool) {
-	for {
-		start := l.next.Load()
-		if start >= l.n {
-			return 0, 0, false
-		}
-		end := start + min(l.chunk, l.n-start)
-		if l.next.CompareAndSwap(start, end) {
-			return int(start), int(end), true
-		}
-	}
+	start := i * l.chunk
+	return int(start), int(start + min(l.chunk, l.n-start)), true
 }
 
 // Chunks returns an iterator over the chunks the caller claims, as (lo, hi)
@@ -208,7 +171,10 @@ func (l *Loop) Do(body func(lo, hi int)) {
 }
 
 // Claimed returns how many iterations have been claimed so far (at most n).
-func (l *Loop) Claimed() int { return int(min(l.next.Load(), l.n)) }
+func (l *Loop) Claimed() int {
+	// min(next, chunks) * chunk < n + chunk <= 2^64 - 2: no overflow.
+	return int(min(min(l.next.Load(), l.chunks)*l.chunk, l.n))
+}
 
 // Task is a tasks.Task whose copies drain a Loop, calling a body for each
 // chunk they claim. Create one with NewTask; Reset its loop between runs.
