@@ -85,7 +85,7 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
 	}
-	copies, c := w.rangeSetup("ForRangeContext", n, body != nil, opts)
+	copies, chunk, callerRuns := w.rangeSetup("ForRangeContext", n, body != nil, opts)
 	if n == 0 {
 		return nil
 	}
@@ -93,9 +93,9 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 		return cause(ctx)
 	}
 	t := rangeCtxPool.Get().(*rangeCtxTask)
-	t.loop.Reset(n, c.chunk)
+	t.loop.Reset(n, chunk)
 	t.body = body
-	t.callerRuns = c.callerRuns
+	t.callerRuns = callerRuns
 	cancel := t.start(ctx)
 	defer cancel(nil) // as in RunContext
 	w.RunN(t, min(copies, t.loop.NumChunks()))

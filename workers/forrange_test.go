@@ -155,7 +155,7 @@ func TestForRangeMisuse(t *testing.T) {
 	}{
 		{"negative n", func() { w.ForRange(-1, body) }, `workers: ForRange on "misuse": negative length -1`},
 		{"nil body", func() { w.ForRange(1, nil) }, `workers: ForRange on "misuse": nil body`},
-		{"nil option", func() { w.ForRange(1, body, workers.WithChunk(1), nil) }, `workers: ForRange on "misuse": option 1 is nil`},
+		{"zero option", func() { w.ForRange(1, body, workers.WithChunk(1), workers.RangeOption{}) }, `workers: ForRange on "misuse": option 1 is the zero RangeOption`},
 		{"negative chunk", func() { w.ForRange(1, body, workers.WithChunk(-1)) }, `workers: ForRange on "misuse": WithChunk(-1): chunk < 1`},
 		{"zero chunk", func() { w.ForRange(1, body, workers.WithChunk(0)) }, `workers: ForRange on "misuse": WithChunk(0): chunk < 1`},
 		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]`},

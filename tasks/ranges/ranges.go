@@ -54,14 +54,13 @@ func ChunkSize(n, workers int) int {
 	return max(1, ceilDiv(n, per))
 }
 
-// ceilDiv returns ceil(a / b) for a >= 0, b >= 1 without forming a + b - 1,
-// which overflows near MaxInt.
-func ceilDiv[T int | int64 | uint64](a, b T) T {
-	q := a / b
-	if a%b != 0 {
-		q++
+// ceilDiv returns ceil(a / b) for a >= 0, b >= 1 with one division and
+// without forming a + b - 1, which overflows near MaxInt.
+func ceilDiv[T int | uint64](a, b T) T {
+	if a == 0 {
+		return 0
 	}
-	return q
+	return (a-1)/b + 1
 }
 
 // Loop is a loop over [0, n) handed out in chunks of a fixed size. The zero
