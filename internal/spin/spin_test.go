@@ -68,7 +68,6 @@ func TestSpinnerAdapts(t *testing.T) {
 	assert.Equal(t, maxBurst, nilSp.Burst())
 }
 
-
 func BenchmarkGosched(b *testing.B) {
 	for range b.N {
 		runtime.Gosched()
