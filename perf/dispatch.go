@@ -29,13 +29,19 @@ type dispatchSetup struct {
 }
 
 // runDispatch measures workgang alone at each level and mode, printing each
-// iteration as the WorkerThreads perf test does.
+// iteration as the WorkerThreads perf test does: first on a fresh set per
+// iteration, then on one long-lived set created at -max with all its workers
+// started and shared by every level and mode (as the WorkerThreads test and
+// every embedder use one set).
 func runDispatch(h *harness) (any, error) {
-	fmt.Fprintf(h.out, "%d iterations x %d runs per setup; a fresh set per iteration, %d warm-up runs\n",
+	fmt.Fprintf(h.out, "%d iterations x %d runs per setup, %d warm-up runs; \"fresh\": a new set per iteration,\n",
 		h.cfg.Iters, h.cfg.Runs, warmCount(h.cfg.Runs))
+	fmt.Fprintf(h.out, "\"one set\": one set of %d workers, all started, shared by every level and mode below\n", h.cfg.Max)
+	ls := newLongSet(h.cfg.Max)
+	defer ls.close()
 	var res []dispatchSetup
 	for _, lv := range levels(h.cfg.Max) {
-		for _, im := range []impl{findImpl(nameWorkers), findImpl(nameCaller)} {
+		for _, im := range append([]impl{findImpl(nameWorkers), findImpl(nameCaller)}, oneSetImpls(ls)...) {
 			c := newCollector(h.cfg.Runs, h.cfg.Iters, true)
 			for it := range h.cfg.Iters {
 				h.status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.name, it+1, h.cfg.Iters)

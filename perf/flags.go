@@ -33,7 +33,8 @@ type config struct {
 	Scenarios []string `json:"scenarios"` // sections to run, in table order
 	JSON      string   `json:"json,omitempty"`
 	Quick     bool     `json:"quick"`
-	Pin       bool     `json:"pin"` // workgang's workers pinned with workers.WithAffinity()
+	Long      bool     `json:"long"` // full sizes of the sections that have them (kernel N up to 2000, ...)
+	Pin       bool     `json:"pin"`  // workgang's workers pinned with workers.WithAffinity()
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
@@ -48,6 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
+	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -64,6 +66,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.Scenarios = sel
 	return c, err
 }
+
+// tiny reports whether the runs are shorter than -quick's: the harness's own
+// tests, where every section shrinks to its smallest size.
+func (c *config) tiny() bool { return c.Runs < quickRuns }
 
 // applyQuick shrinks the sizes the user did not set explicitly.
 func applyQuick(fs *flag.FlagSet, c *config) {

@@ -87,7 +87,7 @@ func grainRuns(runs int, w float64) int {
 
 // runGrain calibrates the unit of work and sweeps each n.
 func runGrain(h *harness) (any, error) {
-	res := &grainResult{NSPerUnit: calibrate()}
+	res := &grainResult{NSPerUnit: h.unitNS()}
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
 	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
 	for _, n := range grainNs(h.cfg.Max) {

@@ -88,12 +88,12 @@ func findImpl(name string) impl {
 
 // startWorkers runs copies on a fresh worker set of max(size, n) workers.
 func startWorkers(size, n int, work func(int)) runner {
-	return startSet(size, n, tasks.Func("perf", work))
+	return startSet(size, n, perfTask(work, false))
 }
 
 // startCaller is startWorkers with the task opted in to caller-runs.
 func startCaller(size, n int, work func(int)) runner {
-	return startSet(size, n, tasks.CallerRuns(tasks.Func("perf", work)))
+	return startSet(size, n, perfTask(work, true))
 }
 
 // setOptions are the options of every workgang set the harness creates; -pin
@@ -104,11 +104,7 @@ var setOptions []workers.Option
 // startSet runs t with RunN(t, n) on a new set; close closes the set.
 func startSet(size, n int, t tasks.Task) runner {
 	w := workers.New("perf", max(size, n), setOptions...)
-	waits := func() waitStats {
-		st := w.Stats()
-		return waitStats{WorkerCopies: st.WorkerCopies, Ready: st.Ready, Spun: st.Spun, Parked: st.Wakeups}
-	}
-	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: waits}
+	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: setWaits(w)}
 }
 
 // startWaitGroup starts n goroutines per run and waits with a WaitGroup.

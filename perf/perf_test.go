@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -123,9 +124,14 @@ func TestQuickPrintsEverySection(t *testing.T) {
 	for _, s := range sections {
 		assert.Contains(t, text, "== "+s.title+" ==", "section %s", s.name)
 	}
-	for _, im := range impls {
+	for _, im := range peerImpls(&longSet{}) {
 		assert.Contains(t, text, im.name, "implementation %s", im.name)
 	}
+	for _, im := range kernelImpls {
+		assert.Contains(t, text, im.name, "kernel implementation %s", im.name)
+	}
+	assert.Contains(t, text, "1.274219991", "kernel result at N=100")
+	assert.Contains(t, text, "surplus/exact")
 	for _, lv := range []string{"full (n=2)", "half (n=1)", "min (n=1)"} {
 		assert.Contains(t, text, lv)
 	}
@@ -171,7 +177,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 
 	var disp []dispatchSetup
 	require.NoError(t, json.Unmarshal(rep.Sections["dispatch"], &disp))
-	assert.Len(t, disp, 6, "3 levels x 2 modes")
+	assert.Len(t, disp, 12, "3 levels x 2 modes x fresh and one set")
 	for _, d := range disp {
 		assert.Len(t, d.Iters, 1)
 		assert.Positive(t, d.MedianAvgNS)
@@ -181,10 +187,11 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	var peers peersResult
 	require.NoError(t, json.Unmarshal(rep.Sections["peers"], &peers))
 	require.Len(t, peers.Groups, 3)
+	rows := peerImpls(&longSet{})
 	for _, g := range peers.Groups {
-		require.Len(t, g.Rows, len(impls), "level %s", g.Label)
+		require.Len(t, g.Rows, len(rows), "level %s", g.Label)
 		for i, r := range g.Rows {
-			assert.Equal(t, impls[i].name, r.Impl)
+			assert.Equal(t, rows[i].name, r.Impl)
 			assert.Positive(t, r.MedianAvgNS, "%s %s", g.Label, r.Impl)
 			assert.Positive(t, r.XWorkers, "%s %s", g.Label, r.Impl)
 		}
@@ -227,6 +234,60 @@ func TestImplsRunEveryCopy(t *testing.T) {
 				assert.Equal(t, int64(runs), counts[i].Load(), "%s n=%d copy %d: got %d runs; want %d", im.name, n, i, counts[i].Load(), runs)
 			}
 		}
+	}
+}
+
+// TestKernelAgreesWithSerial solves spectral-norm at N = 100 with every
+// kernel implementation on one long-lived set and checks the benchmark's
+// published answer (1.274219991) and that every result equals serial's
+// exactly (each row is summed in the same order by every implementation).
+func TestKernelAgreesWithSerial(t *testing.T) {
+	ls := newLongSet(2)
+	defer ls.close()
+	for _, c := range []int{1, 2} {
+		var ref float64
+		for i, im := range kernelImpls {
+			s := newSpectral(100)
+			got := s.solve(im.par(ls, s, c))
+			assert.Equal(t, "1.274219991", fmt.Sprintf("%.9f", got), "%s copies=%d", im.name, c)
+			if i == 0 {
+				ref = got
+			}
+			assert.Equal(t, ref, got, "%s copies=%d: got %v; want serial's %v", im.name, c, got, ref)
+		}
+	}
+}
+
+// TestKernelBlocks checks that the row blocks of c copies tile [0, n).
+func TestKernelBlocks(t *testing.T) {
+	for _, n := range []int{1, 7, 32, 100} {
+		for c := 1; c <= min(n, 5); c++ {
+			next := 0
+			for i := range c {
+				lo, hi := block(i, c, n)
+				assert.Equal(t, next, lo, "n=%d c=%d copy %d", n, c, i)
+				assert.GreaterOrEqual(t, hi-lo, n/c, "n=%d c=%d copy %d", n, c, i)
+				next = hi
+			}
+			assert.Equal(t, n, next, "n=%d c=%d", n, c)
+		}
+	}
+}
+
+// TestSurplusNs checks that every surplus case leaves a created worker idle.
+func TestSurplusNs(t *testing.T) {
+	tests := []struct {
+		size          int
+		workers, call []int
+	}{
+		{1, nil, nil},
+		{2, []int{1}, []int{2}},
+		{4, []int{1, 2, 3}, []int{2, 4}},
+		{8, []int{1, 4, 7}, []int{2, 4, 8}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.workers, surplusNs(tt.size, false), "size %d, workers", tt.size)
+		assert.Equal(t, tt.call, surplusNs(tt.size, true), "size %d, caller-runs", tt.size)
 	}
 }
 

@@ -30,6 +30,8 @@ var sections = []section{
 	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch},
 	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
 	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
+	{name: "surplus", title: "surplus: runs of fewer copies than the long-lived set has workers, against a set with exactly the workers needed", run: runSurplus},
+	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
 }
@@ -62,6 +64,18 @@ type harness struct {
 	// results holds each finished section's result, by name, for the
 	// sections that need it and for the JSON report.
 	results map[string]any
+	// unit is the calibrated cost of one unit of work (burn) in ns, 0 until
+	// a section first asks for it.
+	unit float64
+}
+
+// unitNS returns the cost of one unit of burn in ns, calibrating it once per
+// harness so that every section's work is sized alike.
+func (h *harness) unitNS() float64 {
+	if h.unit == 0 {
+		h.unit = calibrate()
+	}
+	return h.unit
 }
 
 // report is the JSON document -json writes.

@@ -105,7 +105,7 @@ func allocTarget(p *peersResult) target {
 	worst := ""
 	for _, g := range p.Groups {
 		for _, r := range g.Rows {
-			if findImpl(r.Impl).workgang && (worst == "" || float64(r.AllocsPerRun) > t.Ratio) {
+			if isWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > t.Ratio) {
 				t.Ratio = float64(r.AllocsPerRun)
 				worst = fmt.Sprintf("%s %s (n=%d)", g.Label, r.Impl, g.N)
 			}
