@@ -265,15 +265,17 @@ func measureKernel(h *harness, ls *longSet, n int) (kernelSize, error) {
 	// One untimed solve each: it warms up the implementation and gives the
 	// result to check; serial's also sizes the timed batches.
 	ks := kernelSize{N: n, Copies: c, Reps: 1, Rows: make([]kernelRow, len(kernelImpls))}
-	start := time.Now()
 	for i, im := range kernelImpls {
 		ks.Rows[i] = kernelRow{Impl: im.name, Result: s.solve(pars[i])}
-		if i == 0 && !h.cfg.tiny() {
-			ks.Reps = max(1, int(kernelBudget/max(time.Since(start), 1)))
-		}
 		if ref := ks.Rows[0].Result; math.Abs(ks.Rows[i].Result-ref) > 1e-12*ref {
 			return ks, fmt.Errorf("kernel N=%d: %s computed %.12f, serial %.12f", n, im.name, ks.Rows[i].Result, ref)
 		}
+	}
+	if !h.cfg.tiny() {
+		// Size the batches from a second, warm serial solve.
+		start := time.Now()
+		s.solve(pars[0])
+		ks.Reps = max(1, int(kernelBudget/max(time.Since(start), 1)))
 	}
 	avgs := make([][]float64, len(kernelImpls))
 	for it := range h.cfg.Iters {

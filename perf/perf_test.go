@@ -132,6 +132,12 @@ func TestQuickPrintsEverySection(t *testing.T) {
 	}
 	assert.Contains(t, text, "1.274219991", "kernel result at N=100")
 	assert.Contains(t, text, "surplus/exact")
+	for _, im := range pauseImpls {
+		assert.Contains(t, text, im.name, "pause implementation %s", im.name)
+	}
+	for _, ph := range pauseScript {
+		assert.Contains(t, text, ph.name, "pause phase %s", ph.name)
+	}
 	for _, lv := range []string{"full (n=2)", "half (n=1)", "min (n=1)"} {
 		assert.Contains(t, text, lv)
 	}
@@ -255,6 +261,30 @@ func TestKernelAgreesWithSerial(t *testing.T) {
 			}
 			assert.Equal(t, ref, got, "%s copies=%d: got %v; want serial's %v", im.name, c, got, ref)
 		}
+	}
+}
+
+// TestPauseScript checks the script against the requirements: at
+// least 10 phases, n from 1 to max, 0.5 to 100 us of work per phase, both
+// modes; and that resolving it for a set keeps n within [1, size].
+func TestPauseScript(t *testing.T) {
+	assert.GreaterOrEqual(t, len(pauseScript), 10)
+	ns, modes := map[int]bool{}, map[bool]bool{}
+	for _, p := range pauseScript {
+		assert.GreaterOrEqual(t, p.workNS, 500.0, p.name)
+		assert.LessOrEqual(t, p.workNS, 100000.0, p.name)
+		ns[p.n], modes[p.callerRuns] = true, true
+	}
+	assert.Len(t, ns, 3, "one, half and full parallelism")
+	assert.Len(t, modes, 2, "caller-runs and plain phases")
+	for _, size := range []int{1, 2, 5} {
+		ps := resolvePhases(size, 1)
+		for _, p := range ps {
+			assert.True(t, p.N >= 1 && p.N <= size, "size %d phase %s: n=%d", size, p.Name, p.N)
+		}
+		work, ideal := idealSpeedup(ps)
+		assert.InDelta(t, 322500, work, 1e-6)
+		assert.True(t, ideal >= 1 && ideal <= float64(size), "size %d: ideal speedup %v", size, ideal)
 	}
 }
 

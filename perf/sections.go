@@ -31,6 +31,7 @@ var sections = []section{
 	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
 	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
 	{name: "surplus", title: "surplus: runs of fewer copies than the long-lived set has workers, against a set with exactly the workers needed", run: runSurplus},
+	{name: "pause", title: "pause: a scripted collector-like pause of phases of varying n and mode, on one long-lived set", run: runPause},
 	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
