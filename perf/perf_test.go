@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +41,8 @@ func TestParseFlags(t *testing.T) {
 		{"pin", []string{"-pin"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, Pin: true}},
 		{"one section", []string{"-scenario", "peers"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers"}}},
 		{"table order and spaces", []string{"-scenario", "grain, dispatch"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"dispatch", "grain"}}},
-		{"targets pull their needs", []string{"-scenario", "targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers", "grain", "targets"}}},
+		{"long", []string{"-long"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, Long: true}},
+		{"targets pull their needs", []string{"-scenario", "targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers", "grain", "surplus", "pause", "kernel", "targets"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,7 +219,16 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 
 	var ts []target
 	require.NoError(t, json.Unmarshal(rep.Sections["targets"], &ts))
-	assert.Len(t, ts, len(ratioGoals)+3, "ratio goals, allocations, two break-even goals")
+	// Issue 3's: ratio goals, allocations, two break-even goals; issue 9's:
+	// 4 empty-task goals, 2 per surplus case (-max 2: one n per mode), 2
+	// pause goals, 1 per kernel N and 1 per kernel N >= 64.
+	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1
+	require.Len(t, ts, want)
+	for _, prefix := range []string{"full, fresh sets: workers / best peer", "full, one set: 1set:workers / pingpong",
+		"surplus: workers n=1 5us", "surplus: workers+caller n=2 50us", "pause p50: serial / workgang",
+		"kernel N=32: best workgang", "kernel N=100: forrange+caller / serial"} {
+		assert.True(t, slices.ContainsFunc(ts, func(tg target) bool { return strings.HasPrefix(tg.Name, prefix) }), "no target %q", prefix)
+	}
 	for _, tg := range ts {
 		assert.Contains(t, []string{statusPass, statusMiss, statusNA}, tg.Status, tg.Name)
 		assert.NotEmpty(t, tg.Goal, tg.Name)
@@ -371,6 +382,50 @@ func TestCompareBreakEven(t *testing.T) {
 		assert.InDelta(t, tt.ratio, tg.Ratio, 1e-9, tt.name)
 		assert.Equal(t, tt.bound, tg.UpperBound, tt.name)
 	}
+}
+
+// TestRatioTarget checks both kinds of goal and the N/A case.
+func TestRatioTarget(t *testing.T) {
+	tests := []struct {
+		name            string
+		num, den, limit float64
+		atLeast         bool
+		status, goal    string
+	}{
+		{"under the limit", 1, 2, 0.7, false, statusPass, "<= 0.7"},
+		{"over the limit", 3, 2, 1.1, false, statusMiss, "<= 1.1"},
+		{"at least, reached", 340, 180, 1.7, true, statusPass, ">= 1.7"},
+		{"at least, missed", 340, 300, 1.7, true, statusMiss, ">= 1.7"},
+		{"nothing measured", 1, 0, 1, false, statusNA, "<= 1"},
+	}
+	for _, tt := range tests {
+		tg := ratioTarget(tt.name, tt.num, tt.den, tt.limit, tt.atLeast, "")
+		assert.Equal(t, tt.status, tg.Status, tt.name)
+		assert.Equal(t, tt.goal, tg.Goal, tt.name)
+	}
+}
+
+// TestEmptyTaskTargetsState checks the VM state line and the four goals.
+func TestEmptyTaskTargetsState(t *testing.T) {
+	mk := func(ping float64) *peersResult {
+		rows := []peerRow{{Impl: nameWorkers}, {Impl: nameOneWorkers}, {Impl: nameWaitGroup}, {Impl: nameErrgroup}, {Impl: nameChanPool}, {Impl: namePingPong}}
+		for i, ns := range []float64{900, 1200, 700, 800, 600, ping} {
+			rows[i].MedianAvgNS = ns
+		}
+		return &peersResult{Groups: []peerGroup{{level: level{"full", 2}, Rows: rows}}}
+	}
+	var b bytes.Buffer
+	ts := emptyTaskTargets(&b, mk(1100))
+	assert.Contains(t, b.String(), "slow state")
+	assert.Contains(t, b.String(), "best peer (chanpool) 600.0 ns")
+	require.Len(t, ts, 4)
+	assert.Equal(t, statusMiss, ts[0].Status, "900/600 > 1")
+	assert.Equal(t, statusPass, ts[1].Status, "900/1100 <= 1.5")
+	assert.Equal(t, statusMiss, ts[2].Status, "one set: 1200/600 > 1")
+	assert.Equal(t, statusPass, ts[3].Status, "one set: 1200/1100 <= 1.5")
+	b.Reset()
+	emptyTaskTargets(&b, mk(300))
+	assert.Contains(t, b.String(), "fast state")
 }
 
 // TestPercentileAndMedian checks the statistics helpers.

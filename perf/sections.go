@@ -34,7 +34,7 @@ var sections = []section{
 	{name: "pause", title: "pause: a scripted collector-like pause of phases of varying n and mode, on one long-lived set", run: runPause},
 	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
-	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain"}, run: runTargets},
+	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain", "surplus", "pause", "kernel"}, run: runTargets},
 }
 
 // sectionNames returns the names in the table, in order.
