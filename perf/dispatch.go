@@ -62,11 +62,15 @@ func printDispatchSetup(w io.Writer, s dispatchSetup) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "iter\ttotal us\tavg us\tmax us\tallocs/run\t")
 	for i, it := range s.Iters {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.3f\t%.1f\t%.2f\t\n", i+1, it.TotalUS, it.AvgNS/1000, it.MaxUS, it.AllocsPerRun)
+		maxUS := "-"
+		if it.MaxNS != nil {
+			maxUS = fmt.Sprintf("%.1f", *it.MaxNS/1000)
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%.3f\t%s\t%.2f\t\n", i+1, it.TotalNS/1000, it.AvgNS/1000, maxUS, it.AllocsPerRun)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "  median avg %.3f us; per run (incl. one clock read): p50 %.3f us, p90 %.3f us, p99 %.3f us, max %.1f us; %d allocs/run\n",
-		s.MedianAvgNS/1000, s.P50NS/1000, s.P90NS/1000, s.P99NS/1000, s.MaxUS, s.AllocsPerRun)
+		s.MedianAvgNS/1000, s.P50NS/1000, s.P90NS/1000, s.P99NS/1000, s.MaxNS/1000, s.AllocsPerRun)
 	if wt := s.Waits; wt != nil && wt.WorkerCopies > 0 {
 		c := float64(wt.WorkerCopies)
 		all := float64(s.N * s.Runs * len(s.Iters))

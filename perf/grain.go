@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -29,9 +30,23 @@ type grainImpl struct {
 	Speedup []float64 `json:"speedup"` // per grain: serial / AvgNS
 	// BreakEvenNS is the smallest W from which on the implementation beats
 	// serial (see breakEven), interpolated log-linearly between grains; with
-	// kind below-sweep it is the smallest grain (an upper bound), with none 0.
+	// kind below-sweep it is the smallest grain (an upper bound); with none
+	// it is 0 here and null in JSON.
 	BreakEvenNS   float64 `json:"break_even_ns"`
 	BreakEvenKind string  `json:"break_even_kind"`
+}
+
+// MarshalJSON encodes g with break_even_ns null when there is none.
+func (g grainImpl) MarshalJSON() ([]byte, error) {
+	type plain grainImpl // without this method
+	out := struct {
+		plain
+		BreakEvenNS *float64 `json:"break_even_ns"`
+	}{plain: plain(g)}
+	if g.BreakEvenKind != beNone {
+		out.BreakEvenNS = &g.BreakEvenNS
+	}
+	return json.Marshal(out)
 }
 
 // grainSweep is the sweep at one n.

@@ -74,13 +74,15 @@ func main() {
 
 // run parses args, runs the selected sections printing to stdout (progress
 // goes to stderr) and writes the JSON report if asked. It returns the process
-// exit code: 0 on success, 2 for bad flags, 1 for any other failure.
+// exit code: 0 on success and for -h (as Go's own tools), 2 for bad flags, 1
+// for any other failure.
 func run(args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stderr)
+	if err == errHelp {
+		return 0
+	}
 	if err != nil {
-		if err != errHelp {
-			fmt.Fprintln(stderr, "perf:", err)
-		}
+		fmt.Fprintln(stderr, "perf:", err)
 		return 2
 	}
 	rep, err := newHarness(cfg, stdout, stderr).runAll()

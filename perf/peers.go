@@ -116,7 +116,7 @@ func printPeerGroup(w io.Writer, g peerGroup) {
 	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workers\tx w+caller\t")
 	for _, r := range g.Rows {
 		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%.2f\t\n",
-			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxUS, r.AllocsPerRun, r.XWorkers, r.XCaller)
+			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxNS/1000, r.AllocsPerRun, r.XWorkers, r.XCaller)
 	}
 	tw.Flush()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +21,15 @@ import (
 
 // TestMain fails the package's tests if any goroutine outlives them: every
 // runner, worker set and pool must be closed.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// With runMainEnv set, the test binary is the perf command instead (for
+// TestHelpExitsZero): main parses os.Args[1:] and exits.
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // tiny are flags that run every section with the smallest sizes, so that
 // the harness tests take a fraction of a second even under -race. They set
@@ -88,8 +98,27 @@ func TestRunExitCodes(t *testing.T) {
 	var out, errw bytes.Buffer
 	assert.Equal(t, 2, run([]string{"-max", "0"}, &out, &errw), "bad flag")
 	assert.Contains(t, errw.String(), "perf: -max 0")
-	assert.Equal(t, 2, run([]string{"-h"}, &out, &errw), "help")
+	errw.Reset()
+	assert.Equal(t, 0, run([]string{"-h"}, &out, &errw), "help")
 	assert.Contains(t, errw.String(), "-scenario")
+}
+
+// runMainEnv makes the test binary run the perf command's main instead of
+// the tests (see TestMain), so a test can check the real exit status.
+const runMainEnv = "PERF_TEST_RUN_MAIN"
+
+// TestHelpExitsZero runs the command with -h and -help as a process and
+// checks that it exits 0 and prints the usage.
+func TestHelpExitsZero(t *testing.T) {
+	for _, arg := range []string{"-h", "-help"} {
+		cmd := exec.Command(os.Args[0], arg)
+		cmd.Env = append(os.Environ(), runMainEnv+"=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		assert.NoError(t, err, "%s: the command must exit 0", arg)
+		assert.Contains(t, stderr.String(), "-scenario", arg)
+	}
 }
 
 // tinyRun is one run of the whole harness with the tiny flags and -json,
@@ -167,12 +196,15 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	require.True(t, json.Valid(b), "invalid JSON: %q", r.jsonb)
 
 	var rep struct {
-		Header   header                     `json:"header"`
-		Config   config                     `json:"config"`
-		Sections map[string]json.RawMessage `json:"sections"`
+		SchemaVersion int                        `json:"schema_version"`
+		Header        header                     `json:"header"`
+		Config        config                     `json:"config"`
+		Sections      map[string]json.RawMessage `json:"sections"`
 	}
 	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, schemaVersion, rep.SchemaVersion)
 	assert.NotEmpty(t, rep.Header.CPU)
+	assert.Positive(t, rep.Header.WorkersSpinNS)
 	assert.NotEmpty(t, rep.Header.GoVersion)
 	assert.NotEmpty(t, rep.Header.Kernel)
 	assert.Positive(t, rep.Header.LogicalCPUs)
@@ -233,6 +265,76 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 		assert.Contains(t, []string{statusPass, statusMiss, statusNA}, tg.Status, tg.Name)
 		assert.NotEmpty(t, tg.Goal, tg.Name)
 	}
+}
+
+// TestJSONUnitsAndNulls checks the report's conventions on the tiny run's
+// JSON: durations only in ns (no key names another unit), and null, not 0,
+// where a figure does not exist (the worker waits of a peer's row).
+func TestJSONUnitsAndNulls(t *testing.T) {
+	r := tinyRun()
+	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	var doc any
+	require.NoError(t, json.Unmarshal([]byte(r.jsonb), &doc))
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				for _, bad := range []string{"_us", "_ms", "_s", "_sec", "_seconds"} {
+					assert.False(t, strings.HasSuffix(k, bad), "%s.%s: durations are in ns", path, k)
+				}
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), x)
+			}
+		}
+	}
+	walk("", doc)
+
+	var rep struct {
+		Sections struct {
+			Peers struct {
+				Groups []struct {
+					Rows []map[string]json.RawMessage `json:"rows"`
+				} `json:"groups"`
+			} `json:"peers"`
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.jsonb), &rep))
+	require.NotEmpty(t, rep.Sections.Peers.Groups)
+	for _, row := range rep.Sections.Peers.Groups[0].Rows {
+		var impl string
+		require.NoError(t, json.Unmarshal(row["impl"], &impl))
+		waits, ok := row["worker_waits"]
+		require.True(t, ok, "%s: worker_waits is always present", impl)
+		if isWorkgang(impl) {
+			assert.NotEqual(t, "null", string(waits), impl)
+		} else {
+			assert.Equal(t, "null", string(waits), impl)
+		}
+	}
+}
+
+// TestJSONNone checks that "none" is encoded as null: a target that was not
+// measured, a break-even grain that does not exist, a missing max.
+func TestJSONNone(t *testing.T) {
+	b, err := json.Marshal(target{Name: "x", Status: statusNA})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"ratio":null`)
+	b, err = json.Marshal(target{Name: "x", Status: statusPass, Ratio: 0.5})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"ratio":0.5`)
+	b, err = json.Marshal(grainImpl{Impl: "x", BreakEvenKind: beNone})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"break_even_ns":null`)
+	b, err = json.Marshal(grainImpl{Impl: "x", BreakEvenNS: 1500, BreakEvenKind: beInterpolated})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"break_even_ns":1500`)
+	b, err = json.Marshal(iterStats{AvgNS: 1})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"max_ns":null`)
 }
 
 // TestImplsRunEveryCopy checks every implementation runs copies 0..n-1 once
@@ -480,6 +582,27 @@ func TestDescribeCPU(t *testing.T) {
 	})
 	assert.Equal(t, "AMD EPYC (family 26 model 2 stepping 1), 2096 MHz, virtualized", got)
 	assert.Equal(t, "unknown", describeCPU(map[string]string{}))
+}
+
+// TestIsTerminal checks that files and pipes are not terminals, so their
+// progress lines are not rewritten with \r.
+func TestIsTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "progress")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f), "a regular file")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	assert.False(t, isTerminal(w), "a pipe")
+	assert.False(t, isTerminal(&bytes.Buffer{}), "not a file")
+	if runtime.GOOS == "linux" {
+		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		require.NoError(t, err)
+		defer null.Close()
+		assert.False(t, isTerminal(null), "/dev/null is a character device, not a terminal")
+	}
 }
 
 // TestProgress checks the progress line's delay, throttling and clearing.

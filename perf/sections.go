@@ -79,12 +79,18 @@ func (h *harness) unitNS() float64 {
 	return h.unit
 }
 
-// report is the JSON document -json writes.
+// schemaVersion is the version of the JSON report's layout: 2 has one unit
+// per kind of figure (every duration in ns) and null for "none"; 1 (before)
+// mixed _us and _ns fields and wrote 0 for none.
+const schemaVersion = 2
+
+// report is the JSON document -json writes (described in docs/perf.md).
 type report struct {
-	Header     header         `json:"header"`
-	Config     config         `json:"config"`
-	Sections   map[string]any `json:"sections"`
-	LoadAvgEnd string         `json:"loadavg_end"` // /proc/loadavg after the last section
+	SchemaVersion int            `json:"schema_version"`
+	Header        header         `json:"header"`
+	Config        config         `json:"config"`
+	Sections      map[string]any `json:"sections"`
+	LoadAvgEnd    string         `json:"loadavg_end"` // /proc/loadavg after the last section
 }
 
 // newHarness returns a harness printing results to out and progress to errw.
@@ -114,7 +120,7 @@ func (h *harness) runAll() (*report, error) {
 	}
 	end := loadAvg()
 	fmt.Fprintf(h.out, "\nload average at the end: %s\n", end)
-	return &report{Header: h.header, Config: h.cfg, Sections: h.results, LoadAvgEnd: end}, nil
+	return &report{SchemaVersion: schemaVersion, Header: h.header, Config: h.cfg, Sections: h.results, LoadAvgEnd: end}, nil
 }
 
 // status shows a progress line for the section in progress.

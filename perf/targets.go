@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -26,6 +27,19 @@ type target struct {
 	UpperBound bool   `json:"upper_bound,omitempty"`
 	Status     string `json:"status"`
 	Detail     string `json:"detail"` // the figures the ratio comes from
+}
+
+// MarshalJSON encodes t with ratio null when nothing was measured (N/A).
+func (t target) MarshalJSON() ([]byte, error) {
+	type plain target // without this method
+	out := struct {
+		plain
+		Ratio *float64 `json:"ratio"`
+	}{plain: plain(t)}
+	if t.Status != statusNA {
+		out.Ratio = &t.Ratio
+	}
+	return json.Marshal(out)
 }
 
 // ratioGoal describes a target on the peers section: at level, row num's
