@@ -31,7 +31,8 @@ type config struct {
 	Iters     int      `json:"iters"`     // iterations per setup
 	Runs      int      `json:"runs"`      // timed runs per iteration
 	Scenarios []string `json:"scenarios"` // sections to run, in table order
-	JSON      string   `json:"json,omitempty"`
+	JSON      string   `json:"json"`      // "" when not written
+	SVG       string   `json:"svg"`       // directory of the plots; "" when none
 	Quick     bool     `json:"quick"`
 	Long      bool     `json:"long"` // full sizes of the sections that have them (kernel N up to 2000, ...)
 	Pin       bool     `json:"pin"`  // workgang's workers pinned with workers.WithAffinity()
@@ -47,6 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; the grain sweep does about this many microseconds of work per measurement")
 	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
+	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
 	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")

@@ -90,6 +90,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "perf:", err)
 		return 1
 	}
+	if cfg.SVG != "" {
+		if err := writePlots(stdout, cfg.SVG, rep.Sections); err != nil {
+			fmt.Fprintln(stderr, "perf: -svg:", err)
+			return 1
+		}
+	}
 	if cfg.JSON != "" {
 		if err := writeJSON(cfg.JSON, rep); err != nil {
 			fmt.Fprintln(stderr, "perf:", err)

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -121,27 +125,104 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 }
 
-// tinyRun is one run of the whole harness with the tiny flags and -json,
-// shared by the tests that read its output (a run takes a second or two
-// under -race). It returns the exit code, stdout, stderr and the JSON file's
-// contents.
+// tinyRun is one run of the whole harness with the tiny flags, -json and
+// -svg, shared by the tests that read its output (a run takes a second or
+// two under -race). It returns the exit code, stdout, stderr, the JSON
+// file's contents and the SVG files' contents by file name.
 var tinyRun = sync.OnceValue(func() (r struct {
 	code             int
 	out, errw, jsonb string
+	svgs             map[string]string
 }) {
-	f, err := os.CreateTemp("", "perf-test-*.json")
+	dir, err := os.MkdirTemp("", "perf-test-*")
 	if err != nil {
 		r.code, r.errw = -1, err.Error()
 		return r
 	}
-	f.Close()
-	defer os.Remove(f.Name())
+	defer os.RemoveAll(dir)
+	jsonPath, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
 	var out, errw bytes.Buffer
-	r.code = run(append(append([]string{}, tiny...), "-json", f.Name()), &out, &errw)
-	b, _ := os.ReadFile(f.Name())
+	r.code = run(append(append([]string{}, tiny...), "-json", jsonPath, "-svg", svgDir), &out, &errw)
+	b, _ := os.ReadFile(jsonPath)
 	r.out, r.errw, r.jsonb = out.String(), errw.String(), string(b)
+	r.svgs = map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(svgDir, "*.svg"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		r.svgs[filepath.Base(f)] = string(b)
+	}
 	return r
 })
+
+// svgText parses doc as XML and returns the root element's name and the
+// character data of every text element.
+func svgText(doc string) (root string, texts []string, err error) {
+	d := xml.NewDecoder(strings.NewReader(doc))
+	inText := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return root, texts, nil
+		}
+		if err != nil {
+			return root, texts, err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			if tok.Name.Local == "text" {
+				inText++
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "text" {
+				inText--
+			}
+		case xml.CharData:
+			if inText > 0 {
+				texts = append(texts, string(tok))
+			}
+		}
+	}
+}
+
+// TestSVGPlots checks that -svg writes every plot, that each parses as SVG,
+// and that each names its series (the implementations) in its text.
+func TestSVGPlots(t *testing.T) {
+	r := tinyRun()
+	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	var grainNames, kernelNames, pauseNames []string
+	for _, im := range grainImpls() {
+		grainNames = append(grainNames, im.name)
+	}
+	for _, im := range kernelImpls[1:] {
+		kernelNames = append(kernelNames, im.name)
+	}
+	for _, im := range pauseImpls {
+		pauseNames = append(pauseNames, im.name+" (pause p50")
+	}
+	want := map[string][]string{
+		"grain-n2.svg":     append(grainNames, "serial = 1", "speedup over serial"),
+		"kernel.svg":       append(kernelNames, "serial = 1", "32", "100"),
+		"pause-phases.svg": append(pauseNames, "mark n=2 p", "resize-tlabs n=1 c"),
+		"mark.svg":         {"serial", "static partition", "work stealing"},
+	}
+	for file, names := range want {
+		doc, ok := r.svgs[file]
+		if !assert.True(t, ok, "%s not written (have %v)", file, slices.Collect(maps.Keys(r.svgs))) {
+			continue
+		}
+		root, texts, err := svgText(doc)
+		require.NoError(t, err, file)
+		assert.Equal(t, "svg", root, file)
+		all := strings.Join(texts, "\n")
+		for _, name := range names {
+			assert.Contains(t, all, name, "%s: series or label %q", file, name)
+		}
+		assert.Contains(t, r.out, file, "the run lists the files it wrote")
+	}
+}
 
 // TestQuickPrintsEverySection checks that a -quick run prints the header
 // and every section.
