@@ -34,8 +34,9 @@ type config struct {
 	JSON      string   `json:"json"`      // "" when not written
 	SVG       string   `json:"svg"`       // directory of the plots; "" when none
 	Quick     bool     `json:"quick"`
-	Long      bool     `json:"long"` // full sizes of the sections that have them (kernel N up to 2000, ...)
-	Pin       bool     `json:"pin"`  // workgang's workers pinned with workers.WithAffinity()
+	Long      bool     `json:"long"`    // full sizes of the sections that have them (kernel N up to 2000, ...)
+	Pin       bool     `json:"pin"`     // workgang's workers pinned with workers.WithAffinity()
+	Compete   int      `json:"compete"` // goroutines burning CPU during the sections
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
@@ -51,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
+	fs.IntVar(&c.Compete, "compete", 0, "run `k` goroutines of CPU work in the same process during every section (competition for the processors)")
 	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -94,6 +96,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-iters %d: want at least 1", c.Iters)
 	case c.Runs < 1:
 		return fmt.Errorf("-runs %d: want at least 1", c.Runs)
+	case c.Compete < 0:
+		return fmt.Errorf("-compete %d: want at least 0", c.Compete)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type header struct {
 	ClockNS       float64 `json:"clock_ns"`        // cost of one time.Now
 	WorkersSpinNS float64 `json:"workers_spin_ns"` // workers.DefaultSpin(-max)
 	Pinned        bool    `json:"pinned"`
+	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
 	Command       string  `json:"command"`
 	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 }
@@ -43,6 +44,7 @@ func readHeader(cfg config) header {
 		ClockNS:       clockCost(),
 		WorkersSpinNS: float64(workers.DefaultSpin(cfg.Max)),
 		Pinned:        cfg.Pin,
+		Compete:       cfg.Compete,
 		Command:       strings.Join(os.Args, " "),
 		LoadAvg:       loadAvg(),
 	}
@@ -59,6 +61,9 @@ func (hd header) print(w io.Writer) {
 	fmt.Fprintf(w, "clock        time.Now costs %.0f ns: per-run latencies (p50..p99, max) include one;\n", hd.ClockNS)
 	fmt.Fprintf(w, "             totals and averages are timed per batch and do not\n")
 	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", time.Duration(hd.WorkersSpinNS))
+	if hd.Compete > 0 {
+		fmt.Fprintf(w, "competing    %d goroutines burn CPU in this process during every section (-compete)\n", hd.Compete)
+	}
 	if hd.Pinned {
 		fmt.Fprintf(w, "pinned       workgang worker i on allowed CPU i mod k (workers.WithAffinity()); callers unpinned\n")
 	}

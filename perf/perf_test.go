@@ -84,6 +84,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-max", "0"}, "-max 0 out of range"},
 		{[]string{"-iters", "0"}, "-iters 0"},
 		{[]string{"-runs", "-1"}, "-runs -1"},
+		{[]string{"-compete", "-1"}, "-compete -1"},
 		{[]string{"-scenario", "nope"}, `unknown section "nope"`},
 		{[]string{"-scenario", ","}, "no section selected"},
 		{[]string{"extra"}, "unexpected arguments"},
@@ -255,6 +256,16 @@ func TestQuickPrintsEverySection(t *testing.T) {
 	}
 	assert.Contains(t, text, "break-even")
 	assert.Contains(t, text, "targets PASS")
+}
+
+// TestCompete runs a section with competing goroutines: the run completes,
+// the header says so, and the goroutines are gone afterwards (goleak).
+func TestCompete(t *testing.T) {
+	var out, errw bytes.Buffer
+	args := append(append([]string{}, tiny...), "-scenario", "surplus", "-compete", "2")
+	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
+	assert.Contains(t, out.String(), "competing    2 goroutines")
+	assert.Contains(t, out.String(), "surplus/exact")
 }
 
 // TestScenarioSelectsSections checks that -scenario runs only what it names.

@@ -106,6 +106,10 @@ func (h *harness) runAll() (*report, error) {
 	}
 	h.header = readHeader(h.cfg)
 	h.header.print(h.out)
+	if h.cfg.Compete > 0 {
+		c := startCompetitors(h.cfg.Compete)
+		defer c.stopAll()
+	}
 	for _, name := range h.cfg.Scenarios {
 		s := findSection(name)
 		fmt.Fprintf(h.out, "\n== %s ==\n", s.title)
