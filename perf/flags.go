@@ -46,7 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
-	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; the grain sweep does about this many microseconds of work per measurement")
+	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
 	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
 	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark) as SVG files into this `directory`")

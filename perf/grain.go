@@ -10,8 +10,30 @@ import (
 )
 
 // grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
-// where implementations break even, sparse where all of them win.
-var grainsNS = []float64{500, 1000, 2000, 3000, 5000, 7000, 10000, 15000, 20000, 30000, 50000, 100000, 200000, 500000, 1000000}
+// where implementations break even, sparse where all of them win. The
+// default run sweeps grainsShortNS, -long all of grainsNS.
+var (
+	grainsNS      = []float64{500, 1000, 2000, 3000, 5000, 7000, 10000, 15000, 20000, 30000, 50000, 100000, 200000, 500000, 1000000}
+	grainsShortNS = []float64{500, 1000, 2000, 3000, 5000, 10000, 20000, 30000, 50000, 100000, 300000, 1000000}
+)
+
+// grainGrains returns the grains the configuration sweeps.
+func grainGrains(c config) []float64 {
+	if c.Long {
+		return grainsNS
+	}
+	return grainsShortNS
+}
+
+// grainBudget returns the runs' worth of microseconds of work one grain
+// measurement does: -runs with -long, half of it otherwise (the sweep is
+// the longest section; half keeps the default run within its stated time).
+func grainBudget(c config) int {
+	if c.Long {
+		return c.Runs
+	}
+	return max(1, c.Runs/2)
+}
 
 // minGrainRuns is the fewest runs a grain measurement times.
 const minGrainRuns = 3
@@ -129,13 +151,14 @@ func grainImpls() []impl {
 // copies, interleaving them per iteration.
 func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
 	ims := append([]impl{findImpl(nameDirect)}, grainImpls()...)
-	s := grainSweep{N: n, GrainsNS: grainsNS}
+	grains := grainGrains(h.cfg)
+	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
 	for i := range s.Impls {
 		s.Impls[i].Impl = ims[i+1].name
 	}
-	for _, w := range grainsNS {
-		runs := grainRuns(h.cfg.Runs, w)
+	for _, w := range grains {
+		runs := grainRuns(grainBudget(h.cfg), w)
 		gw := newGrainWork(n, w, nsPerUnit)
 		avgs := measureGrain(h, ims, n, w, runs, gw)
 		s.Runs = append(s.Runs, runs)
@@ -147,7 +170,7 @@ func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
 	}
 	for i := range s.Impls {
 		gi := &s.Impls[i]
-		gi.BreakEvenNS, gi.BreakEvenKind = breakEven(grainsNS, gi.Speedup)
+		gi.BreakEvenNS, gi.BreakEvenKind = breakEven(grains, gi.Speedup)
 	}
 	return s
 }

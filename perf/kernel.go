@@ -38,7 +38,7 @@ var (
 // kernelBudget is about how long one implementation's timed solves at one N
 // take per iteration (at least one solve): long enough that the clock and
 // scheduler noise are small against it.
-const kernelBudget = 5 * time.Millisecond
+const kernelBudget = 3 * time.Millisecond
 
 // evalA is the benchmark's infinite matrix A: A(i, j) = 1/((i+j)(i+j+1)/2+i+1).
 func evalA(i, j int) float64 { return 1 / float64((i+j)*(i+j+1)/2+i+1) }

@@ -334,10 +334,10 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	assert.Positive(t, grain.NSPerUnit)
 	require.Len(t, grain.Sweeps, 1, "-max 2 sweeps n=2 only")
 	sw := grain.Sweeps[0]
-	assert.Len(t, sw.SerialNS, len(grainsNS))
+	assert.Len(t, sw.SerialNS, len(grainsShortNS))
 	assert.Len(t, sw.Impls, len(impls)-1, "every implementation but direct")
 	for _, gi := range sw.Impls {
-		assert.Len(t, gi.Speedup, len(grainsNS), gi.Impl)
+		assert.Len(t, gi.Speedup, len(grainsShortNS), gi.Impl)
 		assert.Contains(t, []string{beInterpolated, beBelow, beNone}, gi.BreakEvenKind, gi.Impl)
 	}
 
