@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"text/tabwriter"
 	"time"
 )
@@ -328,9 +329,6 @@ func burn(units int) uint64 {
 	return x
 }
 
-// burnSink keeps calibrate's work observable.
-var burnSink uint64
-
 // calibrate returns the cost of one unit of burn in nanoseconds: the best of
 // a few timings of about a millisecond each (the best is the least disturbed).
 func calibrate() float64 {
@@ -338,7 +336,7 @@ func calibrate() float64 {
 	best := time.Duration(math.MaxInt64)
 	for range 7 {
 		start := time.Now()
-		burnSink = burn(units)
+		runtime.KeepAlive(burn(units)) // a use of the result: the work stays
 		best = min(best, time.Since(start))
 	}
 	return float64(best) / units

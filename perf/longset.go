@@ -67,8 +67,8 @@ const (
 // tables that put them beside the fresh-set rows.
 func oneSetImpls(s *longSet) []impl {
 	return []impl{
-		{nameOneWorkers, "workgang RunN on ONE long-lived set created at -max with all workers started, every copy on a worker", true, s.start(false)},
-		{nameOneCaller, "the same set, task opted in with tasks.CallerRuns (both modes and all levels share the set)", true, s.start(true)},
+		{nameOneWorkers, "workgang RunN on ONE long-lived set created at -max with all workers started, every copy on a worker", s.start(false)},
+		{nameOneCaller, "the same set, task opted in with tasks.CallerRuns (both modes and all levels share the set)", s.start(true)},
 	}
 }
 
