@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/workgang/workgang/perf/mark"
 )
@@ -59,7 +61,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	p.Legend.XOffs = vg.Points(6) // YOffs: see alignLegend
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
 	return p
@@ -133,10 +135,24 @@ func addOne(p *plot.Plot, x0, x1 float64, name string) error {
 	return nil
 }
 
-// save writes p as dir/name.
+// save writes p as dir/name, with its legend aligned to the data area.
 func save(p *plot.Plot, dir, name string) (string, error) {
+	alignLegend(p)
 	path := filepath.Join(dir, name)
 	return path, p.Save(plotWidth, plotHeight, path)
+}
+
+// alignLegend moves p's legend down to the top of the data area. The plot
+// places the legend from the top of the area below the title, but pads the
+// data area further (for rotated tick labels, for instance), which would
+// leave the legend above the data area, over the axis.
+func alignLegend(p *plot.Plot) {
+	c := draw.New(vgsvg.New(plotWidth, plotHeight))
+	top := c.Max.Y
+	if p.Title.Text != "" {
+		top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	p.Legend.YOffs = -(top - p.DataCanvas(c).Max.Y) - vg.Points(4)
 }
 
 // plotGrain draws, per n of the grain sweep, every implementation's speedup
