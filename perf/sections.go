@@ -131,8 +131,11 @@ func (h *harness) runAll() (*report, error) {
 	}
 	end := loadAvg()
 	fmt.Fprintf(h.out, "\nload average at the end: %s\n", end)
-	fmt.Fprintf(h.out, "total: %.1f s (the default run is sized to finish within %d s on an idle 2-CPU machine)\n",
-		time.Since(begin).Seconds(), defaultRunSeconds)
+	fmt.Fprintf(h.out, "total: %.1f s", time.Since(begin).Seconds())
+	if c := h.cfg; !c.Quick && !c.Long && c.Iters == defaultIters && c.Runs == defaultRuns && len(c.Scenarios) == len(sections) {
+		fmt.Fprintf(h.out, " (the default run is sized to finish within %d s on an idle 2-CPU machine)", defaultRunSeconds)
+	}
+	fmt.Fprintln(h.out)
 	return &report{SchemaVersion: schemaVersion, Header: h.header, Config: h.cfg, Sections: h.results, LoadAvgEnd: end}, nil
 }
 
