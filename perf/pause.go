@@ -88,6 +88,10 @@ type pauseImpl struct {
 	start      func(ls *longSet, size int) (phase func(*pausePhase), stop func())
 }
 
+// namePauseWorkgang is workgang's row in the pause section: one set, each
+// phase in the mode the script gives it.
+const namePauseWorkgang = "workgang"
+
 // pauseImpls are the implementations, serial first (the speedups'
 // numerator), workgang last.
 var pauseImpls = []pauseImpl{
@@ -101,7 +105,7 @@ var pauseImpls = []pauseImpl{
 	{nameWaitGroup, "per phase: a go statement per copy + sync.WaitGroup", false, pauseWaitGroup},
 	{nameErrgroup, "per phase: an errgroup.Group, Go per copy", false, pauseErrgroup},
 	{nameChanPool, "one pool of -max goroutines for the whole run, copies sent on a channel", false, startPausePool},
-	{"workgang", "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *longSet, _ int) (func(*pausePhase), func()) {
+	{namePauseWorkgang, "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *longSet, _ int) (func(*pausePhase), func()) {
 		return func(p *pausePhase) { ls.w.RunN(p.task, p.N) }, func() {}
 	}},
 }

@@ -79,7 +79,7 @@ func surplusTargets(r *surplusResult) []target {
 
 // pauseTargets checks workgang's p50 pause against serial and the best peer.
 func pauseTargets(r *pauseResult) []target {
-	serial, wg, best := r.impl(nameSerial), r.impl("workgang"), r.bestPeer()
+	serial, wg, best := r.impl(nameSerial), r.impl(namePauseWorkgang), r.bestPeer()
 	if serial == nil || wg == nil || best == nil {
 		return nil
 	}
