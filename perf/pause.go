@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 	"text/tabwriter"
@@ -188,7 +189,7 @@ type pauseImplResult struct {
 type pauseResult struct {
 	Phases []pausePhase      `json:"phases"`
 	WorkNS float64           `json:"work_ns"` // the script's total work
-	IdealX float64           `json:"ideal_x"` // serial / (the work of the longest copies), the best speedup
+	IdealX float64           `json:"ideal_x"` // the best possible speedup over serial (idealSpeedup)
 	GapNS  float64           `json:"gap_ns"`  // mutator work between pauses
 	Pauses int               `json:"pauses"`  // timed pauses per iteration and implementation
 	Impls  []pauseImplResult `json:"impls"`
@@ -228,13 +229,15 @@ func resolvePhases(size int, unit float64) []pausePhase {
 	return ps
 }
 
-// idealSpeedup returns the script's serial work over its critical path
-// when every copy runs on its own CPU: the speedup no mechanism can beat.
-func idealSpeedup(ps []pausePhase) (work, ideal float64) {
+// idealSpeedup returns the script's total work and that work over its
+// critical path when each phase's copies run at once on up to procs
+// processors, with nothing lost to hand-offs: the speedup over serial no
+// mechanism can beat.
+func idealSpeedup(ps []pausePhase, procs int) (work, ideal float64) {
 	var path float64
 	for _, p := range ps {
 		work += p.WorkNS
-		path += p.WorkNS / float64(p.N)
+		path += p.WorkNS / float64(min(p.N, procs))
 	}
 	return work, work / path
 }
@@ -246,10 +249,10 @@ func runPause(h *harness) (any, error) {
 	defer ls.close()
 	ps := resolvePhases(h.cfg.Max, h.unitNS())
 	res := &pauseResult{Phases: ps, GapNS: pauseGapNS, Pauses: pauseCount(h.cfg)}
-	res.WorkNS, res.IdealX = idealSpeedup(ps)
+	res.WorkNS, res.IdealX = idealSpeedup(ps, runtime.GOMAXPROCS(0))
 	gap := newGrainWork(1, pauseGapNS, h.unitNS())
-	fmt.Fprintf(h.out, "a scripted pause of %d phases (n = 1 to %d, %.1f us of work in all; best possible speedup %.2fx),\n",
-		len(ps), h.cfg.Max, res.WorkNS/1000, res.IdealX)
+	fmt.Fprintf(h.out, "a scripted pause of %d phases (n = 1 to %d, %.1f us of work in all; best possible speedup on %d Ps %.2fx),\n",
+		len(ps), h.cfg.Max, res.WorkNS/1000, runtime.GOMAXPROCS(0), res.IdealX)
 	fmt.Fprintf(h.out, "%s of mutator work on the caller between pauses; %d timed pauses per iteration, %d iterations\n",
 		fmtNS(pauseGapNS), res.Pauses, h.cfg.Iters)
 	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', 0)

@@ -487,9 +487,11 @@ func TestPauseScript(t *testing.T) {
 		for _, p := range ps {
 			assert.True(t, p.N >= 1 && p.N <= size, "size %d phase %s: n=%d", size, p.Name, p.N)
 		}
-		work, ideal := idealSpeedup(ps)
+		work, ideal := idealSpeedup(ps, size)
 		assert.InDelta(t, 322500, work, 1e-6)
 		assert.True(t, ideal >= 1 && ideal <= float64(size), "size %d: ideal speedup %v", size, ideal)
+		_, one := idealSpeedup(ps, 1)
+		assert.Equal(t, 1.0, one, "size %d: one processor cannot beat serial", size)
 	}
 }
 
