@@ -123,24 +123,29 @@ func grainRuns(runs int, w float64) int {
 	return int(min(max(budget/w, minGrainRuns), float64(runs)))
 }
 
-// runGrain calibrates the unit of work and sweeps each n.
+// runGrain calibrates the unit of work and sweeps each n. Besides fresh sets,
+// workgang's two modes also run on one long-lived set of -max workers that
+// serves both modes and every n and grain, as an embedder's set does.
 func runGrain(h *harness) (any, error) {
+	ls := newLongSet(h.cfg.Max)
+	defer ls.close()
 	res := &grainResult{NSPerUnit: h.unitNS()}
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
 	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
 	for _, n := range grainNs(h.cfg.Max) {
-		s := sweepGrain(h, n, res.NSPerUnit)
+		s := sweepGrain(h, grainImpls(ls), n, res.NSPerUnit)
 		printSweep(h.out, s)
 		res.Sweeps = append(res.Sweeps, s)
 	}
 	return res, nil
 }
 
-// grainImpls returns the implementations the sweep compares with serial
-// (every one but direct, which is serial).
-func grainImpls() []impl {
+// grainImpls returns the implementations the sweep compares with serial:
+// the peers section's rows (workgang's modes on fresh sets and on ls, the
+// peers) but direct, which is serial.
+func grainImpls(ls *longSet) []impl {
 	var out []impl
-	for _, im := range impls {
+	for _, im := range peerImpls(ls) {
 		if im.name != nameDirect {
 			out = append(out, im)
 		}
@@ -148,10 +153,10 @@ func grainImpls() []impl {
 	return out
 }
 
-// sweepGrain measures serial and every implementation at each grain for n
-// copies, interleaving them per iteration.
-func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
-	ims := append([]impl{findImpl(nameDirect)}, grainImpls()...)
+// sweepGrain measures serial and every implementation of others at each
+// grain for n copies, interleaving them per iteration.
+func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep {
+	ims := append([]impl{findImpl(nameDirect)}, others...)
 	grains := grainGrains(h.cfg)
 	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)

@@ -194,7 +194,7 @@ func TestSVGPlots(t *testing.T) {
 	r := tinyRun()
 	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
 	var grainNames, kernelNames, pauseNames []string
-	for _, im := range grainImpls() {
+	for _, im := range grainImpls(&longSet{}) {
 		grainNames = append(grainNames, im.name)
 	}
 	for _, im := range kernelImpls[1:] {
@@ -335,7 +335,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	require.Len(t, grain.Sweeps, 1, "-max 2 sweeps n=2 only")
 	sw := grain.Sweeps[0]
 	assert.Len(t, sw.SerialNS, len(grainsShortNS))
-	assert.Len(t, sw.Impls, len(impls)-1, "every implementation but direct")
+	assert.Len(t, sw.Impls, len(grainImpls(&longSet{})), "every peers row but direct")
 	for _, gi := range sw.Impls {
 		assert.Len(t, gi.Speedup, len(grainsShortNS), gi.Impl)
 		assert.Contains(t, []string{beInterpolated, beBelow, beNone}, gi.BreakEvenKind, gi.Impl)
