@@ -77,27 +77,33 @@ const (
 	waking uint32 = 2 // a waker sent its token; the worker is not running yet
 )
 
-// slot is worker i's line. claim and state are read and written by others
-// (claimers, wakers); the rest is written only by worker i's goroutine (or its
-// replacement, which receives it with the go statement that starts it).
+// slot is worker i's state, on two padded lines. The first holds what
+// wakers and helpers read on every run (state) and change only when the
+// worker parks or is woken, so while the worker stays awake the line stays
+// shared in their caches and the coordinator's look at it costs no transfer.
+// The second holds what changes on every run: the claim word (written by the
+// claimer) and what only worker i's goroutine writes (or its replacement,
+// which receives it with the go statement that starts it).
 type slot struct {
-	// claim is the (full) generation of the last run in which copy i was claimed;
-	// see Dispatcher.claim.
-	claim atomic.Uint64
 	// state is awake, parked or waking: the Dekker pair of park and
 	// wakeIfParked, and what helpers read to find copies no one runs yet.
 	state atomic.Uint32
-	// misses counts the consecutive runs this worker saw without running a
-	// copy of them: its spin budget follows demand (see budget).
-	misses uint32
-	// seen is the generation of the last run word this worker acted on.
-	seen uint64
 	// wake carries the one token a waker owes a parked worker.
 	wake chan struct{}
-	spin spin.Spinner
+	_    [cacheLine - 16]byte
+
+	// claim is the (full) generation of the last run in which copy i was
+	// claimed; see Dispatcher.claim.
+	claim atomic.Uint64
+	// misses counts the consecutive runs this worker saw without being
+	// needed: its spin budget follows demand (see idleBudget).
+	misses uint32
+	spin   spin.Spinner
+	// seen is the generation of the last run word this worker acted on.
+	seen uint64
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
-	_                                   [cacheLine - 80]byte // layout_test.go checks the size
+	_                                   [cacheLine - 64]byte // layout_test.go checks the size
 }
 
 // group is one countdown line of a run's end accounting.
@@ -120,9 +126,15 @@ type Dispatcher struct {
 	// before it (see snapshot): claims compare full generations, which
 	// never wrap.
 	runGen atomic.Uint64
+	_      [cacheLine - 16]byte
+
+	// The end line: written by a run's last copy, polled by the
+	// coordinator, so that the end of a run does not invalidate the run
+	// word in the idle workers' caches.
+	//
 	// done is the generation of the last run whose copies all finished: the
 	// store by the last copy publishes every copy's writes to the
-	// coordinator (see execute).
+	// coordinator (see retire).
 	done atomic.Uint64
 	// coordParked/coordWake: the coordinator's park (see waitEnd and
 	// finish): 0 while it does not sleep, else the generation of the run
@@ -130,7 +142,7 @@ type Dispatcher struct {
 	// slow between its store of done and its look at coordParked must not
 	// wake the coordinator's park for run k+1.
 	coordParked atomic.Uint64
-	_           [cacheLine - 32]byte
+	_           [cacheLine - 16]byte
 
 	// Written by the coordinator only, between runs (or before the run
 	// word's Store), read by copies after their claim.
