@@ -358,12 +358,10 @@ func (m *fzMachine) checkRun(s *fzSet, task *fzTask, n int, o fzOutcome) {
 	// worker is not counted, and a Goexit on the caller of a dispatched run
 	// drops the caller's count for that run (the count is added when Run
 	// returns, which it then never does).
+	// Worker copies are counted when they start, so a worker's Goexit does
+	// not lose one; a caller's Goexit loses the run's caller copies (the
+	// count is added when Run returns), so only a bound holds then.
 	counted := uint64(n)
-	for _, id := range failing {
-		if task.exitMask>>id&1 != 0 && !task.onCaller[id].Load() {
-			counted--
-		}
-	}
 	if task.exitMask&(1<<n-1) != 0 {
 		s.goexits = true
 	}
@@ -666,9 +664,9 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 }
 
 // opNested: a run whose copies call the API on the same set (or on the other
-// set) from inside. Nested runs that would deadlock must panic at once with a
-// clear message; an inline caller-runs run (n == 1) must work; so must a run
-// on another set.
+// set) from inside. Nested runs on the same set, inline ones included (runs
+// never overlap), must panic at once with a clear message; a run on another
+// set must work.
 func (m *fzMachine) opNested(s *fzSet) {
 	if s == nil || s.closed {
 		return
@@ -742,13 +740,12 @@ func (m *fzMachine) opNested(s *fzSet) {
 		}
 	}
 	var wantPrefix string
-	op := map[int]string{0: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
-	nested := !inlineOuter // an inline outer copy holds no lock: nothing nests
+	op := map[int]string{0: "RunN", 1: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
+	// Runs on one set never overlap, inline ones included: every nested
+	// call on the same set panics, from inline outer copies too.
 	switch kind {
-	case 0, 2, 3, 4:
-		if nested {
-			wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
-		}
+	case 0, 1, 2, 3, 4:
+		wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
 	}
 	var innerRuns int
 	for id := range outerN {
@@ -764,11 +761,6 @@ func (m *fzMachine) opNested(s *fzSet) {
 			if v != want {
 				m.failf("RunN on the closed other set: panic %#v; want %q", v, want)
 			}
-		case kind == 4 && !nested:
-			// Close from an inline copy closes the set: legal.
-			if v != nil {
-				m.failf("Close from an inline copy: panic %#v", v)
-			}
 		default:
 			if v != nil {
 				m.failf("nested %s from outer copy %d: unexpected panic %#v", names[kind], id, v)
@@ -777,9 +769,6 @@ func (m *fzMachine) opNested(s *fzSet) {
 				innerRuns++
 			}
 		}
-	}
-	if kind == 4 && !nested {
-		s.closed = true
 	}
 	if kind == 5 && other != nil && !other.closed {
 		want := 0

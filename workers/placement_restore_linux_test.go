@@ -122,7 +122,7 @@ func TestPlacementRestorePartial(t *testing.T) {
 // checked after the body returned.
 //
 // This drives the worker body directly, so it knows how workers.go creates a
-// worker (the workers slot, created, wg and work(i, wk)).
+// worker (the workers slot, created, wg and work(i, wk, first)).
 func TestWorkerRestoresThreadOnExit(t *testing.T) {
 	var orig threadState
 	onLockedThread(func() bool { orig = readThread(t); return true })
@@ -130,7 +130,7 @@ func TestWorkerRestoresThreadOnExit(t *testing.T) {
 	w := New("main-thread", 1, WithAffinity(cpu), WithNice(nice))
 	require.Equal(t, p.cpus, w.place.cpus)
 
-	wk := new(worker)
+	wk := &worker{placed: make(chan struct{})}
 	w.workers[0].Store(wk)
 	w.wg.Add(1)
 	w.created.Store(1)
@@ -140,7 +140,7 @@ func TestWorkerRestoresThreadOnExit(t *testing.T) {
 		defer close(bodyDone)
 		tid = unix.Gettid()
 		orig = readThread(t)
-		w.work(0, wk)            // returns when Close stops the worker
+		w.work(0, wk, true)      // returns when Close stops the worker
 		runtime.UnlockOSThread() // work's own lock; ours is undone by onLockedThread
 		return checkRestored(t, orig, w.PlacementErrors())
 	})
