@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/workgang/workgang/tasks"
@@ -36,7 +37,8 @@ type Shared struct {
 // Acquire returns the process-wide set named name, creating it with New(name,
 // maxWorkers, opts...) if no holder has it, and a release function the
 // holder calls once when done with it (later calls do nothing). The last
-// release closes the set. Every Acquire of a name returns the same *Shared
+// release closes the set; it panics, consuming nothing, if called from inside
+// a copy of a run on that set. Every Acquire of a name returns the same *Shared
 // until that name's last release.
 //
 // Many runtimes in one process can so share one set of workers instead of
@@ -63,12 +65,26 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 		shared.sets[name] = e
 	}
 	e.refs++
-	var once sync.Once
-	return e.s, func() { once.Do(func() { releaseShared(name, e) }) }
+	released := new(bool) // guarded by shared.mu
+	return e.s, func() { releaseShared(name, e, released) }
 }
 
-func releaseShared(name string, e *sharedEntry) {
+// releaseShared drops the reference of the release function whose flag is
+// released, once. The last release closes the set, so it must not run inside
+// one of the set's own copies (Close there would wait for the run it is part
+// of): it then panics before changing anything (issue 10.5), the reference
+// is kept and the release function still works once the run is over.
+func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
+	if *released {
+		shared.mu.Unlock()
+		return
+	}
+	if e.refs == 1 && e.s.w.inRun() {
+		shared.mu.Unlock()
+		panic(fmt.Sprintf("workers: last release of shared set %q called from inside one of its own copies: it would close the set during its own run; release it after the run", name))
+	}
+	*released = true
 	e.refs--
 	last := e.refs == 0
 	if last {

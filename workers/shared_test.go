@@ -104,3 +104,43 @@ func TestAcquireHeldIgnoresValidArguments(t *testing.T) {
 	require.Same(t, a, b)
 	assert.Equal(t, fmt.Sprint(2, 2), fmt.Sprint(b.MaxWorkers(), b.ActiveWorkers()))
 }
+
+// Issue 10.5: the last release from inside one of the set's own copies
+// panics without consuming anything: the entry stays, the set keeps working,
+// and the same release function closes it after the run.
+func TestLastReleaseInsideOwnCopy(t *testing.T) {
+	for _, callerRuns := range []bool{false, true} {
+		s, release := workers.Acquire("release-inside", 2)
+		var task tasks.Task = tasks.Func("release", func(worker int) {
+			if worker == 1 {
+				release()
+			}
+		})
+		if callerRuns {
+			task = tasks.CallerRuns(task)
+		}
+		pe := capturePanic(t, func() { s.RunN(task, 2) })
+		assert.Equal(t, `workers: last release of shared set "release-inside" called from inside one of its own copies: it would close the set during its own run; release it after the run`, pe.Value)
+		assert.Equal(t, 1, workers.SharedSets(), "callerRuns=%v: the entry stays", callerRuns)
+		p := newProbe(2, false)
+		s.RunN(p, 2) // still open and usable
+		p.check(t, 0)
+		release() // not consumed by the failed call: closes now
+		assert.Zero(t, workers.SharedSets())
+		assert.Panics(t, func() { s.RunN(p, 2) }, "closed")
+	}
+}
+
+// A release that is not the last may come from inside a copy.
+func TestNonLastReleaseInsideOwnCopy(t *testing.T) {
+	s, releaseA := workers.Acquire("release-inside-2", 2)
+	_, releaseB := workers.Acquire("release-inside-2", 2)
+	s.RunN(tasks.Func("release", func(worker int) {
+		if worker == 0 {
+			releaseB()
+		}
+	}), 2)
+	assert.Equal(t, 1, workers.SharedSets())
+	releaseA()
+	assert.Zero(t, workers.SharedSets())
+}
