@@ -531,6 +531,11 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	<-d.coordWake
 }
 
+// CoordinatorParked reports whether the coordinator is asleep waiting for the
+// end of a run (it spun for its budget first). Package workers's cycle check
+// reads it: a coordinator that sleeps there waits for the run's copies.
+func (d *Dispatcher) CoordinatorParked() bool { return d.coordParked.Load() != 0 }
+
 // finish reports the end of run gen to the coordinator: store done, then
 // wake the coordinator if it sleeps for this run. The CAS from gen makes the
 // token this run's: a finisher delayed past the coordinator's next park
