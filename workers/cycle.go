@@ -31,8 +31,8 @@ import (
 //
 // Edges appear over time (a coordinator parks only after spinning), so a
 // nested waiter polls the lock and re-checks instead of blocking; and since
-// the graph is read while it changes, a cycle must be seen again at least a
-// millisecond later, the same, before it panics. A real cycle never changes:
+// the graph is read while it changes, a cycle must be found by every check
+// for at least a millisecond before it panics. A real cycle never changes:
 // every goroutine in it waits for good.
 var registry struct {
 	mu      sync.Mutex
@@ -81,18 +81,20 @@ func waitNested(w *Workers, g uintptr, op string) {
 		delete(registry.waiting, g)
 		registry.mu.Unlock()
 	}()
-	var seen []string
-	var since time.Time
+	var since time.Time // when the check first found a cycle, zero if the last one did not
 	backoff := 10 * time.Microsecond
 	for !w.mu.TryLock() {
 		registry.mu.Lock()
 		path := cycleFrom(w, g)
 		registry.mu.Unlock()
+		// Confirm by existence, not by the path found: with several
+		// routes the search may name a different one each time (it visits
+		// the registry in map order).
 		switch {
 		case path == nil:
-			seen = nil
-		case seen == nil || strings.Join(path, "\x00") != strings.Join(seen, "\x00"):
-			seen, since = path, time.Now()
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
 		case time.Since(since) >= time.Millisecond:
 			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
 				op, w.name, strings.Join(path, " -> ")))
