@@ -150,9 +150,11 @@ type Dispatcher struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
 	coordWake  chan struct{}
-	idleSpin   time.Duration // an idle worker's full spin budget
-	endSpin    time.Duration // the coordinator's spin budget
-	coord      spin.Spinner  // the coordinator's adaptive bursts
+	// The spin budgets in nanoseconds: idle workers read idleSpin between
+	// runs, so SetSpin may race with them and both are atomics.
+	idleSpin atomic.Int64 // an idle worker's full spin budget
+	endSpin  atomic.Int64 // the coordinator's spin budget
+	coord    spin.Spinner // the coordinator's adaptive bursts
 
 	// panicked holds the first panic of the current run (see capture);
 	// panics counts them all. Written only when a copy panics.
@@ -187,15 +189,16 @@ func (d *Dispatcher) Workers() int { return len(d.slots) }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current
-// one, before parking; 0 parks at once. It must not be called while a run is
-// in progress (package workers calls it before the first run). The
+// one, before parking; 0 parks at once. It may be called at any time; a
+// waiter already spinning keeps the budget it started with. The
 // coordinator's budget is further capped when its spinning would take a
 // processor from the run's workers (see internal/spin).
 func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
 	}
-	d.idleSpin, d.endSpin = s, s
+	d.idleSpin.Store(int64(s))
+	d.endSpin.Store(int64(s))
 }
 
 // Plan is a task prepared for a run: the task and whether the caller may run
@@ -461,9 +464,9 @@ func (d *Dispatcher) fresh(s *slot) bool {
 func (d *Dispatcher) idleBudget(s *slot) time.Duration {
 	switch s.misses {
 	case 0:
-		return d.idleSpin
+		return time.Duration(d.idleSpin.Load())
 	case 1:
-		return d.idleSpin / 8
+		return time.Duration(d.idleSpin.Load()) / 8
 	default:
 		return 0
 	}
@@ -513,7 +516,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	if d.done.Load() == gen {
 		return
 	}
-	if budget := spin.Cap(d.endSpin, m+1); budget > 0 {
+	if budget := spin.Cap(time.Duration(d.endSpin.Load()), m+1); budget > 0 {
 		if spin.Until(budget, &d.coord, func() bool { return d.done.Load() == gen }) {
 			return
 		}
@@ -530,6 +533,11 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	// Only run gen's finisher sends (its CAS from gen), and only once.
 	<-d.coordWake
 }
+
+// CoordinatorParked reports whether the coordinator is asleep waiting for the
+// end of a run (it spun for its budget first). Package workers's cycle check
+// reads it: a coordinator that sleeps there waits for the run's copies.
+func (d *Dispatcher) CoordinatorParked() bool { return d.coordParked.Load() != 0 }
 
 // finish reports the end of run gen to the coordinator: store done, then
 // wake the coordinator if it sleeps for this run. The CAS from gen makes the
@@ -548,19 +556,20 @@ func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) 
 	// Registered first, so it runs last, whatever the copy or the capture
 	// does (even a Goexit from a hostile Name during capture).
 	defer d.retire(c, n, gen)
+	returned := false
+	defer func() {
+		if !returned {
+			// runCopy did not return: the copy called runtime.Goexit (it
+			// recovers panics and returns), or Name did, for the trace
+			// region below. There is no panic to recover.
+			d.capture(t, c, onCaller, nil, true, debug.Stack())
+		}
+	}()
 	if trace.IsEnabled() {
 		// One region per copy, on the goroutine that runs it, so a trace
 		// shows which goroutine ran which copy and for how long.
 		defer trace.StartRegion(context.Background(), SafeName(t)).End()
 	}
-	returned := false
-	defer func() {
-		if !returned {
-			// runCopy did not return: the copy called runtime.Goexit (it
-			// recovers panics and returns). There is no panic to recover.
-			d.capture(t, c, onCaller, nil, true, debug.Stack())
-		}
-	}()
 	panicked, v, stack := runCopy(t, c)
 	returned = true
 	if panicked {

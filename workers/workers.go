@@ -301,9 +301,13 @@ func (w *Workers) lockSlow(op string) {
 	if i := w.workerOf(g); i >= 0 {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
 	}
-	waitFor(w, g, op)
-	w.mu.Lock()
-	doneWaiting(g)
+	if !insideAnyRun(g) {
+		// Plain contention from outside every run: no cycle can go
+		// through this goroutine. Block in the mutex's FIFO order.
+		w.mu.Lock()
+		return
+	}
+	waitNested(w, g, op)
 }
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
