@@ -1,11 +1,11 @@
 module github.com/workgang/workgang
 
 // The go directive is the lowest the tree allows: the code needs go1.23
-// (package iter, range-over-func); tests need go1.24 (testing.B.Loop, weak)
-// and go1.25 (sync.WaitGroup.Go in semaphore/bench_test.go). The x/sys and
-// x/sync versions are the newest whose own go directive is at most go1.24, so
+// (package iter, range-over-func); tests need go1.24 (testing.B.Loop, weak).
+// The x/sys and x/sync versions are the newest whose own go directive is at
+// most go1.24, and gonum.org/v1/plot v0.12.0 (perf only) says go1.18, so
 // they never raise the floor.
-go 1.25.0
+go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1

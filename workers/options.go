@@ -2,10 +2,9 @@ package workers
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
-	"github.com/workgang/workgang/semaphore"
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // Option configures a set in New.
@@ -70,13 +69,11 @@ func WithActiveWorkers(n int) Option {
 // whole life (runtime.LockOSThread), so thread-level settings stay with it.
 //
 // It has a price: a locked goroutine's yields and wake-ups are hand-offs
-// between OS threads. On the 2-vCPU development VM, pinned workers
-// (WithAffinity, which implies this) made an only-workers run of an empty
-// task ~35 us instead of ~1.1 us, and parking them at once instead of
-// spinning made it worse (20-44 us); caller-runs runs, whose copies mostly
-// stay on the caller, were unaffected (~150 ns). See docs/perf.md, "Pinned
-// workers". Use placement where thread identity matters more than hand-off
-// latency (long phases, priority separation), and measure.
+// between OS threads, so only-workers runs of short tasks cost many times
+// more than unpinned ones, while caller-runs runs, whose copies mostly stay
+// on the caller, are barely affected (docs/perf.md, "Pinned workers", from
+// go run ./perf -pin). Use placement where thread identity matters more than
+// hand-off latency (long phases, priority separation), and measure.
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
@@ -113,18 +110,12 @@ func WithNice(nice int) Option {
 }
 
 // DefaultSpin returns the spin budget a set of maxWorkers workers gets by
-// default: semaphore.DefaultSpin when the workers fit in GOMAXPROCS, a tenth of
-// it when they outnumber GOMAXPROCS (spinners then take turns on the same
-// processors, so long spins only delay the goroutines with real work), and 0
-// when GOMAXPROCS is 1. See docs/threading-model.md for the measurements.
+// default, from the module's one spin policy: semaphore.DefaultSpin when the
+// workers fit in GOMAXPROCS, a short budget (about one park and wake-up) when
+// they outnumber GOMAXPROCS (spinners then take turns on the same processors,
+// so long spins only delay the goroutines with real work), and 0 when
+// GOMAXPROCS is 1. Whatever the budget, a worker spins only while recent runs
+// needed it (docs/threading-model.md, "Spinning follows demand").
 func DefaultSpin(maxWorkers int) time.Duration {
-	procs := runtime.GOMAXPROCS(0)
-	switch {
-	case procs == 1:
-		return 0
-	case maxWorkers > procs:
-		return semaphore.DefaultSpin / 10
-	default:
-		return semaphore.DefaultSpin
-	}
+	return spin.Budget(maxWorkers)
 }

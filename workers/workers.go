@@ -39,8 +39,6 @@ const MaxLimit = 1 << 16
 // the stack of the copy that raised it.
 type PanicError = gang.PanicError
 
-const cacheLine = 128
-
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
@@ -67,8 +65,6 @@ type Workers struct {
 	name  string
 	max   int
 	place placement
-	// shared marks a set owned by the Acquire registry.
-	shared bool
 
 	// active is the copy count of Run; any goroutine may change it.
 	active atomic.Int32
@@ -262,12 +258,9 @@ func (w *Workers) recordOwner(runsUserCode bool) {
 // Close stops every worker and waits for their goroutines to exit. It waits
 // for a run in progress (inline runs included) to finish first. Close is
 // idempotent; any later Run, RunN or SetActiveWorkers panics. Calling Close
-// from inside a task of the set panics, and so does closing a set obtained
-// from Acquire (release it instead).
+// from inside a task of the set panics. (A set shared through Acquire has no
+// Close: its holders release it.)
 func (w *Workers) Close() {
-	if w.shared {
-		panic(fmt.Sprintf("workers: Close on shared set %q: call the release function Acquire returned", w.name))
-	}
 	w.close()
 }
 
