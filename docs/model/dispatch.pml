@@ -1,22 +1,23 @@
 /*
- * dispatch.pml: a SPIN model of workgang's dispatch protocol v2 (issue 9):
- * one run word, per-copy claim slots with a generation test, per-worker
- * park state with a Dekker re-check, a wake tree, surplus helpers, end
- * accounting in groups, and the coordinator's spin-then-park end wait
- * (gang/gang.go: Run, the worker loop, claim, wakeIfParked, execute,
- * finish, Stop; workers/workers.go: worker creation, Goexit replacement,
- * Close). docs/model/README.md maps every step below to the Go statement it
- * stands for; keep the two in step.
+ * dispatch.pml: a SPIN model of workgang's dispatch protocol v2 (issue 9) as
+ * gang/gang.go implements it: one run word, a claim word per copy with a
+ * generation test, per-worker park state (awake/parked/waking) with a Dekker
+ * re-check, a wake tree, surplus helpers, end accounting in groups, and the
+ * coordinator's spin-then-park end wait tagged with the run's generation
+ * (gang.go: Run, runOnCaller, claim, wakeIfParked, Serve, next, park, Stop,
+ * waitEnd, finish, retire; workers/workers.go: worker creation, Goexit
+ * replacement, Close). docs/model/README.md maps every step below to the Go
+ * statement it stands for; keep the two in step.
  *
  * One coordinator (the goroutine holding the set's run lock) performs RUNS
  * consecutive runs, each with a nondeterministic n and, depending on CALLER,
  * caller-runs off, on, or chosen per run; then it stops the NW workers
- * (Workers.Close: Dispatcher.Stop + wg.Wait). NW worker processes run the
- * worker loop. Every Go atomic operation (Load, Store, Add, CompareAndSwap)
- * is one indivisible Promela step; Go's atomics are sequentially consistent,
- * so SPIN's interleaving semantics is the Go memory model for these words.
- * Plain fields (task, left[] before the publish) are also one step: the race
- * detector, not this model, checks that the atomics order them.
+ * (Workers.Close: Dispatcher.Stop + wg.Wait). NW worker processes run
+ * Serve. Every Go atomic operation (Load, Store, Add, CompareAndSwap) is one
+ * indivisible Promela step, apart from the merges listed below; Go's atomics
+ * are sequentially consistent, so SPIN's interleaving semantics is the Go
+ * memory model for these words. Plain fields (task) are also one step: the
+ * race detector, not this model, checks that the atomics order them.
  *
  * Checked (see .ci/spin-check):
  *   safety:  no assertion violation (each copy id of each run runs exactly
@@ -33,23 +34,25 @@
  *   NW        worker goroutines (1..3)                          default 3
  *   RUNS      consecutive runs before Stop (>= 2)               default 2
  *   CALLER    0: caller-runs off, 1: on, 2: chosen per run      default 2
- *   SPINMAX   most polls a waiter makes before parking          default 1
- *             (the number actually made is chosen
- *             nondeterministically in 0..SPINMAX, which covers every spin
- *             budget, the demand policy (full, 1/8, park at once) and
- *             GOMAXPROCS = 1)
  *   G         copies per end-accounting group (Go: 8)           default 2
  *             (2 makes runs of n >= 3 use two groups, so groupsLeft is used)
  *   GOEXIT    if defined, one copy may call runtime.Goexit: on a worker the
  *             goroutine dies after the copy's accounting and a replacement
- *             with the same slot and `seen` continues (Workers.work's
- *             defer); on the caller the coordinator stops claiming and goes
- *             to the end wait (Run's defer), and the next run is made by
- *             another goroutine, modelled by the same process.
+ *             with the same slot (and so the same seen) continues
+ *             (Workers.work's defer); on the caller the coordinator stops
+ *             claiming and waits for the end (runOnCaller's defer), and the
+ *             next run is made by another goroutine, modelled by the same
+ *             process.
+ * Spinning has no parameter: a poll that finds nothing new is a stutter step
+ * (it changes nothing), so only the poll that finds news is modelled, and a
+ * waiter may park at any time; that covers every spin budget (zero, the
+ * demand policy's 1/8 and full budgets, GOMAXPROCS = 1, the coordinator's
+ * capped budget).
+ *
  * Deliberately broken variants (each must be REJECTED by SPIN):
- *   BUG_NO_RECHECK    a parking worker does not re-check the run word after
- *                     state.Store(PARKED): it parks at once (lost wake-up).
- *   BUG_STALE_CLAIM   claim tests old == gen instead of old >= gen, so a CAS
+ *   BUG_NO_RECHECK    park does not re-check the run word after
+ *                     state.Store(parked): it blocks at once (lost wake-up).
+ *   BUG_STALE_CLAIM   claim tests old != gen instead of old < gen, so a CAS
  *                     from an older or a NEWER value succeeds: a stale
  *                     claimer (one that read an older run word) claims a copy
  *                     of a later run.
@@ -57,12 +60,12 @@
  *   BUG_EARLY_DONE    the copy that empties its group calls finish before
  *                     its groupsLeft decrement (so each group's last copy
  *                     ends the run).
- *   BUG_END_NO_LOOP   the coordinator's end wait as protocol.md step 5
- *                     words it: after <-coordWake it returns without
- *                     re-checking done == gen. A finisher of the previous run
- *                     that is still between done.Store and its coordState CAS
- *                     wakes the next run's parked coordinator: Run returns
- *                     early. (A finding: the sound model loops.)
+ *   BUG_UNTAGGED_END  the coordinator parks with a flag instead of the run's
+ *                     generation (coordParked.Store(1), finish CASes 1 -> 0),
+ *                     as protocol.md first specified it: a finisher of run k
+ *                     that is slow between its done.Store and its CAS wakes
+ *                     the coordinator's park for run k+1, and Run returns
+ *                     before run k+1's copies finished.
  */
 
 #ifndef NW
@@ -78,10 +81,16 @@
 #define G 2
 #endif
 
-#define NC (NW + 1)              /* copy slots: n <= NW + 1 (caller-runs) */
-#define NG ((NC + G - 1) / G)    /* end-accounting groups */
+#define NG ((NW + 1 + G - 1) / G)  /* end-accounting groups: n <= NW + 1 */
 #define AWAKE  0
 #define PARKED 1
+#define WAKING 2
+
+#ifdef BUG_UNTAGGED_END
+#define TAG(g) 1                 /* broken: the coordinator parks with a flag */
+#else
+#define TAG(g) (g)               /* coordParked holds the gen it sleeps for */
+#endif
 
 /* ---- Dispatcher state ---- */
 /* the run word gen<<22 | stop<<21 | caller<<20 | n: four fields, always
@@ -92,13 +101,13 @@ bit  rStop;
 bit  rCaller;
 byte rN;
 byte task;                     /* 0: nil; g: the task of run g (plain field) */
-byte claimv[NC];               /* slot[c].claim */
-bit  state[NW];                /* slot[i].state */
+byte claimv[NW];               /* slot[c].claim */
+byte state[NW];                /* slot[i].state: AWAKE, PARKED, WAKING */
 chan wake[NW] = [1] of { bit };/* slot[i].wake, cap 1 */
 byte left[NG];                 /* left[g] */
 byte groupsLeft;               /* groupsLeft */
 byte done;                     /* done: gen of the last finished run */
-bit  coordState;               /* coordState */
+byte coordParked;              /* coordParked: 0, or the gen the coordinator sleeps for */
 chan coordWake = [1] of { bit };
 
 /* ---- ghost state: observation only, never read by the protocol ---- */
@@ -121,30 +130,32 @@ ltl live { <> finished }
  * word is one Promela transition (an atomic { } block), with the local
  * computation after it (the Go code between two shared accesses) folded
  * into the same block, which ends with a goto to the next shared access.
- * Four pairs of Go steps are merged into one transition because no other
+ * Some pairs of Go steps are merged into one transition because no other
  * goroutine can tell the difference; README.md argues each:
+ *   - fresh(s) and the snapshot() right after it (no step of the worker
+ *     between them; a newer word seen by the snapshot is a later poll);
+ *     snapshot's runGen is not modelled (model generations never wrap);
  *   - a claimer's winning CAS, its read of task and the copy's Work
  *     (nobody writes task while a claimed copy is unfinished);
+ *   - a helper's state Load and its claim's Load (the state only filters
+ *     which copies it tries);
  *   - a waker's Load, CAS and token send (only the owner receives from the
  *     channel, and only after its own CAS failed; the Load only filters);
  *   - a parked goroutine's token receive and its next step;
  *   - the copy's left[] decrement, groupsLeft decrement and done.Store
  *     (only decrementers read left[] and groupsLeft, and nobody else
  *     decrements after the last copy).
- * A spin poll that finds nothing new is a stutter step and is not
- * modelled: a waiter may find the news at any time before it parks, and
- * may park at any time, which covers every spin budget.
  */
 
-/* claim(c, gen): old := slot[c].claim.Load(); if old >= gen { return false } */
+/* claim(c, gen): old := s.claim.Load(); return old < gen && CAS(old, gen) */
 #ifdef BUG_STALE_CLAIM
 #define claimOK(o, g) ((o) != (g))    /* broken: only "not claimed in this run" */
 #else
 #define claimOK(o, g) ((o) < (g))
 #endif
 
-/* t := d.task after the winning claim; t.Work(c), observed by the ghost
-   checks. A panic takes the same path (captured in execute's defer). */
+/* execute: t.Work(c) with the task read after the claim (d.task), observed
+   by the ghost checks. A panic takes the same path (runCopy recovers it). */
 #define work(cc, g, nn) \
 	assert(task == (g));                    /* the task of the run it claimed */ \
 	assert((g) == curGen);                  /* claimed in the run in progress */ \
@@ -152,50 +163,49 @@ ltl live { <> finished }
 	assert((curDone & (1 << (cc))) == 0);   /* each id once */ \
 	curDone = curDone | (1 << (cc))
 
-/* wakeIfParked(j): if state.Load() == PARKED && state.CAS(PARKED, AWAKE)
-   { wake <- token } (one step, see above) */
+/* wakeIfParked(j): if s.state.Load() == parked &&
+   s.state.CompareAndSwap(parked, waking) { s.wake <- struct{}{} } */
 #define wakeIfParked(j) \
 	if \
-	:: state[j] == PARKED -> state[j] = AWAKE; wake[j] ! 1 \
+	:: state[j] == PARKED -> state[j] = WAKING; wake[j] ! 1 \
 	:: else -> skip \
 	fi
 
-/* finish, after done.Store(gen): if coordState.Load() == PARKED &&
-   coordState.CAS(PARKED, AWAKE) { coordWake <- token }. A step of its
-   own: between done.Store and this CAS the coordinator may already have
-   returned and parked for the next run (BUG_END_NO_LOOP). */
-#define wakeCoord() \
+/* finish, after done.Store(gen): if d.coordParked.Load() == gen &&
+   d.coordParked.CompareAndSwap(gen, 0) { d.coordWake <- struct{}{} }. A
+   step of its own: between done.Store and this CAS the coordinator may
+   already have returned and parked for the next run (BUG_UNTAGGED_END). */
+#define wakeCoord(g) \
 	if \
-	:: coordState == PARKED -> coordState = AWAKE; coordWake ! 1 \
+	:: coordParked == TAG(g) -> coordParked = 0; coordWake ! 1 \
 	:: else -> skip \
 	fi
 
 /*
- * The end accounting of copy cc of run g (n = nn) after its Work:
- * left[cc/G].Add(-1); the copy reaching 0 does groupsLeft.Add(-1) (not
- * with one group); the copy reaching 0 there calls finish(g). Used by the
- * workers and by the caller, with their own labels: ACCT (this step),
- * WAKEC (finish's wake-up step) and, for BUG_EARLY_DONE, GRP; AFTER is
- * the code run after the copy's last step.
+ * retire(c, n, gen), after the copy's Work: if groups[c/G].left.Add(-1) != 0
+ * { return }; if n > G && groupsLeft.Add(-1) != 0 { return }; finish(gen).
+ * Used by the workers and by the caller, with their own labels: ACCT (this
+ * step), WAKEC (finish's wake-up step) and, for BUG_EARLY_DONE, GRP; AFTER
+ * is the code run after the copy's last step.
  */
 #ifndef BUG_EARLY_DONE
 #define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
 ACCT: \
 	atomic { \
 		assert((g) == curGen);              /* accounting of the run in progress only */ \
-		left[(cc) / G]--; lv = left[(cc) / G];  /* left[c/G].Add(-1) */ \
+		left[(cc) / G]--; lv = left[(cc) / G];  /* groups[c/G].left.Add(-1) */ \
 		if \
 		:: lv == 0 && groupsOf(nn) > 1 -> \
-			groupsLeft--; lv = groupsLeft   /* groupsLeft.Add(-1) */ \
+			groupsLeft--; lv = groupsLeft   /* n > G: groupsLeft.Add(-1) */ \
 		:: else -> skip \
 		fi; \
 		if \
-		:: lv == 0 -> done = (g); goto WAKEC  /* finish: done.Store(gen) */ \
+		:: lv == 0 -> done = (g); goto WAKEC  /* finish: d.done.Store(gen) */ \
 		:: else -> lv = 0; AFTER \
 		fi \
 	}; \
 WAKEC: \
-	atomic { wakeCoord(); AFTER }
+	atomic { wakeCoord(g); AFTER }
 #else
 #define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
 ACCT: \
@@ -209,7 +219,7 @@ ACCT: \
 	}; \
 WAKEC: \
 	atomic { \
-		wakeCoord(); \
+		wakeCoord(g); \
 		if \
 		:: groupsOf(nn) > 1 -> goto GRP \
 		:: else -> AFTER \
@@ -220,26 +230,27 @@ GRP: \
 #endif
 
 /*
- * The worker loop for slot i. seen is the gen of the last run word it
- * processed (a Goexit replacement starts with its predecessor's).
+ * The worker: Serve(i), with next and park. seen is s.seen, the gen of the
+ * last run word it acted on (a Goexit replacement serves the same slot, so
+ * it starts with its predecessor's).
  */
 #ifdef BUG_NO_TREE
 #define hasChild(j) false                       /* broken: no tree wake-ups */
 #else
-#define hasChild(j) ((j) < m)                   /* wakeIfParked(j) if j < m */
+#define hasChild(j) ((j) < m)                   /* if c := 2*i + 2; c < m (and c+1 < m) */
 #endif
 
-/* after step 4: back to step 1 */
+/* the for loop of Serve: back to next */
 #define next() \
 	m = 0; c = 0; clearRun(); goto poll
 
-/* steps 2-4 after reading the run word r: seen = gen(r); stop: return;
-   m = n(r) - caller(r); wake the children 2i+2, 2i+3 if < m; then the own
-   copy (i < m) or the helper scan (i >= m) */
+/* Serve after next returned r: s.seen = gen; stop: return; m = n - caller;
+   wake the children 2i+2, 2i+3 if < m; then the own copy (i < m) or the
+   helper scan (i >= m) */
 #define dispatch() \
 	seen = rg; \
 	if \
-	:: rs -> clearRun(); exited++; goto gone    /* stop word: return (wg.Done) */ \
+	:: rs -> clearRun(); exited++; goto gone    /* r&stopBit != 0: return (wg.Done) */ \
 	:: else -> \
 		m = rn - rc; \
 		if \
@@ -254,8 +265,8 @@ GRP: \
 	:: else -> c = 0; goto help \
 	fi
 
-/* after a copy of this worker ran (c is its id): the own copy ends step
-   4, the helper scan goes on with c+1 */
+/* after a copy ran on this worker (c is its id): the own copy ends this
+   pass of Serve's loop, the helper scan goes on with c+1 */
 #define helpNext() \
 	if \
 	:: c + 1 < m -> c++; goto help \
@@ -276,33 +287,36 @@ proctype worker(byte i; byte seen) {
 	byte rg, rn, m, c, old, lv;
 	bit rs, rc;
 poll:
-	/* 1. wait for a run word with gen != seen: spin, then park */
+	/* next: if d.fresh(s) { return d.snapshot() }; spin polling fresh;
+	   then park. After a park: if d.fresh(s) { return d.snapshot() },
+	   else park again (a stale waker's wake-up) */
 	if
-	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* a poll: r := d.run.Load() */
-	:: state[i] = PARKED                        /* park: state.Store(PARKED) */
+	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* fresh: a poll found a new run word */
+	:: atomic { state[i] = PARKED; goto parked }  /* park: s.state.Store(parked) */
 	fi;
+parked:
 #ifdef BUG_NO_RECHECK
-	atomic { wake[i] ? _; loadRun(); dispatch() };  /* broken: <-wake without the re-check */
-#else
-	atomic {
-		loadRun();                              /* r := d.run.Load() (the re-check) */
-		if
-		:: rg == seen -> clearRun(); goto sleep
-		:: else -> skip
-		fi
-	};
-	atomic {
-		if
-		:: state[i] == PARKED -> state[i] = AWAKE; dispatch()  /* state.CAS(PARKED, AWAKE): go on with r */
-		:: else -> skip
-		fi
-	};
-	atomic { wake[i] ? _; dispatch() };         /* a waker won the CAS: take its token, go on with r */
-sleep:
-	atomic { wake[i] ? _; loadRun(); dispatch() };  /* <-wake; r = d.run.Load() */
+	goto sleep;                                 /* broken: block without the re-check */
 #endif
+	atomic {
+		if
+		:: rGen == seen -> goto sleep           /* if d.fresh(s) (the re-check) */
+		:: else -> skip
+		fi
+	};
+	atomic {
+		if
+		:: state[i] == PARKED -> state[i] = AWAKE; goto snap  /* withdraw: CAS(parked, awake) */
+		:: else -> skip
+		fi
+	};
+	atomic { wake[i] ? _; state[i] = AWAKE };   /* a waker won: <-s.wake; s.state.Store(awake) */
+snap:
+	atomic { loadRun(); dispatch() };           /* return d.snapshot() */
+sleep:
+	atomic { wake[i] ? _; state[i] = AWAKE; goto poll };  /* <-s.wake; s.state.Store(awake) */
 child1:
-	/* 3. the tree: wake 2i+2, then 2i+3 */
+	/* the tree: wakeIfParked(2i+2), then 2i+3 */
 	atomic {
 		wakeIfParked(2 * i + 2);
 		if
@@ -313,30 +327,28 @@ child1:
 child2:
 	atomic { wakeIfParked(2 * i + 3); toWork() };
 own:
-	/* 4. the own copy: claim(i, gen) */
+	/* i < m: if d.claim(i, gen) { d.execute(d.task, i, n, gen, false) } */
 	atomic {
-		old = claimv[i];                        /* old := slot[i].claim.Load() */
+		old = claimv[i];                        /* old := s.claim.Load() */
 		if
 		:: claimOK(old, rg) -> skip
-		:: else -> old = 0; next()              /* if old >= gen { return false } */
+		:: else -> old = 0; next()              /* old < gen is false */
 		fi
 	};
 	atomic {
 		if
-		:: claimv[i] == old ->                  /* slot[i].claim.CompareAndSwap(old, gen) */
+		:: claimv[i] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
 			claimv[i] = rg; old = 0;
-			work(i, rg, rn); c = i; goto wacct  /* t := d.task; execute(t, i) */
+			work(i, rg, rn); c = i; goto wacct
 		:: else -> old = 0; next()
 		fi
 	};
 help:
-	/* 4. a surplus worker: for c in 0..m-1: if slot[c].state.Load() ==
-	   PARKED && claim(c, gen) { execute(t, c) }. The state Load and the
-	   claim's Load are one step (the state only filters which claims are
-	   tried; README.md) */
+	/* i >= m: for c := range m { if d.slots[c].state.Load() != awake &&
+	   d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } } */
 	atomic {
 		if
-		:: state[c] == PARKED ->
+		:: state[c] != AWAKE ->
 			old = claimv[c];
 			if
 			:: claimOK(old, rg) -> goto hcas
@@ -349,7 +361,7 @@ help:
 hcas:
 	atomic {
 		if
-		:: claimv[c] == old ->                  /* slot[c].claim.CompareAndSwap(old, gen) */
+		:: claimv[c] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
 			claimv[c] = rg; old = 0;
 			work(c, rg, rn); goto wacct
 		:: else -> old = 0; helpNext()
@@ -358,9 +370,9 @@ hcas:
 	account(wacct, wwakec, wgrp, c, rg, rn, afterCopy());
 #ifdef GOEXIT
 wexit:
-	/* the copy may have called runtime.Goexit: execute's defer did its
-	   accounting; Workers.work's defer starts a replacement for slot i
-	   with the same seen, and this goroutine ends */
+	/* the copy may have called runtime.Goexit: execute's deferred retire
+	   did its accounting; Workers.work's defer starts a replacement
+	   Serve(i) (same slot, same seen), and this goroutine ends */
 	if
 	:: atomic {
 		!goexited -> goexited = true; run worker(i, seen);
@@ -378,7 +390,7 @@ gone:
  * (Dispatcher.Run), then Workers.Close (Dispatcher.Stop(NW); wg.Wait).
  */
 
-/* 4. the caller's next claim: for c = m-1 down to 0 */
+/* runOnCaller: for c := m - 1; c >= 0; c-- { if d.claim(c, gen) { ... } } */
 #define callerNext() \
 	if \
 	:: c > 0 -> c--; goto cload \
@@ -391,7 +403,7 @@ gone:
 #endif
 
 /* Run returns (asserting that every copy of run gen ran, each once, and
-   that its accounting is complete); 6. task = nil */
+   that its accounting is complete); d.task = nil */
 #define runReturns() \
 	assert(done == gen); \
 	assert(curDone == (1 << n) - 1); \
@@ -410,7 +422,7 @@ active proctype coordinator() {
 	byte gen, n, m, c, k, old, lv, r;
 	bool callerRuns;
 
-	atomic {                                    /* go w.work(i, ...) for every slot */
+	atomic {                                    /* go w.work(i, wk, true) for every slot */
 		k = 0;
 		do
 		:: k < NW -> run worker(k, 0); k++
@@ -421,9 +433,9 @@ runs:
 	if
 	:: atomic {
 		r < RUNS ->
-		/* the arguments of Run(t, n, callerRuns): n copies, 1..NW without
-		   caller-runs (every copy needs a worker), 2..NW+1 with it (n = 1
-		   caller-runs runs inline, outside the dispatcher) */
+		/* the arguments of Run(p, n): n copies, 1..NW without caller-runs
+		   (every copy needs a worker), 2..NW+1 with it (n = 1 caller-runs
+		   runs inline, RunInline, outside the dispatcher) */
 #if CALLER == 0
 		callerRuns = false;
 #elif CALLER == 1
@@ -439,8 +451,8 @@ runs:
 		:: else -> select(n : 1 .. NW)
 		fi;
 		m = n - callerRuns;
-		/* 1. gen++; task = t; init left[] and groupsLeft (plain writes,
-		   read only by goroutines that read the run word below) */
+		/* d.gen++; d.task = p.t; the groups' left and groupsLeft (read
+		   only by goroutines that read the run word below) */
 		gen++; curGen = gen; curDone = 0;
 		task = gen;
 		k = 0;
@@ -451,12 +463,12 @@ runs:
 		:: else -> k = 0; break
 		od;
 		groupsLeft = groupsOf(n);
-		/* 2. publish: d.run.Store(word(gen, n, caller)) */
+		/* publish: d.runGen.Store(gen); d.run.Store(word) */
 		rGen = gen; rStop = 0; rCaller = callerRuns; rN = n
 	   }
 	:: atomic { r >= RUNS -> goto stop }
 	fi;
-	/* 3. wake the tree roots: 0 if 0 < m (always), 1 if 1 < m */
+	/* wake the tree roots: 0 if m > 0 (always here), 1 if m > 1 */
 	atomic {
 		wakeIfParked(0);
 		if
@@ -466,23 +478,17 @@ runs:
 	};
 	atomic { wakeIfParked(1); goto caller };
 caller:
-	/* 4. caller-runs: claim(n-1, gen) and execute it. Nobody else claims
-	   copy n-1 of a caller run, so its Load and CAS are one step here (a
-	   foreign write would fail this assertion or, if later, the writer's
-	   own checks in work()) */
+	/* runOnCaller: d.execute(t, n-1, ...) without a claim (nobody else
+	   ever runs copy n-1 of a caller run; the ghost checks would see it) */
 	atomic {
 		if
-		:: callerRuns ->
-			assert(claimOK(claimv[n - 1], gen));
-			claimv[n - 1] = gen;
-			work(n - 1, gen, n); c = n - 1; goto cacct  /* c = n-1 = m: the loop below starts at m-1 */
+		:: callerRuns -> work(n - 1, gen, n); c = n - 1; goto cacct  /* c = n-1 = m: the loop starts at m-1 */
 		:: else -> goto endwait
 		fi
 	};
 cload:
-	/* then for c = m-1 down to 0: if claim(c, gen) { execute(c) } */
 	atomic {
-		old = claimv[c];
+		old = claimv[c];                        /* d.claim(c, gen): old := s.claim.Load() */
 		if
 		:: claimOK(old, gen) -> skip
 		:: else -> old = 0; callerNext()
@@ -498,19 +504,19 @@ cload:
 #ifdef GOEXIT
 cexit:
 	/* the copy may have called runtime.Goexit: the caller stops claiming
-	   and Run's deferred function waits for the end (the next run is made
-	   by another goroutine, modelled by this process) */
+	   and runOnCaller's deferred function waits for the end (the next run
+	   is made by another goroutine, modelled by this process) */
 	if
 	:: atomic { !goexited -> goexited = true; goto endwait }
 	:: atomic { true -> callerNext() }
 	fi;
 #endif
 endwait:
-	/* 5. wait until done == gen: spin (a poll may see it at any time),
-	   then park */
+	/* waitEnd(gen, m): if d.done.Load() == gen { return }; spin (a poll
+	   may see it at any time); then park */
 	if
-	:: atomic { done == gen -> runReturns() }   /* d.done.Load() == gen */
-	:: coordState = PARKED                      /* coordState.Store(PARKED) */
+	:: atomic { done == gen -> runReturns() }
+	:: coordParked = TAG(gen)                   /* d.coordParked.Store(gen) */
 	fi;
 	atomic {
 		if
@@ -520,20 +526,16 @@ endwait:
 	};
 	atomic {
 		if
-		:: coordState == PARKED -> coordState = AWAKE; runReturns()  /* CAS(PARKED, AWAKE) */
+		:: coordParked == TAG(gen) -> coordParked = 0; runReturns()  /* CAS(gen, 0) */
 		:: else -> skip
 		fi
 	};
-	atomic { coordWake ? _; runReturns() };     /* a finisher won the CAS: take its token */
+	atomic { coordWake ? _; runReturns() };     /* finish got there first: <-d.coordWake */
 csleep:
-#ifdef BUG_END_NO_LOOP
-	atomic { coordWake ? _; runReturns() };     /* broken: <-coordWake, then return */
-#else
-	atomic { coordWake ? _; goto endwait };     /* <-coordWake, then re-check done == gen */
-#endif
+	atomic { coordWake ? _; runReturns() };     /* <-d.coordWake */
 stop:
-	/* Workers.Close: Stop(NW): run.Store(word(gen+1, stop)); wake every
-	   parked worker; wg.Wait() */
+	/* Workers.close: d.Stop(k): d.gen++; runGen, run.Store(stop word);
+	   wakeIfParked(i) for i < k; then w.wg.Wait() */
 	atomic { gen++; rGen = gen; rStop = 1; rCaller = 0; rN = 0; k = 0 };
 	do
 	:: atomic { k < NW -> wakeIfParked(k); k++ }
