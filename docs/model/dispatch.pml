@@ -287,11 +287,17 @@ proctype worker(byte i; byte seen) {
 	byte rg, rn, m, c, old, lv;
 	bit rs, rc;
 poll:
-	/* next: if d.fresh(s) { return d.snapshot() }; spin polling fresh;
-	   then park. After a park: if d.fresh(s) { return d.snapshot() },
-	   else park again (a stale waker's wake-up) */
+	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
+	   then park */
 	if
-	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* fresh: a poll found a new run word */
+	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* fresh: a new run word */
+	:: atomic { rGen == seen -> goto spinning }   /* not fresh */
+	fi;
+spinning:
+	/* spin.Until(budget, ..., fresh): a poll that finds nothing is a
+	   stutter step; the budget may run out at any time (0 included) */
+	if
+	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* a poll found a new run word */
 	:: atomic { state[i] = PARKED; goto parked }  /* park: s.state.Store(parked) */
 	fi;
 parked:
@@ -314,7 +320,14 @@ parked:
 snap:
 	atomic { loadRun(); dispatch() };           /* return d.snapshot() */
 sleep:
-	atomic { wake[i] ? _; state[i] = AWAKE; goto poll };  /* <-s.wake; s.state.Store(awake) */
+	atomic { wake[i] ? _; state[i] = AWAKE };   /* <-s.wake; s.state.Store(awake) */
+	/* back in next's loop: if d.fresh(s) { return d.snapshot() }; else
+	   park again at once (no spinning) */
+	if
+	:: atomic { rGen != seen -> loadRun(); dispatch() }
+	:: atomic { rGen == seen -> skip }
+	fi;
+	atomic { state[i] = PARKED; goto parked };  /* d.park(s): s.state.Store(parked) */
 child1:
 	/* the tree: wakeIfParked(2i+2), then 2i+3 */
 	atomic {
@@ -512,10 +525,16 @@ cexit:
 	fi;
 #endif
 endwait:
-	/* waitEnd(gen, m): if d.done.Load() == gen { return }; spin (a poll
-	   may see it at any time); then park */
+	/* waitEnd(gen, m): if d.done.Load() == gen { return }; spin.Until
+	   polling done (a poll that finds nothing is a stutter step; the
+	   budget may run out at any time, 0 included); then park */
 	if
 	:: atomic { done == gen -> runReturns() }
+	:: atomic { done != gen -> goto cspin }
+	fi;
+cspin:
+	if
+	:: atomic { done == gen -> runReturns() }   /* a poll saw the end */
 	:: coordParked = TAG(gen)                   /* d.coordParked.Store(gen) */
 	fi;
 	atomic {
