@@ -1,12 +1,17 @@
 module github.com/workgang/workgang
 
-go 1.26.0
+// The go directive is the lowest the tree allows: the code needs go1.23
+// (package iter, range-over-func); tests need go1.24 (testing.B.Loop, weak).
+// The x/sys and x/sync versions are the newest whose own go directive is at
+// most go1.24, and gonum.org/v1/plot v0.12.0 (perf only) says go1.18, so
+// they never raise the floor.
+go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.25.0
-	golang.org/x/sys v0.50.0
+	golang.org/x/sync v0.19.0
+	golang.org/x/sys v0.41.0
 	gonum.org/v1/plot v0.12.0
 )
 

@@ -77,27 +77,33 @@ const (
 	waking uint32 = 2 // a waker sent its token; the worker is not running yet
 )
 
-// slot is worker i's line. claim and state are read and written by others
-// (claimers, wakers); the rest is written only by worker i's goroutine (or its
-// replacement, which receives it with the go statement that starts it).
+// slot is worker i's state, on two padded lines. The first holds what
+// wakers and helpers read on every run (state) and change only when the
+// worker parks or is woken, so while the worker stays awake the line stays
+// shared in their caches and the coordinator's look at it costs no transfer.
+// The second holds what changes on every run: the claim word (written by the
+// claimer) and what only worker i's goroutine writes (or its replacement,
+// which receives it with the go statement that starts it).
 type slot struct {
-	// claim is the (full) generation of the last run in which copy i was claimed;
-	// see Dispatcher.claim.
-	claim atomic.Uint64
 	// state is awake, parked or waking: the Dekker pair of park and
 	// wakeIfParked, and what helpers read to find copies no one runs yet.
 	state atomic.Uint32
-	// misses counts the consecutive runs this worker saw without running a
-	// copy of them: its spin budget follows demand (see budget).
-	misses uint32
-	// seen is the generation of the last run word this worker acted on.
-	seen uint64
 	// wake carries the one token a waker owes a parked worker.
 	wake chan struct{}
-	spin spin.Spinner
+	_    [cacheLine - 16]byte
+
+	// claim is the (full) generation of the last run in which copy i was
+	// claimed; see Dispatcher.claim.
+	claim atomic.Uint64
+	// misses counts the consecutive runs this worker saw without being
+	// needed: its spin budget follows demand (see idleBudget).
+	misses uint32
+	spin   spin.Spinner
+	// seen is the generation of the last run word this worker acted on.
+	seen uint64
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
-	_                                   [cacheLine - 80]byte // layout_test.go checks the size
+	_                                   [cacheLine - 64]byte // layout_test.go checks the size
 }
 
 // group is one countdown line of a run's end accounting.
@@ -120,9 +126,15 @@ type Dispatcher struct {
 	// before it (see snapshot): claims compare full generations, which
 	// never wrap.
 	runGen atomic.Uint64
+	_      [cacheLine - 16]byte
+
+	// The end line: written by a run's last copy, polled by the
+	// coordinator, so that the end of a run does not invalidate the run
+	// word in the idle workers' caches.
+	//
 	// done is the generation of the last run whose copies all finished: the
 	// store by the last copy publishes every copy's writes to the
-	// coordinator (see execute).
+	// coordinator (see retire).
 	done atomic.Uint64
 	// coordParked/coordWake: the coordinator's park (see waitEnd and
 	// finish): 0 while it does not sleep, else the generation of the run
@@ -130,7 +142,7 @@ type Dispatcher struct {
 	// slow between its store of done and its look at coordParked must not
 	// wake the coordinator's park for run k+1.
 	coordParked atomic.Uint64
-	_           [cacheLine - 32]byte
+	_           [cacheLine - 16]byte
 
 	// Written by the coordinator only, between runs (or before the run
 	// word's Store), read by copies after their claim.
@@ -138,9 +150,11 @@ type Dispatcher struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
 	coordWake  chan struct{}
-	idleSpin   time.Duration // an idle worker's full spin budget
-	endSpin    time.Duration // the coordinator's spin budget
-	coord      spin.Spinner  // the coordinator's adaptive bursts
+	// The spin budgets in nanoseconds: idle workers read idleSpin between
+	// runs, so SetSpin may race with them and both are atomics.
+	idleSpin atomic.Int64 // an idle worker's full spin budget
+	endSpin  atomic.Int64 // the coordinator's spin budget
+	coord    spin.Spinner // the coordinator's adaptive bursts
 
 	// panicked holds the first panic of the current run (see capture);
 	// panics counts them all. Written only when a copy panics.
@@ -175,15 +189,16 @@ func (d *Dispatcher) Workers() int { return len(d.slots) }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current
-// one, before parking; 0 parks at once. It must not be called while a run is
-// in progress (package workers calls it before the first run). The
+// one, before parking; 0 parks at once. It may be called at any time; a
+// waiter already spinning keeps the budget it started with. The
 // coordinator's budget is further capped when its spinning would take a
 // processor from the run's workers (see internal/spin).
 func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
 	}
-	d.idleSpin, d.endSpin = s, s
+	d.idleSpin.Store(int64(s))
+	d.endSpin.Store(int64(s))
 }
 
 // Plan is a task prepared for a run: the task and whether the caller may run
@@ -449,9 +464,9 @@ func (d *Dispatcher) fresh(s *slot) bool {
 func (d *Dispatcher) idleBudget(s *slot) time.Duration {
 	switch s.misses {
 	case 0:
-		return d.idleSpin
+		return time.Duration(d.idleSpin.Load())
 	case 1:
-		return d.idleSpin / 8
+		return time.Duration(d.idleSpin.Load()) / 8
 	default:
 		return 0
 	}
@@ -501,7 +516,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	if d.done.Load() == gen {
 		return
 	}
-	if budget := spin.Cap(d.endSpin, m+1); budget > 0 {
+	if budget := spin.Cap(time.Duration(d.endSpin.Load()), m+1); budget > 0 {
 		if spin.Until(budget, &d.coord, func() bool { return d.done.Load() == gen }) {
 			return
 		}
@@ -518,6 +533,11 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	// Only run gen's finisher sends (its CAS from gen), and only once.
 	<-d.coordWake
 }
+
+// CoordinatorParked reports whether the coordinator is asleep waiting for the
+// end of a run (it spun for its budget first). Package workers's cycle check
+// reads it: a coordinator that sleeps there waits for the run's copies.
+func (d *Dispatcher) CoordinatorParked() bool { return d.coordParked.Load() != 0 }
 
 // finish reports the end of run gen to the coordinator: store done, then
 // wake the coordinator if it sleeps for this run. The CAS from gen makes the
@@ -536,19 +556,20 @@ func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) 
 	// Registered first, so it runs last, whatever the copy or the capture
 	// does (even a Goexit from a hostile Name during capture).
 	defer d.retire(c, n, gen)
+	returned := false
+	defer func() {
+		if !returned {
+			// runCopy did not return: the copy called runtime.Goexit (it
+			// recovers panics and returns), or Name did, for the trace
+			// region below. There is no panic to recover.
+			d.capture(t, c, onCaller, nil, true, debug.Stack())
+		}
+	}()
 	if trace.IsEnabled() {
 		// One region per copy, on the goroutine that runs it, so a trace
 		// shows which goroutine ran which copy and for how long.
 		defer trace.StartRegion(context.Background(), SafeName(t)).End()
 	}
-	returned := false
-	defer func() {
-		if !returned {
-			// runCopy did not return: the copy called runtime.Goexit (it
-			// recovers panics and returns). There is no panic to recover.
-			d.capture(t, c, onCaller, nil, true, debug.Stack())
-		}
-	}()
 	panicked, v, stack := runCopy(t, c)
 	returned = true
 	if panicked {

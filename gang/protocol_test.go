@@ -2,10 +2,12 @@ package gang
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -341,4 +343,42 @@ func TestPanicNilIsAPanic(t *testing.T) {
 	pe := RunInline(tasks.Func("nil", func(int) { panic(nil) }))
 	require.NotNil(t, pe, "inline panic(nil) swallowed")
 	assert.False(t, pe.Goexit)
+}
+
+type goexitName struct{ ran []atomic.Int32 }
+
+func (g *goexitName) Name() string { runtime.Goexit(); return "" }
+func (g *goexitName) Work(id int)  { g.ran[id].Add(1) }
+
+// TestGoexitInNameUnderTrace: with tracing on, Name is called for each
+// copy's trace region; a Goexit there must be reported, not let the copy
+// vanish unreported (found by review).
+func TestGoexitInNameUnderTrace(t *testing.T) {
+	if err := trace.Start(io.Discard); err != nil {
+		t.Skip(err)
+	}
+	defer trace.Stop()
+	d := New(2)
+	stop := serve(d, 2)
+	defer stop()
+	tk := &goexitName{ran: make([]atomic.Int32, 2)}
+	_, pe := run(d, tk, 2)
+	require.NotNil(t, pe, "copies skipped by Name's Goexit must be reported")
+	assert.True(t, pe.Goexit)
+}
+
+// TestSetSpinBetweenRuns: SetSpin may be called while idle workers wait
+// (the race detector checks it).
+func TestSetSpinBetweenRuns(t *testing.T) {
+	d := New(1)
+	stop := serve(d, 1)
+	defer stop()
+	r := newRecorder(1, false)
+	run(d, r, 1)
+	time.Sleep(time.Millisecond)
+	d.SetSpin(time.Microsecond)
+	r2 := newRecorder(1, false)
+	_, pe := run(d, r2, 1)
+	require.Nil(t, pe)
+	r2.check(t)
 }

@@ -113,7 +113,11 @@ func block(i, c, n int) (lo, hi int) { return i * n / c, (i + 1) * n / c }
 // the chunk size left to ForRange, the caller running copies if callerRuns.
 // (When ForRange's options change, only this call changes.)
 func forRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies int, callerRuns bool) {
-	w.ForRange(n, body, workers.RangeOptions{Workers: copies, CallerRuns: callerRuns})
+	if callerRuns {
+		w.ForRange(n, body, workers.WithCopies(copies), workers.WithCallerRuns())
+		return
+	}
+	w.ForRange(n, body, workers.WithCopies(copies))
 }
 
 // kernelImpl is one way to run the phases of a solve: par runs one phase of

@@ -11,20 +11,33 @@ import (
 // B; if B's run, or one it waits for in turn, has a copy that starts a run on
 // A, no run of the chain can finish: A -> B -> A. The same-set case is caught
 // by lockSlow from A's own state; a cycle through other sets needs a view of
-// all of them, kept here. It is consulted only when a run finds its set's lock
-// taken (the chain's last run always does: A is held by the run at the
-// chain's start), so uncontended runs never pay for it.
+// all of them, kept here. It is consulted only when a run finds its set's
+// lock taken, by a goroutine that is itself inside a run (only such a
+// goroutine can close a cycle), so uncontended runs never pay for it.
 //
-// The wait-for graph is implicit: a set X waits for the goroutines running
-// its current run (its owner, the coordinator, and its workers while they run
-// copies); a goroutine waits for the set whose lock it holds (it is that
-// set's owner) or is blocked on (recorded in waiting by lockSlow before it
-// blocks). A goroutine g about to block on set W closes a cycle iff W reaches
-// g through these edges.
+// The wait-for graph is implicit:
+//   - a set X waits for the goroutines that run its current run's copies: its
+//     workers, and its owner (the goroutine holding its lock; it runs copies in
+//     caller-runs and inline runs; listing it for plain runs too adds no path,
+//     see below);
+//   - a goroutine c waits for the set whose lock it is blocked on (recorded
+//     in waiting), and for the set in whose end wait it sleeps (it holds that
+//     set and its coordinator is parked: gang.Dispatcher.CoordinatorParked).
+//     A goroutine is in at most one end wait, its innermost run, so a
+//     coordinator still spinning in X's end wait has no out-edge and listing
+//     it under X adds no path.
+//
+// A goroutine g about to block on set W closes a cycle iff W reaches g.
+//
+// Edges appear over time (a coordinator parks only after spinning), so a
+// nested waiter polls the lock and re-checks instead of blocking; and since
+// the graph is read while it changes, a cycle must be found by every check
+// for at least a millisecond before it panics. A real cycle never changes:
+// every goroutine in it waits for good.
 var registry struct {
 	mu      sync.Mutex
 	sets    map[*Workers]struct{}
-	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it is blocked on
+	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it polls for
 }
 
 func register(w *Workers) {
@@ -43,38 +56,52 @@ func unregister(w *Workers) {
 	delete(registry.sets, w)
 }
 
-// waitFor is called by goroutine g before it blocks on w's lock. It panics if
-// blocking would close a cycle of nested runs; otherwise it records the wait
-// (cleared by doneWaiting once g holds the lock).
-//
-// The graph is read from atomics that change while it is read (owners and
-// workers' tokens), so a cycle seen once might be an artefact of reading
-// different moments. A real cycle never changes: every goroutine in it is
-// blocked for good. So a cycle must be seen twice, a millisecond apart, the
-// same, before waitFor panics; a transient one makes it wait normally.
-func waitFor(w *Workers, g uintptr, op string) {
+// insideAnyRun reports whether goroutine g runs a copy of some set's run (as
+// one of its workers) or holds some set's lock.
+func insideAnyRun(g uintptr) bool {
 	registry.mu.Lock()
-	path := cycleFrom(w, g)
-	registry.mu.Unlock()
-	if path != nil {
-		time.Sleep(time.Millisecond)
-		registry.mu.Lock()
-		again := cycleFrom(w, g)
-		registry.mu.Unlock()
-		if strings.Join(again, "\x00") == strings.Join(path, "\x00") {
-			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
-				op, w.name, strings.Join(path, " -> ")))
+	defer registry.mu.Unlock()
+	for x := range registry.sets {
+		if x.owner.Load() == g || x.workerOf(g) >= 0 {
+			return true
 		}
 	}
+	return false
+}
+
+// waitNested takes w's lock for goroutine g, which is inside a run: it polls
+// the lock with a backoff up to a millisecond, and panics if blocking would
+// close a cycle of nested runs.
+func waitNested(w *Workers, g uintptr, op string) {
 	registry.mu.Lock()
 	registry.waiting[g] = w
 	registry.mu.Unlock()
-}
-
-func doneWaiting(g uintptr) {
-	registry.mu.Lock()
-	delete(registry.waiting, g)
-	registry.mu.Unlock()
+	defer func() {
+		registry.mu.Lock()
+		delete(registry.waiting, g)
+		registry.mu.Unlock()
+	}()
+	var since time.Time // when the check first found a cycle, zero if the last one did not
+	backoff := 10 * time.Microsecond
+	for !w.mu.TryLock() {
+		registry.mu.Lock()
+		path := cycleFrom(w, g)
+		registry.mu.Unlock()
+		// Confirm by existence, not by the path found: with several
+		// routes the search may name a different one each time (it visits
+		// the registry in map order).
+		switch {
+		case path == nil:
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= time.Millisecond:
+			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
+				op, w.name, strings.Join(path, " -> ")))
+		}
+		time.Sleep(backoff)
+		backoff = min(2*backoff, time.Millisecond)
+	}
 }
 
 // cycleFrom returns the names of the sets on a wait-for path from w to a set
@@ -97,13 +124,14 @@ func cycleFrom(w *Workers, g uintptr) []string {
 				}
 				return append(names, fmt.Sprintf("%q", w.name))
 			}
-			// c waits for the sets it holds and the one it is blocked on.
+			// c waits for the set it polls for, and for the set whose end
+			// wait it sleeps in.
 			var next []*Workers
 			if y := registry.waiting[c]; y != nil {
 				next = append(next, y)
 			}
 			for y := range registry.sets {
-				if y != x && y.owner.Load() == c {
+				if y.owner.Load() == c && y.d.CoordinatorParked() {
 					next = append(next, y)
 				}
 			}

@@ -136,7 +136,12 @@ func (m *fzMachine) run() {
 		m.opIndex.Store(int32(op))
 		b := m.next()
 		s := m.sets[b>>4&1]
-		switch b & 0x0f % 8 {
+		k := b & 0x0f
+		if k == 8 {
+			m.opHostile(s)
+			k = 255 // done
+		}
+		switch k % 8 {
 		case 0:
 			m.opNew(int(b >> 4 & 1))
 		case 1:
@@ -154,6 +159,7 @@ func (m *fzMachine) run() {
 		case 7:
 			m.opCloseRacing(s)
 		}
+		_ = k
 		if m.err == nil {
 			m.checkAccessors()
 		}
@@ -888,4 +894,95 @@ func (m *fzMachine) opCloseRacing(s *fzSet) {
 		m.checkRun(s, r.task, r.n, r.o)
 	}
 	s.closed = true
+}
+
+// fzHostile is a task whose other methods misbehave too: Name panics, calls
+// runtime.Goexit or blocks for a while, or CallerCanRun panics.
+type fzHostile struct {
+	*fzTask
+	kind int
+}
+
+func (h *fzHostile) Name() string {
+	switch h.kind {
+	case 0:
+		panic("fz hostile Name")
+	case 2:
+		runtime.Goexit()
+	case 3:
+		time.Sleep(time.Millisecond)
+	}
+	return h.fzTask.Name()
+}
+
+func (h *fzHostile) CallerCanRun() bool {
+	if h.kind == 1 {
+		panic("fz hostile CallerCanRun")
+	}
+	return h.fzTask.CallerCanRun()
+}
+
+// opHostile: a run of a task whose Name or CallerCanRun misbehaves while its
+// copies panic (issue 10.1: a typed-nil task pointer panics in both Name and
+// Work). Nothing may crash, hang or lose a copy; the panic comes back as a
+// *workers.PanicError and the set stays usable.
+func (m *fzMachine) opHostile(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	a, b := m.next(), m.next()
+	kind := int(a % 4)
+	caller := a&4 != 0
+	if kind == 2 {
+		caller = false // a Goexit in Name on the caller is the caller's own Goexit
+	}
+	n := 1 + int(a>>3)%s.max
+	mask := b | 1 // copy 0 always panics, so the report needs the name
+	task := &fzHostile{fzTask: m.newTask(caller, mask, 0), kind: kind}
+	names := []string{"Name panics", "CallerCanRun panics", "Name calls Goexit", "Name blocks"}
+	m.setCurrent(fmt.Sprintf("%s: hostile task (%s), caller=%v, n=%d, panics=%08b", s.name, names[kind], caller, n, mask))
+	o := fzCall(func() {
+		task.callerG = goid.Get()
+		task.inRun.Store(true)
+		defer task.inRun.Store(false)
+		s.w.RunN(task, n)
+	})
+	pe, ok := o.v.(*workers.PanicError)
+	if o.goexit || !ok {
+		m.failf("hostile task: outcome %#v (goexit=%v); want *workers.PanicError", o.v, o.goexit)
+		return
+	}
+	if kind == 1 {
+		// Asked before the run starts: nothing ran, nothing is counted.
+		if pe.Method != "CallerCanRun" || pe.Value != "fz hostile CallerCanRun" {
+			m.failf("CallerCanRun panic reported as %+v", pe)
+		}
+		for id := range fzMaxSet {
+			if r := task.ran[id].Load(); r != 0 {
+				m.failf("copy %d ran %d times after CallerCanRun panicked", id, r)
+			}
+		}
+		return
+	}
+	for id := range fzMaxSet {
+		want := int32(0)
+		if id < n {
+			want = 1
+		}
+		if r := task.ran[id].Load(); r != want {
+			m.failf("hostile task, n=%d: copy %d ran %d times; want %d", n, id, r, want)
+		}
+	}
+	if _, isBoom := pe.Value.(fzBoom); !isBoom {
+		m.failf("hostile task: PanicError.Value = %#v; want a copy's fzBoom", pe.Value)
+	}
+	wantName := map[int]string{0: "<Name panicked: fz hostile Name>", 2: "?", 3: task.name}[kind]
+	if pe.Task != wantName {
+		m.failf("hostile task: PanicError.Task = %q; want %q", pe.Task, wantName)
+	}
+	s.runs++
+	if caller && n == 1 {
+		s.inline++
+	}
+	s.copies += uint64(n)
 }

@@ -275,3 +275,100 @@ func TestPlacementErrorsCompleteAfterFirstRun(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestNoFalseCycleThroughOuterCaller: a caller-runs run on Y whose caller
+// copy runs a long plain run on X, while Y's worker copy waits for X. X's run
+// depends on nobody in Y, so this is contention, not a cycle (a review found
+// the first cycle check panicking here: it took "holds Y" for "waits for Y").
+func TestNoFalseCycleThroughOuterCaller(t *testing.T) {
+	for _, innerCaller := range []bool{false, true} {
+		x := workers.New("X", 2)
+		y := workers.New("Y", 2)
+		xStarted := make(chan struct{})
+		var v any
+		within(t, 30*time.Second, func() {
+			caller := goid.Get()
+			v = panicValue(func() {
+				y.RunN(tasks.CallerRuns(tasks.Func("outer", func(int) {
+					if goid.Get() == caller {
+						var long tasks.Task = tasks.Func("long", func(id int) {
+							if id == 0 {
+								close(xStarted)
+							}
+							time.Sleep(50 * time.Millisecond)
+						})
+						if innerCaller {
+							long = tasks.CallerRuns(long)
+						}
+						x.RunN(long, 2)
+						return
+					}
+					<-xStarted
+					x.RunN(tasks.Func("inner", func(int) {}), 1)
+				})), 2)
+			})
+		})
+		assert.Nil(t, v, "innerCaller=%v: no deadlock exists, yet: %v", innerCaller, nestedMessage(v))
+		x.Close()
+		y.Close()
+	}
+}
+
+// TestCycleWithTwoRoutesIsFound: a cycle reachable through two routes of
+// the same length is still reported (the first check compared the path it
+// found twice, and the search order varies).
+func TestCycleWithTwoRoutesIsFound(t *testing.T) {
+	for trial := range 3 {
+		a := workers.New(fmt.Sprintf("A%d", trial), 1)
+		y1 := workers.New(fmt.Sprintf("Y1-%d", trial), 2)
+		y2 := workers.New(fmt.Sprintf("Y2-%d", trial), 2)
+		z := workers.New(fmt.Sprintf("Z%d", trial), 1)
+		nop := tasks.Func("nop", func(int) {})
+		meet := func() func() {
+			var n atomic.Int32
+			return func() {
+				n.Add(1)
+				for n.Load() < 2 {
+					runtime.Gosched()
+				}
+			}
+		}
+		m1, m2 := meet(), meet() // copy 0 runs on a worker, not the caller
+		res := make(chan any, 2)
+		go func() {
+			res <- panicValue(func() {
+				z.RunN(tasks.Func("z", func(int) { time.Sleep(200 * time.Millisecond); a.RunN(nop, 1) }), 1)
+			})
+		}()
+		time.Sleep(20 * time.Millisecond)
+		go func() {
+			res <- panicValue(func() {
+				a.RunN(tasks.CallerRuns(tasks.Func("a", func(int) {
+					y1.RunN(tasks.CallerRuns(tasks.Func("y1", func(id int) {
+						m1()
+						if id == 0 {
+							z.RunN(nop, 1)
+							return
+						}
+						y2.RunN(tasks.CallerRuns(tasks.Func("y2", func(id int) {
+							m2()
+							if id == 0 {
+								z.RunN(nop, 1)
+							}
+						})), 2)
+					})), 2)
+				})), 1)
+			})
+		}()
+		select {
+		case v := <-res:
+			assert.Contains(t, nestedMessage(v), "the runs would deadlock", "trial %d", trial)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("trial %d: a real cycle hung instead of panicking", trial)
+		}
+		<-res // the other side ends once the panic unwound the cycle
+		for _, s := range []*workers.Workers{a, y1, y2, z} {
+			s.Close()
+		}
+	}
+}

@@ -39,8 +39,6 @@ const MaxLimit = 1 << 16
 // the stack of the copy that raised it.
 type PanicError = gang.PanicError
 
-const cacheLine = 128
-
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
@@ -67,8 +65,6 @@ type Workers struct {
 	name  string
 	max   int
 	place placement
-	// shared marks a set owned by the Acquire registry.
-	shared bool
 
 	// active is the copy count of Run; any goroutine may change it.
 	active atomic.Int32
@@ -262,12 +258,9 @@ func (w *Workers) recordOwner(runsUserCode bool) {
 // Close stops every worker and waits for their goroutines to exit. It waits
 // for a run in progress (inline runs included) to finish first. Close is
 // idempotent; any later Run, RunN or SetActiveWorkers panics. Calling Close
-// from inside a task of the set panics, and so does closing a set obtained
-// from Acquire (release it instead).
+// from inside a task of the set panics. (A set shared through Acquire has no
+// Close: its holders release it.)
 func (w *Workers) Close() {
-	if w.shared {
-		panic(fmt.Sprintf("workers: Close on shared set %q: call the release function Acquire returned", w.name))
-	}
 	w.close()
 }
 
@@ -301,9 +294,13 @@ func (w *Workers) lockSlow(op string) {
 	if i := w.workerOf(g); i >= 0 {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
 	}
-	waitFor(w, g, op)
-	w.mu.Lock()
-	doneWaiting(g)
+	if !insideAnyRun(g) {
+		// Plain contention from outside every run: no cycle can go
+		// through this goroutine. Block in the mutex's FIFO order.
+		w.mu.Lock()
+		return
+	}
+	waitNested(w, g, op)
 }
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
@@ -369,11 +366,16 @@ func (w *Workers) ensureCreated(op string, n int) {
 // work is the body of worker goroutine i: place it, label it, then serve
 // copies until stopped. first is false for a replacement after a Goexit.
 func (w *Workers) work(i int, wk *worker, first bool) {
+	var restore func() []error
 	if w.place.lockThread {
 		// Never unlocked: the thread ends with the goroutine, so thread
-		// settings made below cannot leak to other goroutines.
+		// settings made below cannot leak to other goroutines; except the
+		// main thread, which the runtime keeps, so the exit path below
+		// restores the settings first.
 		runtime.LockOSThread()
-		if errs := applyPlacement(&w.place, i); len(errs) > 0 {
+		var errs []error
+		restore, errs = applyPlacement(&w.place, i)
+		if len(errs) > 0 {
 			w.recordPlacement(i, errs)
 		}
 	}
@@ -386,6 +388,14 @@ func (w *Workers) work(i int, wk *worker, first bool) {
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
+		if restore != nil {
+			// Still on the locked thread: put its affinity and nice back
+			// before the goroutine ends (issue 10.6), before Done so
+			// Close returns with them restored and any failure recorded.
+			if errs := restore(); len(errs) > 0 {
+				w.recordPlacement(i, errs)
+			}
+		}
 		if !stopped {
 			// A copy called runtime.Goexit (the dispatcher already retired
 			// the copy and recorded it for Run). Keep the set's strength:

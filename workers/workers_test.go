@@ -410,7 +410,7 @@ func TestAccessors(t *testing.T) {
 func TestDefaultSpin(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	assert.Equal(t, 50*time.Microsecond, workers.DefaultSpin(4))
-	assert.Equal(t, 5*time.Microsecond, workers.DefaultSpin(5), "oversubscribed: a tenth")
+	assert.Equal(t, 3*time.Microsecond, workers.DefaultSpin(5), "oversubscribed: about one park and wake-up")
 	runtime.GOMAXPROCS(1)
 	assert.Zero(t, workers.DefaultSpin(1))
 }

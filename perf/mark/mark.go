@@ -273,7 +273,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 
 	// Clear the bitmap in parallel chunks, the caller helping.
 	m.b = b
-	m.w.ForRange(b.Words(), m.clear, workers.RangeOptions{Workers: limit, CallerRuns: true})
+	m.w.ForRange(b.Words(), m.clear, workers.WithCopies(limit), workers.WithCallerRuns())
 
 	// Choose the copies: the policy's answer for this many objects is the
 	// drain's cost; the batch sums the costs and clamps to limit.
