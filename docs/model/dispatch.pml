@@ -167,7 +167,10 @@ ltl live { <> finished }
    s.state.CompareAndSwap(parked, waking) { s.wake <- struct{}{} } */
 #define wakeIfParked(j) \
 	if \
-	:: state[j] == PARKED -> state[j] = WAKING; wake[j] ! 1 \
+	:: state[j] == PARKED -> \
+		state[j] = WAKING; \
+		assert(len(wake[j]) == 0);          /* "the channel (capacity 1) never blocks" */ \
+		wake[j] ! 1 \
 	:: else -> skip \
 	fi
 
@@ -177,7 +180,10 @@ ltl live { <> finished }
    already have returned and parked for the next run (BUG_UNTAGGED_END). */
 #define wakeCoord(g) \
 	if \
-	:: coordParked == TAG(g) -> coordParked = 0; coordWake ! 1 \
+	:: coordParked == TAG(g) -> \
+		coordParked = 0; \
+		assert(len(coordWake) == 0);        /* the send never blocks */ \
+		coordWake ! 1 \
 	:: else -> skip \
 	fi
 
@@ -426,6 +432,7 @@ gone:
 	:: else -> k = 0; break \
 	od; \
 	assert(groupsOf(n) == 1 || groupsLeft == 0); \
+	assert(coordParked == 0);               /* CoordinatorParked() is false again */ \
 	task = 0; curGen = 0; \
 	n = 0; m = 0; c = 0; callerRuns = false; \
 	r++; \
