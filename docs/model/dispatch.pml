@@ -144,7 +144,9 @@ ltl live { <> finished }
  *   - a parked goroutine's token receive and its next step;
  *   - the copy's left[] decrement, groupsLeft decrement and done.Store
  *     (only decrementers read left[] and groupsLeft, and nobody else
- *     decrements after the last copy).
+ *     decrements after the last copy);
+ *   - the coordinator's setup of a run (gen, task, left[], groupsLeft) and
+ *     its publish (read only by goroutines that read the new run word).
  */
 
 /* claim(c, gen): old := s.claim.Load(); return old < gen && CAS(old, gen) */
