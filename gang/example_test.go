@@ -12,24 +12,25 @@ import (
 // A Dispatcher needs goroutines that Serve it; package workers provides
 // them, but the protocol can be driven by hand.
 func ExampleDispatcher() {
-	var d gang.Dispatcher
+	d := gang.New(3)
 	var wg sync.WaitGroup
-	for range 3 {
+	for i := range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for d.Serve() {
-			}
+			d.Serve(i)
 		}()
 	}
 
 	var sum atomic.Int64
 	add := tasks.Func("add-ids", func(worker int) { sum.Add(int64(worker)) })
-	callerCopies, p := d.Run(add, 3, false)
+	plan, _ := gang.Prepare(add)
+	callerCopies, p := d.Run(plan, 3)
 	fmt.Println(sum.Load(), callerCopies, p == nil)
 
-	// Opted in: the caller runs at least one of the 4 copies.
-	callerCopies, _ = d.Run(tasks.CallerRuns(add), 4, true)
+	// Opted in: the caller runs copy 3 and any copy no worker started.
+	plan, _ = gang.Prepare(tasks.CallerRuns(add))
+	callerCopies, _ = d.Run(plan, 4)
 	fmt.Println(sum.Load(), callerCopies >= 1)
 
 	d.Stop(3)

@@ -23,25 +23,33 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // replaced, as package workers does.
 func serve(d *Dispatcher, k int) (stop func()) {
 	var wg sync.WaitGroup
-	var loop func()
-	loop = func() {
+	var loop func(i int)
+	loop = func(i int) {
 		normal := false
 		defer func() {
 			if !normal {
 				wg.Add(1)
-				go loop()
+				go loop(i)
 			}
 			wg.Done()
 		}()
-		for d.Serve() {
-		}
+		d.Serve(i)
 		normal = true
 	}
-	for range k {
+	for i := range k {
 		wg.Add(1)
-		go loop()
+		go loop(i)
 	}
 	return func() { d.Stop(k); wg.Wait() }
+}
+
+// run prepares t and runs n copies of it on d.
+func run(d *Dispatcher, t tasks.Task, n int) (int, *PanicError) {
+	p, pe := Prepare(t)
+	if pe != nil {
+		return 0, pe
+	}
+	return d.Run(p, n)
 }
 
 // recorder is a task that counts each id's executions.
@@ -76,12 +84,12 @@ func TestRunEachIDOnce(t *testing.T) {
 		{1, 0, true}, {4, 3, true}, {8, 7, true}, {8, 8, true},
 	} {
 		t.Run(fmt.Sprintf("n=%d/workers=%d/caller=%v", tc.n, tc.workers, tc.caller), func(t *testing.T) {
-			var d Dispatcher
-			stop := serve(&d, tc.workers)
+			d := New(max(tc.workers, 1))
+			stop := serve(d, tc.workers)
 			defer stop()
 			for range 200 {
 				r := newRecorder(tc.n, tc.caller)
-				ran, p := d.Run(r, tc.n, tc.caller)
+				ran, p := run(d, r, tc.n)
 				require.Nil(t, p)
 				r.check(t)
 				if tc.caller {
@@ -96,23 +104,21 @@ func TestRunEachIDOnce(t *testing.T) {
 }
 
 // TestCallerRunsAllWhenNoWorkerServes: with no serving goroutine and
-// callerRuns, the caller must claim every copy through TryWait and finish.
+// callerRuns, the caller must claim every copy itself and finish.
 func TestCallerRunsAllWhenNoWorkerServes(t *testing.T) {
-	var d Dispatcher
-	stop := serve(&d, 0)
-	defer stop()
-	// No goroutine serves, so the n-1 permits can only be taken back by the
+	d := New(4)
+	// No goroutine serves, so the worker copies can only be claimed by the
 	// caller; the run finishes only if it does so.
 	r := newRecorder(5, true)
-	ran, p := d.Run(r, 5, true)
+	ran, p := run(d, r, 5)
 	require.Nil(t, p)
 	r.check(t)
 	assert.Equal(t, 5, ran)
 }
 
 func TestPanicCaptured(t *testing.T) {
-	var d Dispatcher
-	stop := serve(&d, 4)
+	d := New(4)
+	stop := serve(d, 4)
 	defer stop()
 	errBoom := errors.New("boom")
 	var ran atomic.Int32
@@ -122,7 +128,7 @@ func TestPanicCaptured(t *testing.T) {
 			panic(fmt.Errorf("copy %d: %w", id, errBoom))
 		}
 	})
-	_, p := d.Run(task, 4, false)
+	_, p := run(d, task, 4)
 	require.NotNil(t, p)
 	assert.Equal(t, int32(4), ran.Load(), "copies that did not panic must still run")
 	assert.Equal(t, "panicky", p.Task)
@@ -135,33 +141,33 @@ func TestPanicCaptured(t *testing.T) {
 
 	// The dispatcher is usable afterwards and the panic state was cleared.
 	r := newRecorder(4, false)
-	_, p = d.Run(r, 4, false)
+	_, p = run(d, r, 4)
 	assert.Nil(t, p)
 	r.check(t)
 }
 
 func TestGoexitOnWorkerIsReported(t *testing.T) {
-	var d Dispatcher
-	stop := serve(&d, 2)
+	d := New(2)
+	stop := serve(d, 2)
 	defer stop()
-	_, p := d.Run(tasks.Func("exits", func(id int) {
+	_, p := run(d, tasks.Func("exits", func(id int) {
 		if id == 0 {
 			runtime.Goexit()
 		}
-	}), 2, false)
+	}), 2)
 	require.NotNil(t, p)
 	assert.True(t, p.Goexit)
 	assert.Contains(t, p.Error(), "called runtime.Goexit")
 	// The replacement goroutine serves the next run.
 	r := newRecorder(2, false)
-	_, p = d.Run(r, 2, false)
+	_, p = run(d, r, 2)
 	assert.Nil(t, p)
 	r.check(t)
 }
 
 func TestGoexitOnCallerWaitsForWorkers(t *testing.T) {
-	var d Dispatcher
-	stop := serve(&d, 3)
+	d := New(3)
+	stop := serve(d, 3)
 	defer stop()
 	var ran atomic.Int32
 	release := make(chan struct{})
@@ -169,40 +175,52 @@ func TestGoexitOnCallerWaitsForWorkers(t *testing.T) {
 	go func() {
 		defer close(done)
 		caller := goid.Get()
-		d.Run(tasks.Func("caller-exits", func(id int) {
+		run(d, tasks.CallerRuns(tasks.Func("caller-exits", func(id int) {
 			ran.Add(1)
 			if goid.Get() == caller {
 				runtime.Goexit()
 			}
 			<-release
-		}), 4, true)
+		})), 4)
 		t.Error("Run returned normally; the caller's Goexit should have unwound it")
 	}()
 	close(release)
 	<-done
 	assert.Equal(t, int32(4), ran.Load(), "every copy must run before the caller's Goexit completes")
 	r := newRecorder(4, true)
-	_, p := d.Run(r, 4, true)
+	_, p := run(d, r, 4)
 	assert.Nil(t, p, "the Goexit must not leak into the next run")
 	r.check(t)
 }
 
 func TestMisuse(t *testing.T) {
-	var d Dispatcher
-	assert.PanicsWithValue(t, "gang: Run: nil task", func() { d.Run(nil, 1, false) })
-	assert.PanicsWithValue(t, "gang: Run: n = 0, want n >= 1", func() { d.Run(newRecorder(1, false), 0, false) })
-	assert.PanicsWithValue(t, "gang: Stop: negative count -1", func() { d.Stop(-1) })
+	d := New(2)
+	plain, _ := Prepare(newRecorder(4, false))
+	caller, _ := Prepare(newRecorder(4, true))
+	assert.PanicsWithValue(t, "gang: Prepare: nil task", func() { Prepare(nil) })
+	assert.PanicsWithValue(t, "gang: Run: zero Plan (make one with Prepare)", func() { d.Run(Plan{}, 1) })
+	assert.PanicsWithValue(t, "gang: Run: n = 0 out of range for 2 workers (caller-runs false)", func() { d.Run(plain, 0) })
+	assert.PanicsWithValue(t, "gang: Run: n = 3 out of range for 2 workers (caller-runs false)", func() { d.Run(plain, 3) })
+	assert.PanicsWithValue(t, "gang: Run: n = 4 out of range for 2 workers (caller-runs true)", func() { d.Run(caller, 4) })
+	assert.PanicsWithValue(t, "gang: Stop: k = -1 out of range [0, 2]", func() { d.Stop(-1) })
+	assert.PanicsWithValue(t, "gang: Stop: k = 3 out of range [0, 2]", func() { d.Stop(3) })
+	assert.PanicsWithValue(t, "gang: New: workers = 0 out of range [1, 1048575]", func() { New(0) })
+	assert.PanicsWithValue(t, "gang: SetSpin: negative spin budget -1ns", func() { d.SetSpin(-1) })
 }
 
 // TestVisibility: plain writes by every copy are visible after Run returns
 // (the race detector flags a missing happens-before edge).
 func TestVisibility(t *testing.T) {
-	var d Dispatcher
-	stop := serve(&d, 4)
+	d := New(4)
+	stop := serve(d, 4)
 	defer stop()
 	out := make([]int, 4)
 	for round := range 100 {
-		_, p := d.Run(tasks.Func("write", func(id int) { out[id] = round*10 + id }), 4, round%2 == 0)
+		var task tasks.Task = tasks.Func("write", func(id int) { out[id] = round*10 + id })
+		if round%2 == 0 {
+			task = tasks.CallerRuns(task)
+		}
+		_, p := run(d, task, 4)
 		require.Nil(t, p)
 		for id, v := range out {
 			require.Equal(t, round*10+id, v)
@@ -215,11 +233,7 @@ func TestRunInline(t *testing.T) {
 	RunInline(tasks.Func("one", func(id int) { got = append(got, id) }))
 	assert.Equal(t, []int{0}, got)
 
-	var pe *PanicError
-	func() {
-		defer func() { pe, _ = recover().(*PanicError) }()
-		RunInline(tasks.Func("inline-boom", func(int) { panic("boom") }))
-	}()
+	pe := RunInline(tasks.Func("inline-boom", func(int) { panic("boom") }))
 	require.NotNil(t, pe)
 	assert.Equal(t, "boom", pe.Value)
 	assert.True(t, pe.OnCaller)

@@ -5,49 +5,28 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/workgang/workgang/tasks"
 )
 
-// TestHotLineLayout checks the layout the Dispatcher's doc promises: the
-// words a run writes fit in one 64-byte line at a 64-byte offset, and a
-// Dispatcher allocated on its own starts 64-byte aligned, so that line is a
-// real cache line.
-func TestHotLineLayout(t *testing.T) {
+// TestLayout checks the padding the protocol's cost argument relies on: the
+// run word's line holds only run and runGen (written once per run), the end
+// line only done and coordParked, both away from the coordinator's private
+// fields; each worker slot is two whole lines (the rarely written state, the
+// per-run claim and counters) and each countdown group one, so two workers
+// never write one line.
+func TestLayout(t *testing.T) {
 	var d Dispatcher
-	start := unsafe.Offsetof(d.start)
-	end := unsafe.Offsetof(d.end) + unsafe.Sizeof(d.end)
-	assert.Equal(t, uintptr(hotOffset), start)
-	assert.Zero(t, start%lineSize, "hot block offset %d is not line-aligned", start)
-	assert.LessOrEqual(t, end-start, uintptr(lineSize), "hot block spans %d bytes", end-start)
-	for _, off := range []uintptr{unsafe.Offsetof(d.claimed), unsafe.Offsetof(d.notFinished)} {
-		assert.True(t, off >= start && off < end, "counter at %d is outside the hot block [%d, %d)", off, start, end)
-	}
-	assert.GreaterOrEqual(t, unsafe.Offsetof(d.task), start+lineSize, "task shares the hot line")
-	assert.Zero(t, unsafe.Sizeof(d)%lineSize, "size %d is not a multiple of the line", unsafe.Sizeof(d))
-	for i := range heapDispatchers {
-		p := new(Dispatcher)
-		heapDispatchers[i] = p // escape to the heap, as in package workers
-		if addr := uintptr(unsafe.Pointer(&p.start)); addr%lineSize != 0 {
-			t.Fatalf("hot block of a new Dispatcher at %#x is not 64-byte aligned", addr)
-		}
-	}
-}
-
-var heapDispatchers [100]*Dispatcher
-
-type sliceTask struct{ ids []int } // uncomparable: a == b would panic
-
-func (sliceTask) Name() string { return "slice" }
-func (sliceTask) Work(int)     {}
-
-func TestSameTask(t *testing.T) {
-	a := tasks.Func("a", func(int) {})
-	b := tasks.Func("b", func(int) {})
-	assert.True(t, sameTask(a, a))
-	assert.False(t, sameTask(a, b))
-	assert.False(t, sameTask(nil, a))
-	assert.True(t, sameTask(nil, nil))
-	var u tasks.Task = sliceTask{}
-	assert.NotPanics(t, func() { sameTask(u, sliceTask{}) })
+	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(d.run), "run word starts after a full pad")
+	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(d.runGen)-unsafe.Offsetof(d.run)+cacheLine-8)
+	assert.Equal(t, uintptr(2*cacheLine), unsafe.Offsetof(d.done), "done starts the end line")
+	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine))
+	assert.GreaterOrEqual(t, unsafe.Offsetof(d.task), uintptr(3*cacheLine), "task shares a hot line")
+	var s slot
+	assert.Equal(t, uintptr(2*cacheLine), unsafe.Sizeof(s), "slot size")
+	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.claim), "claim starts the slot's second line")
+	assert.Less(t, unsafe.Offsetof(s.wake), uintptr(cacheLine))
+	assert.Zero(t, unsafe.Sizeof(group{})%cacheLine, "group size %d", unsafe.Sizeof(group{}))
+	d2 := New(3)
+	assert.Len(t, d2.slots, 3)
+	assert.Len(t, d2.groups, 1, "3 workers + caller = 4 copies: one group")
+	assert.Len(t, New(8).groups, 2, "8 workers + caller = 9 copies: two groups")
 }

@@ -62,3 +62,45 @@ func BenchmarkGrain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKernel is the kernel section: one spectral-norm solve (40
+// phases) per op at N = 64 and 256, every implementation, the workgang
+// modes sharing one long-lived set.
+func BenchmarkKernel(b *testing.B) {
+	ls := newLongSet(runtime.GOMAXPROCS(0))
+	defer ls.close()
+	for _, n := range []int{64, 256} {
+		for _, im := range kernelImpls {
+			b.Run(fmt.Sprintf("N=%d/%s", n, im.name), func(b *testing.B) {
+				s := newSpectral(n)
+				par := im.par(ls, s, min(ls.size, n))
+				s.solve(par)
+				b.ReportAllocs()
+				for b.Loop() {
+					s.solve(par)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPause is the pause section: one scripted pause per op (without
+// the mutator gap), every implementation, workgang on one long-lived set.
+func BenchmarkPause(b *testing.B) {
+	size := runtime.GOMAXPROCS(0)
+	ls := newLongSet(size)
+	defer ls.close()
+	ps := resolvePhases(size, benchUnit())
+	for _, im := range pauseImpls {
+		b.Run(im.name, func(b *testing.B) {
+			phase, stop := im.start(ls, size)
+			defer stop()
+			b.ReportAllocs()
+			for b.Loop() {
+				for p := range ps {
+					phase(&ps[p])
+				}
+			}
+		})
+	}
+}

@@ -31,9 +31,12 @@ type config struct {
 	Iters     int      `json:"iters"`     // iterations per setup
 	Runs      int      `json:"runs"`      // timed runs per iteration
 	Scenarios []string `json:"scenarios"` // sections to run, in table order
-	JSON      string   `json:"json,omitempty"`
+	JSON      string   `json:"json"`      // "" when not written
+	SVG       string   `json:"svg"`       // directory of the plots; "" when none
 	Quick     bool     `json:"quick"`
-	Pin       bool     `json:"pin"` // workgang's workers pinned with workers.WithAffinity()
+	Long      bool     `json:"long"`    // full sizes of the sections that have them (kernel N up to 2000, ...)
+	Pin       bool     `json:"pin"`     // workgang's workers pinned with workers.WithAffinity()
+	Compete   int      `json:"compete"` // goroutines burning CPU during the sections
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
@@ -43,11 +46,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
-	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; the grain sweep does about this many microseconds of work per measurement")
+	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
 	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
+	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
+	fs.IntVar(&c.Compete, "compete", 0, "run `k` goroutines of CPU work in the same process during every section (competition for the processors)")
+	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -64,6 +70,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.Scenarios = sel
 	return c, err
 }
+
+// tiny reports whether the runs are shorter than -quick's: the harness's own
+// tests, where every section shrinks to its smallest size.
+func (c *config) tiny() bool { return c.Runs < quickRuns }
 
 // applyQuick shrinks the sizes the user did not set explicitly.
 func applyQuick(fs *flag.FlagSet, c *config) {
@@ -86,6 +96,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("-iters %d: want at least 1", c.Iters)
 	case c.Runs < 1:
 		return fmt.Errorf("-runs %d: want at least 1", c.Runs)
+	case c.Compete < 0:
+		return fmt.Errorf("-compete %d: want at least 0", c.Compete)
 	}
 	return nil
 }

@@ -56,6 +56,7 @@ func TestGCSectionQuick(t *testing.T) {
 // TestGCHeapsSizes: the default run measures more cycles than -quick, and
 // -quick more than the tiny runs of the tests.
 func TestGCHeapsSizes(t *testing.T) {
+	long := gcHeaps(config{Runs: defaultRuns, Long: true})
 	def := gcHeaps(config{Runs: defaultRuns})
 	quick := gcHeaps(config{Runs: quickRuns, Quick: true})
 	tinyH := gcHeaps(config{Runs: 20, Quick: true})
@@ -64,6 +65,9 @@ func TestGCHeapsSizes(t *testing.T) {
 		assert.Greater(t, quick[i].cycles, tinyH[i].cycles)
 	}
 	assert.Less(t, def[0].slots, def[1].slots, "small heap first")
+	assert.Greater(t, long[1].slots, def[1].slots, "-long: a larger large heap")
+	assert.Greater(t, long[0].cycles, def[0].cycles, "-long: more small-heap cycles")
+	assert.Equal(t, longMarkObjects, newMarkConfig(config{Runs: defaultRuns, Long: true}).Objects)
 }
 
 // TestGCTargets checks the verdicts on made-up rows.

@@ -22,16 +22,19 @@ import (
 // milliseconds (there the mark's parallel speed decides). The default run
 // stays within a few seconds on 2 CPUs (the mark and gc sections together
 // within 10 s); -quick runs fewer cycles, the harness's own tests (runs below
-// -quick's) a handful. longGCSlots is a heap whose pauses take hundreds of
-// milliseconds on the development VM; examples/gc runs it by default.
+// -quick's) a handful; -long makes the large heap one of longGCSlots, whose
+// pauses take hundreds of milliseconds on the development VM (the size
+// examples/gc runs by default), and runs more cycles of the small one.
 const (
-	smallGCSlots   = 1024
-	largeGCSlots   = 128 << 10
-	longGCSlots    = 1_000_000
-	smallGCCycles  = 1000
-	largeGCCycles  = 30
-	quickGCDivisor = 4 // -quick runs a quarter of the cycles
-	tinyGCCycles   = 3
+	smallGCSlots      = 1024
+	largeGCSlots      = 128 << 10
+	longGCSlots       = 1_000_000
+	smallGCCycles     = 1000
+	largeGCCycles     = 30
+	longGCSmallCycles = 10000
+	longGCCycles      = 30
+	quickGCDivisor    = 4 // -quick runs a quarter of the cycles
+	tinyGCCycles      = 3
 )
 
 // gc targets of issue 12: on the large heap, workgang's pause p50 at least
@@ -90,10 +93,12 @@ type gcHeapSpec struct {
 func gcHeaps(c config) []gcHeapSpec {
 	small, large := gcHeapSpec{"small", smallGCSlots, smallGCCycles}, gcHeapSpec{"large", largeGCSlots, largeGCCycles}
 	switch {
-	case c.Runs < quickRuns:
+	case c.tiny():
 		small.cycles, large.cycles, large.slots = tinyGCCycles, tinyGCCycles, 16<<10
 	case c.Quick:
 		small.cycles, large.cycles = small.cycles/quickGCDivisor, large.cycles/quickGCDivisor
+	case c.Long:
+		small.cycles, large.cycles, large.slots = longGCSmallCycles, longGCCycles, longGCSlots
 	}
 	return []gcHeapSpec{small, large}
 }
@@ -251,8 +256,12 @@ func (r waitGroupRunner) MaxWorkers() int { return int(r) }
 
 func (r waitGroupRunner) RunN(t tasks.Task, n int) {
 	var wg sync.WaitGroup
+	wg.Add(n)
 	for i := range n {
-		wg.Go(func() { t.Work(i) })
+		go func() {
+			t.Work(i)
+			wg.Done()
+		}()
 	}
 	wg.Wait()
 }

@@ -1,16 +1,40 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"text/tabwriter"
 	"time"
 )
 
 // grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
-// where implementations break even, sparse where all of them win.
-var grainsNS = []float64{500, 1000, 2000, 3000, 5000, 7000, 10000, 15000, 20000, 30000, 50000, 100000, 200000, 500000, 1000000}
+// where implementations break even, sparse where all of them win. The
+// default run sweeps grainsShortNS, -long all of grainsNS.
+var (
+	grainsNS      = []float64{500, 1000, 2000, 3000, 5000, 7000, 10000, 15000, 20000, 30000, 50000, 100000, 200000, 500000, 1000000}
+	grainsShortNS = []float64{500, 1000, 2000, 3000, 5000, 10000, 20000, 30000, 50000, 100000, 300000, 1000000}
+)
+
+// grainGrains returns the grains the configuration sweeps.
+func grainGrains(c config) []float64 {
+	if c.Long {
+		return grainsNS
+	}
+	return grainsShortNS
+}
+
+// grainBudget returns the runs' worth of microseconds of work one grain
+// measurement does: -runs with -long, half of it otherwise (the sweep is
+// the longest section; half keeps the default run within its stated time).
+func grainBudget(c config) int {
+	if c.Long {
+		return c.Runs
+	}
+	return max(1, c.Runs/2)
+}
 
 // minGrainRuns is the fewest runs a grain measurement times.
 const minGrainRuns = 3
@@ -29,9 +53,23 @@ type grainImpl struct {
 	Speedup []float64 `json:"speedup"` // per grain: serial / AvgNS
 	// BreakEvenNS is the smallest W from which on the implementation beats
 	// serial (see breakEven), interpolated log-linearly between grains; with
-	// kind below-sweep it is the smallest grain (an upper bound), with none 0.
+	// kind below-sweep it is the smallest grain (an upper bound); with none
+	// it is 0 here and null in JSON.
 	BreakEvenNS   float64 `json:"break_even_ns"`
 	BreakEvenKind string  `json:"break_even_kind"`
+}
+
+// MarshalJSON encodes g with break_even_ns null when there is none.
+func (g grainImpl) MarshalJSON() ([]byte, error) {
+	type plain grainImpl // without this method
+	out := struct {
+		plain
+		BreakEvenNS *float64 `json:"break_even_ns"`
+	}{plain: plain(g)}
+	if g.BreakEvenKind != beNone {
+		out.BreakEvenNS = &g.BreakEvenNS
+	}
+	return json.Marshal(out)
 }
 
 // grainSweep is the sweep at one n.
@@ -85,24 +123,29 @@ func grainRuns(runs int, w float64) int {
 	return int(min(max(budget/w, minGrainRuns), float64(runs)))
 }
 
-// runGrain calibrates the unit of work and sweeps each n.
+// runGrain calibrates the unit of work and sweeps each n. Besides fresh sets,
+// workgang's two modes also run on one long-lived set of -max workers that
+// serves both modes and every n and grain, as an embedder's set does.
 func runGrain(h *harness) (any, error) {
-	res := &grainResult{NSPerUnit: calibrate()}
+	ls := newLongSet(h.cfg.Max)
+	defer ls.close()
+	res := &grainResult{NSPerUnit: h.unitNS()}
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
 	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
 	for _, n := range grainNs(h.cfg.Max) {
-		s := sweepGrain(h, n, res.NSPerUnit)
+		s := sweepGrain(h, grainImpls(ls), n, res.NSPerUnit)
 		printSweep(h.out, s)
 		res.Sweeps = append(res.Sweeps, s)
 	}
 	return res, nil
 }
 
-// grainImpls returns the implementations the sweep compares with serial
-// (every one but direct, which is serial).
-func grainImpls() []impl {
+// grainImpls returns the implementations the sweep compares with serial:
+// the peers section's rows (workgang's modes on fresh sets and on ls, the
+// peers) but direct, which is serial.
+func grainImpls(ls *longSet) []impl {
 	var out []impl
-	for _, im := range impls {
+	for _, im := range peerImpls(ls) {
 		if im.name != nameDirect {
 			out = append(out, im)
 		}
@@ -110,17 +153,18 @@ func grainImpls() []impl {
 	return out
 }
 
-// sweepGrain measures serial and every implementation at each grain for n
-// copies, interleaving them per iteration.
-func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
-	ims := append([]impl{findImpl(nameDirect)}, grainImpls()...)
-	s := grainSweep{N: n, GrainsNS: grainsNS}
+// sweepGrain measures serial and every implementation of others at each
+// grain for n copies, interleaving them per iteration.
+func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep {
+	ims := append([]impl{findImpl(nameDirect)}, others...)
+	grains := grainGrains(h.cfg)
+	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
 	for i := range s.Impls {
 		s.Impls[i].Impl = ims[i+1].name
 	}
-	for _, w := range grainsNS {
-		runs := grainRuns(h.cfg.Runs, w)
+	for _, w := range grains {
+		runs := grainRuns(grainBudget(h.cfg), w)
 		gw := newGrainWork(n, w, nsPerUnit)
 		avgs := measureGrain(h, ims, n, w, runs, gw)
 		s.Runs = append(s.Runs, runs)
@@ -132,7 +176,7 @@ func sweepGrain(h *harness, n int, nsPerUnit float64) grainSweep {
 	}
 	for i := range s.Impls {
 		gi := &s.Impls[i]
-		gi.BreakEvenNS, gi.BreakEvenKind = breakEven(grainsNS, gi.Speedup)
+		gi.BreakEvenNS, gi.BreakEvenKind = breakEven(grains, gi.Speedup)
 	}
 	return s
 }
@@ -290,9 +334,6 @@ func burn(units int) uint64 {
 	return x
 }
 
-// burnSink keeps calibrate's work observable.
-var burnSink uint64
-
 // calibrate returns the cost of one unit of burn in nanoseconds: the best of
 // a few timings of about a millisecond each (the best is the least disturbed).
 func calibrate() float64 {
@@ -300,7 +341,7 @@ func calibrate() float64 {
 	best := time.Duration(math.MaxInt64)
 	for range 7 {
 		start := time.Now()
-		burnSink = burn(units)
+		runtime.KeepAlive(burn(units)) // a use of the result: the work stays
 		best = min(best, time.Since(start))
 	}
 	return float64(best) / units

@@ -14,37 +14,39 @@ import (
 
 // header is the configuration the figures were measured in.
 type header struct {
-	Date        string  `json:"date"`
-	CPU         string  `json:"cpu"`
-	LogicalCPUs int     `json:"logical_cpus"`
-	GOMAXPROCS  int     `json:"gomaxprocs"`
-	GoVersion   string  `json:"go_version"`
-	OS          string  `json:"os"`
-	Arch        string  `json:"arch"`
-	Kernel      string  `json:"kernel"`
-	ClockNS     float64 `json:"clock_ns"` // cost of one time.Now
-	WorkersSpin string  `json:"workers_spin"`
-	Pinned      bool    `json:"pinned"`
-	Command     string  `json:"command"`
-	LoadAvg     string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
+	Date          string  `json:"date"`
+	CPU           string  `json:"cpu"`
+	LogicalCPUs   int     `json:"logical_cpus"`
+	GOMAXPROCS    int     `json:"gomaxprocs"`
+	GoVersion     string  `json:"go_version"`
+	OS            string  `json:"os"`
+	Arch          string  `json:"arch"`
+	Kernel        string  `json:"kernel"`
+	ClockNS       float64 `json:"clock_ns"`        // cost of one time.Now
+	WorkersSpinNS float64 `json:"workers_spin_ns"` // workers.DefaultSpin(-max)
+	Pinned        bool    `json:"pinned"`
+	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
+	Command       string  `json:"command"`
+	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 }
 
 // readHeader collects the configuration and measures the clock.
 func readHeader(cfg config) header {
 	return header{
-		Date:        time.Now().UTC().Format(time.RFC3339),
-		CPU:         cpuModel(),
-		LogicalCPUs: runtime.NumCPU(),
-		GOMAXPROCS:  runtime.GOMAXPROCS(0),
-		GoVersion:   runtime.Version(),
-		OS:          runtime.GOOS,
-		Arch:        runtime.GOARCH,
-		Kernel:      kernelRelease(),
-		ClockNS:     clockCost(),
-		WorkersSpin: workers.DefaultSpin(cfg.Max).String(),
-		Pinned:      cfg.Pin,
-		Command:     strings.Join(os.Args, " "),
-		LoadAvg:     loadAvg(),
+		Date:          time.Now().UTC().Format(time.RFC3339),
+		CPU:           cpuModel(),
+		LogicalCPUs:   runtime.NumCPU(),
+		GOMAXPROCS:    runtime.GOMAXPROCS(0),
+		GoVersion:     runtime.Version(),
+		OS:            runtime.GOOS,
+		Arch:          runtime.GOARCH,
+		Kernel:        kernelRelease(),
+		ClockNS:       clockCost(),
+		WorkersSpinNS: float64(workers.DefaultSpin(cfg.Max)),
+		Pinned:        cfg.Pin,
+		Compete:       cfg.Compete,
+		Command:       strings.Join(os.Args, " "),
+		LoadAvg:       loadAvg(),
 	}
 }
 
@@ -58,7 +60,10 @@ func (hd header) print(w io.Writer) {
 	fmt.Fprintf(w, "kernel       %s\n", hd.Kernel)
 	fmt.Fprintf(w, "clock        time.Now costs %.0f ns: per-run latencies (p50..p99, max) include one;\n", hd.ClockNS)
 	fmt.Fprintf(w, "             totals and averages are timed per batch and do not\n")
-	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", hd.WorkersSpin)
+	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", time.Duration(hd.WorkersSpinNS))
+	if hd.Compete > 0 {
+		fmt.Fprintf(w, "competing    %d goroutines burn CPU in this process during every section (-compete)\n", hd.Compete)
+	}
 	if hd.Pinned {
 		fmt.Fprintf(w, "pinned       workgang worker i on allowed CPU i mod k (workers.WithAffinity()); callers unpinned\n")
 	}
@@ -128,9 +133,6 @@ func loadAvg() string {
 	return "unknown"
 }
 
-// clockSink keeps clockCost's reads observable.
-var clockSink time.Time
-
 // clockCost returns the cost of one time.Now in nanoseconds: the best of a
 // few batches of calls.
 func clockCost() float64 {
@@ -139,7 +141,7 @@ func clockCost() float64 {
 	for range 5 {
 		start := time.Now()
 		for range calls {
-			clockSink = time.Now()
+			runtime.KeepAlive(time.Now()) // a use of every read
 		}
 		best = min(best, time.Since(start))
 	}

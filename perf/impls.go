@@ -45,9 +45,8 @@ func (s waitStats) add(o waitStats) waitStats {
 
 // impl is one way to run n copies of a task and wait for them all.
 type impl struct {
-	name     string // row name in tables, JSON and benchmark names
-	desc     string // one line for the legend
-	workgang bool   // one of workgang's own modes
+	name string // row name in tables, JSON and benchmark names
+	desc string // one line for the legend
 	// start returns a runner of n copies of work; size is full parallelism
 	// (-max), the size of a workgang set (at least n).
 	start func(size, n int, work func(int)) runner
@@ -66,13 +65,13 @@ const (
 
 // impls lists workgang's modes first, then the peers, in table order.
 var impls = []impl{
-	{nameWorkers, "workgang RunN, every copy on a worker goroutine", true, startWorkers},
-	{nameCaller, "workgang RunN of tasks.CallerRuns(task): the caller runs copies too (n=1: inline)", true, startCaller},
-	{nameWaitGroup, "go statement per copy + sync.WaitGroup, per run", false, startWaitGroup},
-	{nameErrgroup, "errgroup.Group per run, Go per copy, Wait", false, startErrgroup},
-	{nameChanPool, "n persistent goroutines; copy ids sent on a channel, completions received on another", false, startChanPool},
-	{nameDirect, "the n copies called one after another on the caller (the floor)", false, startDirect},
-	{namePingPong, "two goroutines spinning on atomics (yielding every 256 polls); caller runs copies [0,n/2), partner the rest", false, startPingPong},
+	{nameWorkers, "workgang RunN, every copy on a worker goroutine", startWorkers},
+	{nameCaller, "workgang RunN of tasks.CallerRuns(task): the caller runs copies too (n=1: inline)", startCaller},
+	{nameWaitGroup, "go statement per copy + sync.WaitGroup, per run", startWaitGroup},
+	{nameErrgroup, "errgroup.Group per run, Go per copy, Wait", startErrgroup},
+	{nameChanPool, "n persistent goroutines; copy ids sent on a channel, completions received on another", startChanPool},
+	{nameDirect, "the n copies called one after another on the caller (the floor)", startDirect},
+	{namePingPong, "two goroutines spinning on atomics (yielding every 256 polls); caller runs copies [0,n/2), partner the rest", startPingPong},
 }
 
 // findImpl returns the implementation called name; it panics if there is
@@ -88,12 +87,12 @@ func findImpl(name string) impl {
 
 // startWorkers runs copies on a fresh worker set of max(size, n) workers.
 func startWorkers(size, n int, work func(int)) runner {
-	return startSet(size, n, tasks.Func("perf", work))
+	return startSet(size, n, perfTask(work, false))
 }
 
 // startCaller is startWorkers with the task opted in to caller-runs.
 func startCaller(size, n int, work func(int)) runner {
-	return startSet(size, n, tasks.CallerRuns(tasks.Func("perf", work)))
+	return startSet(size, n, perfTask(work, true))
 }
 
 // setOptions are the options of every workgang set the harness creates; -pin
@@ -104,11 +103,7 @@ var setOptions []workers.Option
 // startSet runs t with RunN(t, n) on a new set; close closes the set.
 func startSet(size, n int, t tasks.Task) runner {
 	w := workers.New("perf", max(size, n), setOptions...)
-	waits := func() waitStats {
-		st := w.Stats()
-		return waitStats{WorkerCopies: st.WorkerCopies, Ready: st.Ready, Spun: st.Spun, Parked: st.Wakeups}
-	}
-	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: waits}
+	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: setWaits(w)}
 }
 
 // startWaitGroup starts n goroutines per run and waits with a WaitGroup.

@@ -5,10 +5,13 @@
 //
 // Run it with
 //
-//	go run ./perf                  # everything, default sizes (10-20 s on 2 CPUs)
-//	go run ./perf -quick           # everything, small sizes (a few seconds; under 20 s)
+//	go run ./perf                  # everything, default sizes (within 30 s on an idle 2-CPU machine)
+//	go run ./perf -quick           # everything, small sizes (a few seconds)
+//	go run ./perf -long            # full sizes (kernel N up to 2000, all grains, 1000 pauses; minutes)
 //	go run ./perf -scenario peers  # one section (a comma list selects several)
-//	go run ./perf -json out.json   # also write machine-readable results
+//	go run ./perf -json out.json   # also write machine-readable results (schema in docs/perf.md)
+//	go run ./perf -svg plots       # also write the plots as SVG files into plots/
+//	go run ./perf -h               # the flags
 //
 // The output starts with a header (CPU model, logical CPUs, GOMAXPROCS, Go
 // version, OS and kernel, the measured cost of a clock read): figures from
@@ -19,9 +22,11 @@
 //     (-max, default GOMAXPROCS), half (max/2, at least 1) and min (1)
 //     parallelism, each as "workers" (every copy on a worker goroutine) and
 //     "workers+caller" (the same task opted in with tasks.CallerRuns),
-//     -iters iterations of -runs runs of an empty task. Per iteration it
-//     prints the total and average time of the runs and the slowest run;
-//     per setup the p50, p90 and p99 run latencies and allocations per run.
+//     -iters iterations of -runs runs of an empty task, on a fresh set per
+//     iteration and (rows "1set:...") on one long-lived set created at -max
+//     that every level and mode shares. Per iteration it prints the total
+//     and average time of the runs and the slowest run; per setup the p50,
+//     p90 and p99 run latencies and allocations per run.
 //   - peers: the same runs, side by side in the same process, for workgang
 //     and the ways a Go program does it without workgang: go + sync.WaitGroup
 //     per run, errgroup.Group per run, a persistent pool of n goroutines fed
@@ -36,9 +41,23 @@
 //     caller, and its break-even grain: the smallest W from which on it beats
 //     serial, read from a monotone fit of its speedups so that one noisy
 //     grain does not move it far.
+//   - surplus: runs of fewer copies than a long-lived set has workers, both
+//     modes, at ~5 and ~50 us per copy, against a set with exactly the
+//     workers the run needs.
+//   - pause: a scripted collector-like pause of 14 phases (n = 1 to -max,
+//     0.5-100 us of work, caller-runs and plain mixed) on one long-lived set,
+//     against serial, go + WaitGroup, errgroup and a channel pool running
+//     the same script: pause p50/p99 and the time of every phase.
+//   - kernel: spectral-norm (40 phases per solve) for N = 32 to 512 (2000
+//     with -long): serial, go + WaitGroup, errgroup, and workgang plain,
+//     caller-runs and ForRange with caller-runs on one long-lived set; every
+//     result is checked against serial's.
 //   - targets: the project's performance targets, each as the measured ratio
-//     and PASS or MISS. It needs peers and grain, which -scenario targets
-//     selects automatically.
+//     and PASS, MISS or N/A. It needs the sections it checks, which
+//     -scenario targets selects automatically.
+//
+// -svg DIR draws the grain sweep, the pause's phases, the kernel and the mark
+// results with gonum.org/v1/plot; every figure is also in the text output.
 //
 // Timing. The total and average of a batch of runs come from two clock reads
 // around the whole batch, so they carry no clock overhead. Per-run latencies
@@ -49,8 +68,7 @@
 // batch pass and reported per run; the integer value is what testing.B's
 // allocs/op would show.
 //
-// Adding a section (for example "mark", parallel marking of a synthetic
-// object graph) takes one entry in the sections table in sections.go: a name,
+// Adding a section takes one entry in the sections table in sections.go: a name,
 // a title, the sections it needs, and a function that measures with the
 // helpers in measure.go, prints to the harness's writer and returns a
 // JSON-encodable result.
@@ -74,19 +92,27 @@ func main() {
 
 // run parses args, runs the selected sections printing to stdout (progress
 // goes to stderr) and writes the JSON report if asked. It returns the process
-// exit code: 0 on success, 2 for bad flags, 1 for any other failure.
+// exit code: 0 on success and for -h (as Go's own tools), 2 for bad flags, 1
+// for any other failure.
 func run(args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stderr)
+	if err == errHelp {
+		return 0
+	}
 	if err != nil {
-		if err != errHelp {
-			fmt.Fprintln(stderr, "perf:", err)
-		}
+		fmt.Fprintln(stderr, "perf:", err)
 		return 2
 	}
 	rep, err := newHarness(cfg, stdout, stderr).runAll()
 	if err != nil {
 		fmt.Fprintln(stderr, "perf:", err)
 		return 1
+	}
+	if cfg.SVG != "" {
+		if err := writePlots(stdout, cfg.SVG, rep.Sections); err != nil {
+			fmt.Fprintln(stderr, "perf: -svg:", err)
+			return 1
+		}
 	}
 	if cfg.JSON != "" {
 		if err := writeJSON(cfg.JSON, rep); err != nil {

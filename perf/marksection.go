@@ -14,14 +14,15 @@ import (
 // Mark section sizes. The default run marks graphs of defaultMarkObjects a
 // few times (the mark and gc sections together stay within 10 s on 2 CPUs);
 // -quick marks smaller graphs; runs shorter than -quick's (the harness's own
-// tests) mark tiny graphs once. longMarkObjects (4M, the size of issue 12's
-// figures) is what examples/mark runs by default.
+// tests) mark tiny graphs once; -long marks graphs of 4M objects (the size of
+// issue 12's figures; about a minute on 2 CPUs).
 const (
 	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3
 	quickMarkObjects   = 250_000
 	tinyMarkObjects    = 20_000
 	longMarkObjects    = 4_000_000
+	longMarkRuns       = 5
 )
 
 // markConfig is the mark section's configuration.
@@ -65,10 +66,12 @@ type markRow struct {
 func newMarkConfig(c config) markConfig {
 	mc := markConfig{Workers: min(c.Max, 64), Shapes: mark.Shapes(), Seed: 1}
 	switch {
-	case c.Runs < quickRuns:
+	case c.tiny():
 		mc.Objects, mc.Runs = tinyMarkObjects, 1
 	case c.Quick:
 		mc.Objects, mc.Runs = quickMarkObjects, quickIters
+	case c.Long:
+		mc.Objects, mc.Runs = longMarkObjects, longMarkRuns
 	default:
 		mc.Objects, mc.Runs = defaultMarkObjects, defaultMarkRuns
 	}

@@ -45,10 +45,10 @@ func timeEach(run func(), lat []time.Duration) {
 
 // iterStats is one iteration of one setup.
 type iterStats struct {
-	TotalUS      float64 `json:"total_us"`       // the batch pass, whole
-	AvgNS        float64 `json:"avg_ns"`         // the batch pass, per run
-	MaxUS        float64 `json:"max_us"`         // slowest run of the per-run pass (0 without one)
-	AllocsPerRun float64 `json:"allocs_per_run"` // heap allocations per run in the batch pass
+	TotalNS      float64  `json:"total_ns"`       // the batch pass, whole
+	AvgNS        float64  `json:"avg_ns"`         // the batch pass, per run
+	MaxNS        *float64 `json:"max_ns"`         // slowest run of the per-run pass; null without one
+	AllocsPerRun float64  `json:"allocs_per_run"` // heap allocations per run in the batch pass
 }
 
 // setupStats summarizes every iteration of one setup.
@@ -59,13 +59,13 @@ type setupStats struct {
 	P50NS       float64     `json:"p50_ns"`        // over all per-run latencies
 	P90NS       float64     `json:"p90_ns"`
 	P99NS       float64     `json:"p99_ns"`
-	MaxUS       float64     `json:"max_us"`
+	MaxNS       float64     `json:"max_ns"`
 	// AllocsPerRun is the batch passes' allocations divided by their runs,
 	// rounded down, like testing.B's allocs/op.
 	AllocsPerRun int64 `json:"allocs_per_run"`
-	// Waits is how workers obtained their copies in the batch passes (only
-	// for workgang's rows).
-	Waits *waitStats `json:"worker_waits,omitempty"`
+	// Waits is how workers obtained their copies in the batch passes; null
+	// for rows that are not workgang's.
+	Waits *waitStats `json:"worker_waits"`
 }
 
 // collector accumulates the iterations of one setup.
@@ -107,7 +107,7 @@ func (c *collector) measure(start func() runner) {
 		c.addWaits(r.waits().sub(before))
 	}
 	it := iterStats{
-		TotalUS:      us(elapsed),
+		TotalNS:      float64(elapsed),
 		AvgNS:        float64(elapsed) / float64(c.runs),
 		AllocsPerRun: float64(allocs) / float64(c.runs),
 	}
@@ -115,7 +115,8 @@ func (c *collector) measure(start func() runner) {
 		lat := c.lat[len(c.lat) : len(c.lat)+c.runs]
 		timeEach(r.run, lat)
 		c.lat = c.lat[:len(c.lat)+c.runs]
-		it.MaxUS = us(slices.Max(lat))
+		m := float64(slices.Max(lat))
+		it.MaxNS = &m
 	}
 	c.allocs += allocs
 	c.iters = append(c.iters, it)
@@ -144,7 +145,7 @@ func (c *collector) stats() setupStats {
 		P50NS:        float64(percentile(sorted, 50)),
 		P90NS:        float64(percentile(sorted, 90)),
 		P99NS:        float64(percentile(sorted, 99)),
-		MaxUS:        us(percentile(sorted, 100)),
+		MaxNS:        float64(percentile(sorted, 100)),
 		AllocsPerRun: int64(c.allocs / uint64(c.runs*len(c.iters))),
 		Waits:        c.waits,
 	}
@@ -174,9 +175,6 @@ func median(xs []float64) float64 {
 	}
 	return (s[m-1] + s[m]) / 2
 }
-
-// us converts d to microseconds.
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // ratio returns a/b, or 0 when b is 0 (an unmeasured row).
 func ratio(a, b float64) float64 {

@@ -46,36 +46,53 @@ func (r *peersResult) row(label, name string) *peerRow {
 // runPeers measures every implementation at every level. Within a level the
 // implementations take turns per iteration, so a noisy spell on the machine
 // hits all of them rather than one.
+//
+// Besides the fresh set per setup of the original test, workgang's two modes
+// also run on one long-lived set (see longSet) shared by every level and mode,
+// the way an embedder holds a set: the rows nameOneWorkers and nameOneCaller.
 func runPeers(h *harness) (any, error) {
-	printLegend(h.out)
+	ls := newLongSet(h.cfg.Max)
+	defer ls.close()
+	ims := peerImpls(ls)
+	printLegend(h.out, ims)
 	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workers = row avg / workers avg\n",
 		h.cfg.Iters, h.cfg.Runs)
 	res := &peersResult{}
 	for _, lv := range levels(h.cfg.Max) {
-		g := measurePeers(h, lv)
+		g := measurePeers(h, lv, ims)
 		printPeerGroup(h.out, g)
 		res.Groups = append(res.Groups, g)
 	}
 	return res, nil
 }
 
-// measurePeers measures every implementation at level lv, interleaved.
-func measurePeers(h *harness, lv level) peerGroup {
-	cs := make([]*collector, len(impls))
+// peerImpls returns the rows of the peers tables: workgang's two modes on
+// fresh sets first (the ratio columns divide by them), then on the long-lived
+// set ls, then the peers.
+func peerImpls(ls *longSet) []impl {
+	out := append([]impl{}, impls[:2]...)
+	out = append(out, oneSetImpls(ls)...)
+	return append(out, impls[2:]...)
+}
+
+// measurePeers measures every implementation of ims at level lv, interleaved;
+// ims starts with workgang's fresh-set workers and workers+caller rows.
+func measurePeers(h *harness, lv level, ims []impl) peerGroup {
+	cs := make([]*collector, len(ims))
 	for i := range cs {
 		cs[i] = newCollector(h.cfg.Runs, h.cfg.Iters, true)
 	}
 	for it := range h.cfg.Iters {
-		for i, im := range impls {
+		for i, im := range ims {
 			h.status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.cfg.Iters, im.name)
 			cs[i].measure(func() runner { return im.start(h.cfg.Max, lv.N, emptyWork) })
 		}
 	}
 	g := peerGroup{level: lv}
-	for i, im := range impls {
+	for i, im := range ims {
 		g.Rows = append(g.Rows, peerRow{Impl: im.name, setupStats: cs[i].stats()})
 	}
-	w, c := g.Rows[0].MedianAvgNS, g.Rows[1].MedianAvgNS // impls lists workgang's modes first
+	w, c := g.Rows[0].MedianAvgNS, g.Rows[1].MedianAvgNS // ims lists workgang's fresh-set modes first
 	for i := range g.Rows {
 		g.Rows[i].XWorkers = ratio(g.Rows[i].MedianAvgNS, w)
 		g.Rows[i].XCaller = ratio(g.Rows[i].MedianAvgNS, c)
@@ -83,10 +100,10 @@ func measurePeers(h *harness, lv level) peerGroup {
 	return g
 }
 
-// printLegend describes the implementations.
-func printLegend(w io.Writer) {
+// printLegend describes the implementations ims.
+func printLegend(w io.Writer, ims []impl) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, im := range impls {
+	for _, im := range ims {
 		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
 	}
 	tw.Flush()
@@ -99,7 +116,7 @@ func printPeerGroup(w io.Writer, g peerGroup) {
 	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workers\tx w+caller\t")
 	for _, r := range g.Rows {
 		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%.2f\t\n",
-			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxUS, r.AllocsPerRun, r.XWorkers, r.XCaller)
+			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxNS/1000, r.AllocsPerRun, r.XWorkers, r.XCaller)
 	}
 	tw.Flush()
 }

@@ -33,14 +33,11 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, tty: isTerminal(w), delay: progressDelay, start: time.Now()}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal (see isTerminalFile): only then
+// is the progress line rewritten in place with \r.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(f)
 }
 
 // update shows the status format describes, if the run has been long enough

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -17,12 +18,28 @@ const (
 type target struct {
 	Name  string  `json:"name"`
 	Goal  string  `json:"goal"`  // e.g. "<= 0.4"
-	Limit float64 `json:"limit"` // the largest passing ratio
+	Limit float64 `json:"limit"` // the largest passing ratio (the smallest with AtLeast)
 	Ratio float64 `json:"ratio"` // the measured ratio
+	// AtLeast marks a goal the ratio must reach (Ratio >= Limit) rather than
+	// stay under.
+	AtLeast bool `json:"at_least,omitempty"`
 	// UpperBound marks a ratio that is only known to be at most Ratio.
 	UpperBound bool   `json:"upper_bound,omitempty"`
 	Status     string `json:"status"`
 	Detail     string `json:"detail"` // the figures the ratio comes from
+}
+
+// MarshalJSON encodes t with ratio null when nothing was measured (N/A).
+func (t target) MarshalJSON() ([]byte, error) {
+	type plain target // without this method
+	out := struct {
+		plain
+		Ratio *float64 `json:"ratio"`
+	}{plain: plain(t)}
+	if t.Status != statusNA {
+		out.Ratio = &t.Ratio
+	}
+	return json.Marshal(out)
 }
 
 // ratioGoal describes a target on the peers section: at level, row num's
@@ -53,6 +70,24 @@ func runTargets(h *harness) (any, error) {
 	if peers == nil || grain == nil {
 		return nil, fmt.Errorf("targets need the peers and grain results")
 	}
+	ts := existingTargets(h, peers, grain)
+	ts = append(ts, emptyTaskTargets(h.out, peers)...)
+	if r, ok := h.results["surplus"].(*surplusResult); ok {
+		ts = append(ts, surplusTargets(r)...)
+	}
+	if r, ok := h.results["pause"].(*pauseResult); ok {
+		ts = append(ts, pauseTargets(r)...)
+	}
+	if r, ok := h.results["kernel"].(*kernelResult); ok {
+		ts = append(ts, kernelTargets(r)...)
+	}
+	printTargets(h.out, ts)
+	return ts, nil
+}
+
+// existingTargets are the targets of issue 3: the dispatch ratios, no
+// allocations, and the break-even grains.
+func existingTargets(h *harness, peers *peersResult, grain *grainResult) []target {
 	var ts []target
 	for _, g := range ratioGoals {
 		ts = append(ts, g.eval(peers))
@@ -67,8 +102,7 @@ func runTargets(h *harness) (any, error) {
 		}
 		ts = append(ts, t)
 	}
-	printTargets(h.out, ts)
-	return ts, nil
+	return ts
 }
 
 // eval measures the goal on the peers result.
@@ -84,7 +118,7 @@ func (g ratioGoal) eval(p *peersResult) target {
 		return t
 	}
 	t.Ratio = num.MedianAvgNS / den.MedianAvgNS
-	t.Status = passIf(t.Ratio <= g.limit)
+	t.Status = passIf(t.Ratio <= g.limit, false)
 	t.Detail = fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", num.MedianAvgNS, den.MedianAvgNS, levelN(p, g.level))
 	return t
 }
@@ -105,13 +139,13 @@ func allocTarget(p *peersResult) target {
 	worst := ""
 	for _, g := range p.Groups {
 		for _, r := range g.Rows {
-			if findImpl(r.Impl).workgang && (worst == "" || float64(r.AllocsPerRun) > t.Ratio) {
+			if isWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > t.Ratio) {
 				t.Ratio = float64(r.AllocsPerRun)
 				worst = fmt.Sprintf("%s %s (n=%d)", g.Label, r.Impl, g.N)
 			}
 		}
 	}
-	t.Status = passIf(t.Ratio <= 0)
+	t.Status = passIf(t.Ratio <= 0, false)
 	t.Detail = "worst: " + worst
 	return t
 }
@@ -150,19 +184,43 @@ func compareBreakEven(t *target, m, wg *grainImpl) {
 	default:
 		t.Ratio = m.BreakEvenNS / wg.BreakEvenNS
 		t.UpperBound = m.BreakEvenKind == beBelow
-		t.Status = passIf(t.Ratio <= t.Limit)
+		t.Status = passIf(t.Ratio <= t.Limit, false)
 		if t.UpperBound && t.Status == statusMiss {
 			t.Status = statusNA // an upper bound above the limit decides nothing
 		}
 	}
 }
 
-// passIf returns PASS if ok, else MISS.
-func passIf(ok bool) string {
-	if ok {
+// passIf returns PASS if ok, else MISS. With na it returns N/A whatever ok.
+func passIf(ok, na bool) string {
+	switch {
+	case na:
+		return statusNA
+	case ok:
 		return statusPass
 	}
 	return statusMiss
+}
+
+// ratioTarget is the target num/den <= limit (>= limit if atLeast); detail
+// says where num and den come from. A zero or missing denominator or
+// numerator makes it N/A.
+func ratioTarget(name string, num, den, limit float64, atLeast bool, detail string) target {
+	op := "<="
+	if atLeast {
+		op = ">="
+	}
+	t := target{Name: name, Goal: fmt.Sprintf("%s %g", op, limit), Limit: limit, AtLeast: atLeast, Detail: detail}
+	na := num <= 0 || den <= 0
+	if !na {
+		t.Ratio = num / den
+	}
+	ok := t.Ratio <= limit
+	if atLeast {
+		ok = t.Ratio >= limit
+	}
+	t.Status = passIf(ok, na)
+	return t
 }
 
 // printTargets prints one line per target.

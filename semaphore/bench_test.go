@@ -152,7 +152,9 @@ func BenchmarkHandoff(b *testing.B) {
 			ping, pong := k.new(), k.new()
 			var stop atomic.Bool
 			var wg sync.WaitGroup
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				for {
 					ping.wait()
 					if stop.Load() {
@@ -160,7 +162,7 @@ func BenchmarkHandoff(b *testing.B) {
 					}
 					pong.signal()
 				}
-			})
+			}()
 			b.ReportAllocs()
 			for b.Loop() {
 				ping.signal()

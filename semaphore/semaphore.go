@@ -1,6 +1,5 @@
 // Package semaphore provides a counting semaphore whose waiters spin for a
-// bounded time before they park, the primitive workgang's dispatcher uses to
-// wake workers and to wait for them.
+// bounded time before they park.
 //
 // A waiter that finds no permit first spins: it polls the count, yielding the
 // processor with runtime.Gosched between short bursts, until a permit appears
@@ -16,25 +15,19 @@ package semaphore
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // DefaultSpin is the spin budget of a Semaphore whose budget was never set,
-// when GOMAXPROCS > 1. It is a few times the cost of parking and waking a
-// goroutine on a typical Linux VM, so a waiter spins about as long as a park
-// would cost it (the "no worse than twice optimal" rule of spin-then-block).
-const DefaultSpin = 50 * time.Microsecond
-
-// spinBurst is the number of polls of the count between two yields (and two
-// reads of the clock). A poll is a load of a cached line, so a burst lasts one
-// to two microseconds: short enough that a goroutine queued behind a spinner
-// is not held up for long, long enough that the yield (~100 ns) and the clock
-// read (~60 ns on a VM) cost little of the spin. Measured on a 2-vCPU VM with
-// an empty task: 64-poll bursts made a 2-worker run ~1.2 us, 1024-poll bursts
-// ~0.67 us (go test -bench Run ./workers, burst set by a temporary knob).
-const spinBurst = 1024
+// when GOMAXPROCS > 1: the module's one default (see internal/spin), a few
+// times the cost of parking and waking a goroutine on a typical Linux VM, so a
+// waiter spins about as long as a park would cost it.
+const DefaultSpin = spin.Default
 
 // Semaphore is a counting semaphore. The zero value has no permits and spins
 // for the default budget before parking. A Semaphore must not be copied after
@@ -103,16 +96,26 @@ func (s *Semaphore) Signal(n int) {
 		}
 		return
 	}
-	// The Add publishes the permits. Its old value tells how many waiters had
-	// committed to park before it (in count's modification order); exactly
-	// min(n, that many) of them are owed a token by this call. A waiter that
-	// commits after this Add sees the permits in its own Add's result and
-	// does not park: no wake-up can be lost between the two.
-	old := s.count.Add(int64(n)) - int64(n)
-	if old >= 0 {
+	// The CAS publishes the permits. Its old value tells how many waiters
+	// had committed to park before it (in count's modification order);
+	// exactly min(n, that many) of them are owed a token by this call. A
+	// waiter that commits after this CAS sees the permits in its own Add's
+	// result and does not park: no wake-up can be lost between the two. It
+	// is a CAS rather than an Add so that a count that would overflow is
+	// refused before anything changes.
+	for {
+		old := s.count.Load()
+		if old > math.MaxInt64-int64(n) {
+			panic(fmt.Sprintf("semaphore: Signal(%d): count would overflow (%d permits free)", n, old))
+		}
+		if !s.count.CompareAndSwap(old, old+int64(n)) {
+			continue
+		}
+		if old < 0 {
+			s.wakeParked(min(int64(n), -old))
+		}
 		return
 	}
-	s.wakeParked(min(int64(n), -old))
 }
 
 // wakeParked hands k tokens to committed waiters; kept out of Signal so the
@@ -146,62 +149,27 @@ func (s *Semaphore) TryWait() bool {
 
 // Wait takes a permit, spinning for the spin budget and then parking until
 // one is released.
-func (s *Semaphore) Wait() { s.WaitHow() }
-
-// Acquired tells how a Wait obtained its permit.
-type Acquired uint8
-
-const (
-	// Immediate: a permit was free when Wait was called.
-	Immediate Acquired = iota
-	// Spun: a permit was released while the waiter spun.
-	Spun
-	// Committed: the spin budget ran out, but a permit appeared just as the
-	// waiter committed to park, so it did not park.
-	Committed
-	// Parked: the waiter parked and was woken by a Signal.
-	Parked
-)
-
-var acquiredNames = [...]string{"Immediate", "Spun", "Committed", "Parked"}
-
-func (a Acquired) String() string {
-	if int(a) < len(acquiredNames) {
-		return acquiredNames[a]
-	}
-	return fmt.Sprintf("Acquired(%d)", uint8(a))
-}
-
-// WaitHow is Wait, and also reports how the permit was obtained, for
-// statistics (a worker counts its parks and its spins that found work).
-func (s *Semaphore) WaitHow() Acquired {
+func (s *Semaphore) Wait() {
 	if s.TryWait() {
-		return Immediate
+		return
 	}
-	return s.waitSlow(nil, s.Spin())
-}
-
-// waitSlow is the part of every wait after a failed TryWait: spin for budget
-// (bursts adapted in sp, if not nil), then park.
-func (s *Semaphore) waitSlow(sp *Spinner, budget time.Duration) Acquired {
-	if budget > 0 && s.spinFor(budget, sp) {
-		return Spun
+	if budget := s.Spin(); budget > 0 && spin.Until(budget, nil, s.TryWait) {
+		return
 	}
-	return s.park()
+	s.park()
 }
 
 // park commits to waiting and blocks until a permit is handed over.
-func (s *Semaphore) park() Acquired {
+func (s *Semaphore) park() {
 	wake := s.wakeChan()
 	// Commit: after this Add we either own a permit (result >= 0) or are
 	// counted as a parked waiter that the next Signal(s) must hand a token.
 	if s.count.Add(-1) >= 0 {
-		return Committed
+		return
 	}
 	// The token's send is synchronized before this receive completes, and it
-	// was sent after the signaller's Add released our permit.
+	// was sent after the signaller's CAS released our permit.
 	<-wake
-	return Parked
 }
 
 // wakeChan returns the token channel, creating it on first use.
@@ -214,98 +182,4 @@ func (s *Semaphore) wakeChan() chan struct{} {
 		return ch
 	}
 	return *s.wake.Load() // another waiter installed one first
-}
-
-// Spinner is one waiter's adaptive spin state: how many polls it makes
-// between two yields. The zero value starts at the longest burst. A Spinner
-// belongs to one goroutine (or to goroutines that hand it over with a
-// happens-before edge); pass it to WaitWith on every wait of that goroutine.
-//
-// Why adapt: a spinner yields between bursts so that the goroutine it waits
-// for can run. When the two share a processor (GOMAXPROCS=1, more spinners
-// than Ps, or another process holding the other CPU), every hand-off waits
-// for the spinner's burst to end, so long bursts make each hand-off cost a
-// burst (about 1.5 us) instead of a yield (about 0.1 us). A waiter that finds
-// its permit right after a yield that took noticeably longer than a bare
-// yield (something else ran on its processor meanwhile: most likely the
-// signaller) shortens its bursts; one that finds it mid-burst, or after a
-// quick yield, lengthens them again.
-type Spinner struct {
-	burst int32 // polls per burst; 0 means maxBurst
-}
-
-const (
-	maxBurst = spinBurst
-	minBurst = 1
-	// longYield is how long a runtime.Gosched must take for the waiter to
-	// conclude that another goroutine ran on its processor: a bare yield
-	// (nothing else runnable) cost 99-101 ns on the 2-vCPU development VM,
-	// AMD EPYC, Go 1.26.8 (a testing.B loop of runtime.Gosched), so 500 ns
-	// leaves room for noise while staying below a same-P goroutine switch
-	// plus the other goroutine's work.
-	longYield = 500 * time.Nanosecond
-)
-
-// Burst returns the number of polls between two yields the Spinner uses now.
-func (sp *Spinner) Burst() int {
-	if sp == nil || sp.burst == 0 {
-		return maxBurst
-	}
-	return int(sp.burst)
-}
-
-func (sp *Spinner) adapt(sharedP bool) {
-	if sp == nil {
-		return
-	}
-	b := sp.Burst()
-	if sharedP {
-		b = max(b/4, minBurst)
-	} else {
-		b = min(b*2, maxBurst)
-	}
-	if int32(b) != sp.burst { // write only on change: the Spinner may share a line
-		sp.burst = int32(b)
-	}
-}
-
-// WaitWith is WaitHow with a spin budget for this call only (instead of the
-// semaphore's own, for a waiter that knows better how long spinning can pay,
-// for example one whose spinning would take a processor from the goroutines
-// it waits for) and an adaptive burst length kept in sp (nil: fixed bursts).
-// It panics if budget is negative.
-func (s *Semaphore) WaitWith(sp *Spinner, budget time.Duration) Acquired {
-	if budget < 0 {
-		panic(fmt.Sprintf("semaphore: WaitWith: negative spin budget %v", budget))
-	}
-	if s.TryWait() {
-		return Immediate
-	}
-	return s.waitSlow(sp, budget)
-}
-
-// spinFor polls for a permit for about budget, yielding between bursts so that
-// other goroutines (possibly the one that will signal) can run on this P, even
-// with GOMAXPROCS=1 or more spinners than Ps.
-func (s *Semaphore) spinFor(budget time.Duration, sp *Spinner) bool {
-	start := time.Now()
-	burst := sp.Burst()
-	for {
-		for range burst {
-			if s.TryWait() {
-				sp.adapt(false)
-				return true
-			}
-		}
-		before := time.Now()
-		runtime.Gosched()
-		now := time.Now()
-		if s.TryWait() {
-			sp.adapt(now.Sub(before) > longYield)
-			return true
-		}
-		if now.Sub(start) >= budget {
-			return false
-		}
-	}
 }

@@ -2,6 +2,7 @@ package semaphore
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -183,61 +184,42 @@ func TestTryWaitNeverOversubscribes(t *testing.T) {
 	assert.Equal(t, int64(released), got.Load())
 }
 
-func TestWaitHow(t *testing.T) {
+func TestWaitSpinsThenParks(t *testing.T) {
 	var s Semaphore
-	s.Signal(1)
-	assert.Equal(t, Immediate, s.WaitHow())
-
-	s.SetSpin(time.Minute) // spins until the permit arrives
+	s.SetSpin(time.Minute) // spins until the permit arrives: never commits to park
 	go func() {
 		time.Sleep(time.Millisecond)
 		s.Signal(1)
 	}()
-	assert.Equal(t, Spun, s.WaitHow())
+	s.Wait()
+	assert.Nil(t, s.wake.Load(), "a waiter that found its permit while spinning never made the token channel")
 
 	s.SetSpin(0)
 	go func() {
-		for s.count.Load() != -1 {
+		for s.count.Load() != -1 { // the waiter committed to park
 			runtime.Gosched()
 		}
 		s.Signal(1)
 	}()
-	assert.Equal(t, Parked, s.WaitHow())
-	assert.Equal(t, "Parked", Parked.String())
-	assert.Equal(t, "Acquired(9)", Acquired(9).String())
+	s.Wait()
+	assert.NotNil(t, s.wake.Load(), "a budget of 0 parks at once")
+	assert.Zero(t, s.count.Load())
 }
 
-func TestSpinnerAdapts(t *testing.T) {
-	var sp Spinner
-	assert.Equal(t, maxBurst, sp.Burst(), "zero value starts at the longest burst")
-	var got []int
-	for range 7 {
-		sp.adapt(true) // permit found after a long yield: shorten
-		got = append(got, sp.Burst())
-	}
-	assert.Equal(t, []int{256, 64, 16, 4, 1, 1, 1}, got)
-	got = got[:0]
-	for range 12 {
-		sp.adapt(false) // found mid-burst or after a quick yield: lengthen
-		got = append(got, sp.Burst())
-	}
-	assert.Equal(t, []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1024, 1024}, got)
-	var nilSp *Spinner
-	assert.NotPanics(t, func() { nilSp.adapt(true) })
-	assert.Equal(t, maxBurst, nilSp.Burst())
-}
-
-func TestWaitWith(t *testing.T) {
+// TestSignalOverflow: a Signal that would overflow the count panics and
+// leaves the semaphore as it was, usable.
+func TestSignalOverflow(t *testing.T) {
 	var s Semaphore
-	assert.PanicsWithValue(t, "semaphore: WaitWith: negative spin budget -1ns", func() { s.WaitWith(nil, -1) })
 	s.Signal(1)
-	var sp Spinner
-	assert.Equal(t, Immediate, s.WaitWith(&sp, 0))
-	go func() {
-		for s.count.Load() != -1 {
-			runtime.Gosched()
-		}
-		s.Signal(1)
-	}()
-	assert.Equal(t, Parked, s.WaitWith(&sp, 0), "budget 0 parks at once")
+	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(%d): count would overflow (1 permits free)", math.MaxInt),
+		func() { s.Signal(math.MaxInt) })
+	assert.Equal(t, int64(1), s.count.Load(), "state unchanged")
+	assert.True(t, s.TryWait())
+	assert.False(t, s.TryWait())
+	s.Signal(math.MaxInt) // exactly fits
+	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(1): count would overflow (%d permits free)", math.MaxInt64),
+		func() { s.Signal(1) })
+	assert.True(t, s.TryWait())
+	s.Signal(1)
+	assert.Equal(t, int64(math.MaxInt64), s.count.Load())
 }

@@ -18,7 +18,7 @@ func ExampleCallerRuns() {
 }
 
 // A task type opts in by implementing CallerRunnable.
-type markRoots struct{ chunks int }
+type markRoots struct{}
 
 func (markRoots) Name() string       { return "mark-roots" }
 func (markRoots) Work(worker int)    {}

@@ -49,6 +49,25 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
+// BenchmarkRunParked is BenchmarkRun with spinning off (WithSpin(0)): every
+// run wakes parked workers, so it measures the wake-up path (the tree) and
+// gives the wake-up cost the scale-up model in docs/perf.md uses.
+func BenchmarkRunParked(b *testing.B) {
+	empty := tasks.Func("empty", func(int) {})
+	for _, n := range parallelisms() {
+		b.Run(fmt.Sprintf("n=%d/workers", n), func(b *testing.B) {
+			w := workers.New("bench-parked", n, workers.WithSpin(0))
+			defer w.Close()
+			w.RunN(empty, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				w.RunN(empty, n)
+			}
+		})
+	}
+}
+
 // BenchmarkWaitGroup is the baseline every Go program has: n goroutines per
 // phase and a sync.WaitGroup.
 func BenchmarkWaitGroup(b *testing.B) {

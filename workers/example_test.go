@@ -5,11 +5,13 @@ import (
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/slots"
 	"github.com/workgang/workgang/workers"
 )
 
-// Sum a slice in parallel: each copy adds up its own stripe. This is the
-// example in README.md.
+// Sum a slice in parallel: each copy adds up its own stripe into its own
+// padded slot (so the copies never write the same cache line), and the slots
+// are combined after the run. This is the example in README.md.
 func Example() {
 	w := workers.New("sum", 4)
 	defer w.Close()
@@ -18,17 +20,14 @@ func Example() {
 	for i := range data {
 		data[i] = i
 	}
-	partial := make([]int, w.ActiveWorkers())
+	partial := slots.New[int](w.ActiveWorkers())
 	w.Run(tasks.Func("sum", func(worker int) {
-		for i := worker; i < len(data); i += len(partial) {
-			partial[worker] += data[i]
+		sum := partial.At(worker)
+		for i := worker; i < len(data); i += partial.Len() {
+			*sum += data[i]
 		}
 	}))
-	total := 0
-	for _, p := range partial { // every copy's writes are visible after Run
-		total += p
-	}
-	fmt.Println(total)
+	fmt.Println(slots.Sum(partial)) // every copy's writes are visible after Run
 	// Output: 499500
 }
 
@@ -89,7 +88,8 @@ func ExampleWorkers_SetActiveWorkers() {
 }
 
 // Runtimes in one process can share one set by name instead of each
-// starting their own workers; the last release closes it.
+// starting their own workers; the last release closes it. A *Shared has every
+// method of Workers but Close, so no holder can close it under the others.
 func ExampleAcquire() {
 	a, releaseA := workers.Acquire("process-wide", 4)
 	b, releaseB := workers.Acquire("process-wide", 4)

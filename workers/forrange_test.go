@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -14,21 +15,25 @@ import (
 
 func TestForRangeCoversEachIterationOnce(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		n    int
-		opt  workers.RangeOptions
-		max  int
+		name   string
+		n      int
+		opts   []workers.RangeOption
+		copies int // 0: ActiveWorkers
+		max    int
 	}{
-		{"empty", 0, workers.RangeOptions{}, 2},
-		{"one", 1, workers.RangeOptions{}, 2},
-		{"default chunk", 10000, workers.RangeOptions{}, 3},
-		{"chunk 1", 500, workers.RangeOptions{Chunk: 1}, 3},
-		{"ragged chunk", 1001, workers.RangeOptions{Chunk: 10}, 2},
-		{"fewer chunks than workers", 10, workers.RangeOptions{Chunk: 5}, 4},
-		{"explicit workers", 1000, workers.RangeOptions{Workers: 2}, 4},
-		{"caller runs", 10000, workers.RangeOptions{CallerRuns: true}, 2},
-		{"caller runs one chunk", 50, workers.RangeOptions{Chunk: 64, CallerRuns: true}, 2},
-		{"caller runs one copy", 1000, workers.RangeOptions{Workers: 1, CallerRuns: true}, 2},
+		{"empty", 0, nil, 0, 2},
+		{"one", 1, nil, 0, 2},
+		{"default chunk", 10000, nil, 0, 3},
+		{"chunk 1", 500, opts(workers.WithChunk(1)), 0, 3},
+		{"ragged chunk", 1001, opts(workers.WithChunk(10)), 0, 2},
+		{"fewer chunks than workers", 10, opts(workers.WithChunk(5)), 0, 4},
+		{"explicit copies", 1000, opts(workers.WithCopies(2)), 2, 4},
+		{"caller runs", 10000, opts(workers.WithCallerRuns()), 0, 2},
+		{"caller runs one chunk", 50, opts(workers.WithChunk(64), workers.WithCallerRuns()), 0, 2},
+		{"caller runs one copy", 1000, opts(workers.WithCopies(1), workers.WithCallerRuns()), 1, 2},
+		{"last option wins", 1000, opts(workers.WithChunk(1), workers.WithChunk(999)), 0, 2},
+		{"chunk MaxInt", 1000, opts(workers.WithChunk(math.MaxInt)), 0, 2},
+		{"chunk 1<<62 on 3 copies", 10, opts(workers.WithChunk(1<<62), workers.WithCopies(3)), 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := workers.New("forrange", tc.max)
@@ -51,19 +56,40 @@ func TestForRangeCoversEachIterationOnce(t *testing.T) {
 				}
 			}
 			for round := range 5 {
-				w.ForRange(tc.n, body, tc.opt)
+				w.ForRange(tc.n, body, tc.opts...)
 				for i := range hits {
 					if got := hits[i].Swap(0); got != 1 {
 						t.Fatalf("round %d: iteration %d ran %d times; want 1", round, i, got)
 					}
 				}
 			}
-			copies := tc.opt.Workers
+			copies := tc.copies
 			if copies == 0 {
 				copies = w.ActiveWorkers()
 			}
 			assert.Less(t, int(maxID.Load()), copies, "worker ids stay below the copy count")
 		})
+	}
+}
+
+func opts(o ...workers.RangeOption) []workers.RangeOption { return o }
+
+// ForRange with a chunk of MaxInt panicked with RunN's "n = 0" message
+// (issue 10.2): the chunk count overflowed.
+func TestForRangeHugeChunk(t *testing.T) {
+	w := workers.New("huge", 3)
+	defer w.Close()
+	for _, chunk := range []int{math.MaxInt, math.MaxInt - 1, 1 << 62, 1<<31 + 1} {
+		var calls, covered atomic.Int64
+		w.ForRange(10, func(_, lo, hi int) {
+			calls.Add(1)
+			covered.Add(int64(hi - lo))
+			if lo != 0 || hi != 10 {
+				t.Errorf("chunk %d: got [%d, %d); want [0, 10)", chunk, lo, hi)
+			}
+		}, workers.WithChunk(chunk), workers.WithCopies(3))
+		assert.Equal(t, int64(1), calls.Load(), "chunk %d: one chunk", chunk)
+		assert.Equal(t, int64(10), covered.Load(), "chunk %d", chunk)
 	}
 }
 
@@ -73,7 +99,7 @@ func TestForRangeCallerRunsInline(t *testing.T) {
 	caller := goid.Get()
 	var on []uintptr
 	// One chunk and caller-runs: one copy, run inline on the caller.
-	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.RangeOptions{Chunk: 10, CallerRuns: true})
+	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithChunk(10), workers.WithCallerRuns())
 	require.Equal(t, []uintptr{caller}, on)
 	assert.Equal(t, 0, w.CreatedWorkers(), "no worker was needed")
 }
@@ -108,7 +134,7 @@ func TestForRangePanicPropagates(t *testing.T) {
 			if lo == 0 {
 				panic("boom")
 			}
-		}, workers.RangeOptions{Chunk: 10})
+		}, workers.WithChunk(10))
 	}()
 	assert.Equal(t, "boom", pe.Value)
 	assert.Equal(t, "workers.ForRange", pe.Task)
@@ -129,10 +155,12 @@ func TestForRangeMisuse(t *testing.T) {
 	}{
 		{"negative n", func() { w.ForRange(-1, body) }, `workers: ForRange on "misuse": negative length -1`},
 		{"nil body", func() { w.ForRange(1, nil) }, `workers: ForRange on "misuse": nil body`},
-		{"two options", func() { w.ForRange(1, body, workers.RangeOptions{}, workers.RangeOptions{}) }, `workers: ForRange on "misuse": 2 RangeOptions given, want at most 1`},
-		{"negative chunk", func() { w.ForRange(1, body, workers.RangeOptions{Chunk: -1}) }, `workers: ForRange on "misuse": negative chunk -1`},
-		{"too many workers", func() { w.ForRange(1, body, workers.RangeOptions{Workers: 3}) }, `workers: ForRange on "misuse": Workers = 3 out of range [1, 2]`},
-		{"negative workers", func() { w.ForRange(1, body, workers.RangeOptions{Workers: -1}) }, `workers: ForRange on "misuse": Workers = -1 out of range [1, 2]`},
+		{"zero option", func() { w.ForRange(1, body, workers.WithChunk(1), workers.RangeOption{}) }, `workers: ForRange on "misuse": option 1 is the zero RangeOption`},
+		{"negative chunk", func() { w.ForRange(1, body, workers.WithChunk(-1)) }, `workers: ForRange on "misuse": WithChunk(-1): chunk < 1`},
+		{"zero chunk", func() { w.ForRange(1, body, workers.WithChunk(0)) }, `workers: ForRange on "misuse": WithChunk(0): chunk < 1`},
+		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]`},
+		{"negative copies", func() { w.ForRange(1, body, workers.WithCopies(-1)) }, `workers: ForRange on "misuse": WithCopies(-1) out of range [1, 2]`},
+		{"zero copies", func() { w.ForRange(0, body, workers.WithCopies(0)) }, `workers: ForRange on "misuse": WithCopies(0) out of range [1, 2]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.PanicsWithValue(t, tc.want, tc.call)
@@ -145,10 +173,17 @@ func TestForRangeAllocatesNothing(t *testing.T) {
 	defer w.Close()
 	var sink atomic.Int64
 	body := func(_, lo, hi int) { sink.Add(int64(hi - lo)) }
-	for _, opt := range []workers.RangeOptions{{}, {CallerRuns: true}} {
-		w.ForRange(1000, body, opt) // warm the pool and create the workers
-		if got := testing.AllocsPerRun(100, func() { w.ForRange(1000, body, opt) }); got != 0 {
-			t.Errorf("ForRange with %+v: %v allocations per call; want 0", opt, got)
+	for _, tc := range []struct {
+		name string
+		call func()
+	}{
+		{"no options", func() { w.ForRange(1000, body) }},
+		{"caller runs", func() { w.ForRange(1000, body, workers.WithCallerRuns()) }},
+		{"all options", func() { w.ForRange(1000, body, workers.WithChunk(7), workers.WithCopies(2), workers.WithCallerRuns()) }},
+	} {
+		tc.call() // warm the pool and create the workers
+		if got := testing.AllocsPerRun(100, tc.call); got != 0 {
+			t.Errorf("ForRange with %s: %v allocations per call; want 0", tc.name, got)
 		}
 	}
 }
@@ -164,7 +199,7 @@ func ExampleWorkers_ForRange() {
 		for i := lo; i < hi; i++ {
 			squares[i] = i * i
 		}
-	}, workers.RangeOptions{Chunk: 3, CallerRuns: true})
+	}, workers.WithChunk(3), workers.WithCallerRuns())
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16 25 36 49 64 81]
 }
@@ -183,12 +218,15 @@ func BenchmarkForRange(b *testing.B) {
 				defer w.Close()
 				var sink atomic.Int64
 				body := func(_, lo, hi int) { sink.Add(int64(hi - lo)) }
-				opt := workers.RangeOptions{CallerRuns: caller}
-				w.ForRange(1024, body, opt)
+				var opts []workers.RangeOption
+				if caller {
+					opts = append(opts, workers.WithCallerRuns())
+				}
+				w.ForRange(1024, body, opts...)
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
-					w.ForRange(1024, body, opt)
+					w.ForRange(1024, body, opts...)
 				}
 			})
 		}

@@ -136,7 +136,12 @@ func (m *fzMachine) run() {
 		m.opIndex.Store(int32(op))
 		b := m.next()
 		s := m.sets[b>>4&1]
-		switch b & 0x0f % 8 {
+		k := b & 0x0f
+		if k == 8 {
+			m.opHostile(s)
+			k = 255 // done
+		}
+		switch k % 8 {
 		case 0:
 			m.opNew(int(b >> 4 & 1))
 		case 1:
@@ -154,6 +159,7 @@ func (m *fzMachine) run() {
 		case 7:
 			m.opCloseRacing(s)
 		}
+		_ = k
 		if m.err == nil {
 			m.checkAccessors()
 		}
@@ -358,12 +364,10 @@ func (m *fzMachine) checkRun(s *fzSet, task *fzTask, n int, o fzOutcome) {
 	// worker is not counted, and a Goexit on the caller of a dispatched run
 	// drops the caller's count for that run (the count is added when Run
 	// returns, which it then never does).
+	// Worker copies are counted when they start, so a worker's Goexit does
+	// not lose one; a caller's Goexit loses the run's caller copies (the
+	// count is added when Run returns), so only a bound holds then.
 	counted := uint64(n)
-	for _, id := range failing {
-		if task.exitMask>>id&1 != 0 && !task.onCaller[id].Load() {
-			counted--
-		}
-	}
 	if task.exitMask&(1<<n-1) != 0 {
 		s.goexits = true
 	}
@@ -666,9 +670,9 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 }
 
 // opNested: a run whose copies call the API on the same set (or on the other
-// set) from inside. Nested runs that would deadlock must panic at once with a
-// clear message; an inline caller-runs run (n == 1) must work; so must a run
-// on another set.
+// set) from inside. Nested runs on the same set, inline ones included (runs
+// never overlap), must panic at once with a clear message; a run on another
+// set must work.
 func (m *fzMachine) opNested(s *fzSet) {
 	if s == nil || s.closed {
 		return
@@ -742,13 +746,12 @@ func (m *fzMachine) opNested(s *fzSet) {
 		}
 	}
 	var wantPrefix string
-	op := map[int]string{0: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
-	nested := !inlineOuter // an inline outer copy holds no lock: nothing nests
+	op := map[int]string{0: "RunN", 1: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
+	// Runs on one set never overlap, inline ones included: every nested
+	// call on the same set panics, from inline outer copies too.
 	switch kind {
-	case 0, 2, 3, 4:
-		if nested {
-			wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
-		}
+	case 0, 1, 2, 3, 4:
+		wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
 	}
 	var innerRuns int
 	for id := range outerN {
@@ -764,11 +767,6 @@ func (m *fzMachine) opNested(s *fzSet) {
 			if v != want {
 				m.failf("RunN on the closed other set: panic %#v; want %q", v, want)
 			}
-		case kind == 4 && !nested:
-			// Close from an inline copy closes the set: legal.
-			if v != nil {
-				m.failf("Close from an inline copy: panic %#v", v)
-			}
 		default:
 			if v != nil {
 				m.failf("nested %s from outer copy %d: unexpected panic %#v", names[kind], id, v)
@@ -777,9 +775,6 @@ func (m *fzMachine) opNested(s *fzSet) {
 				innerRuns++
 			}
 		}
-	}
-	if kind == 4 && !nested {
-		s.closed = true
 	}
 	if kind == 5 && other != nil && !other.closed {
 		want := 0
@@ -899,4 +894,95 @@ func (m *fzMachine) opCloseRacing(s *fzSet) {
 		m.checkRun(s, r.task, r.n, r.o)
 	}
 	s.closed = true
+}
+
+// fzHostile is a task whose other methods misbehave too: Name panics, calls
+// runtime.Goexit or blocks for a while, or CallerCanRun panics.
+type fzHostile struct {
+	*fzTask
+	kind int
+}
+
+func (h *fzHostile) Name() string {
+	switch h.kind {
+	case 0:
+		panic("fz hostile Name")
+	case 2:
+		runtime.Goexit()
+	case 3:
+		time.Sleep(time.Millisecond)
+	}
+	return h.fzTask.Name()
+}
+
+func (h *fzHostile) CallerCanRun() bool {
+	if h.kind == 1 {
+		panic("fz hostile CallerCanRun")
+	}
+	return h.fzTask.CallerCanRun()
+}
+
+// opHostile: a run of a task whose Name or CallerCanRun misbehaves while its
+// copies panic (issue 10.1: a typed-nil task pointer panics in both Name and
+// Work). Nothing may crash, hang or lose a copy; the panic comes back as a
+// *workers.PanicError and the set stays usable.
+func (m *fzMachine) opHostile(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	a, b := m.next(), m.next()
+	kind := int(a % 4)
+	caller := a&4 != 0
+	if kind == 2 {
+		caller = false // a Goexit in Name on the caller is the caller's own Goexit
+	}
+	n := 1 + int(a>>3)%s.max
+	mask := b | 1 // copy 0 always panics, so the report needs the name
+	task := &fzHostile{fzTask: m.newTask(caller, mask, 0), kind: kind}
+	names := []string{"Name panics", "CallerCanRun panics", "Name calls Goexit", "Name blocks"}
+	m.setCurrent(fmt.Sprintf("%s: hostile task (%s), caller=%v, n=%d, panics=%08b", s.name, names[kind], caller, n, mask))
+	o := fzCall(func() {
+		task.callerG = goid.Get()
+		task.inRun.Store(true)
+		defer task.inRun.Store(false)
+		s.w.RunN(task, n)
+	})
+	pe, ok := o.v.(*workers.PanicError)
+	if o.goexit || !ok {
+		m.failf("hostile task: outcome %#v (goexit=%v); want *workers.PanicError", o.v, o.goexit)
+		return
+	}
+	if kind == 1 {
+		// Asked before the run starts: nothing ran, nothing is counted.
+		if pe.Method != "CallerCanRun" || pe.Value != "fz hostile CallerCanRun" {
+			m.failf("CallerCanRun panic reported as %+v", pe)
+		}
+		for id := range fzMaxSet {
+			if r := task.ran[id].Load(); r != 0 {
+				m.failf("copy %d ran %d times after CallerCanRun panicked", id, r)
+			}
+		}
+		return
+	}
+	for id := range fzMaxSet {
+		want := int32(0)
+		if id < n {
+			want = 1
+		}
+		if r := task.ran[id].Load(); r != want {
+			m.failf("hostile task, n=%d: copy %d ran %d times; want %d", n, id, r, want)
+		}
+	}
+	if _, isBoom := pe.Value.(fzBoom); !isBoom {
+		m.failf("hostile task: PanicError.Value = %#v; want a copy's fzBoom", pe.Value)
+	}
+	wantName := map[int]string{0: "<Name panicked: fz hostile Name>", 2: "?", 3: task.name}[kind]
+	if pe.Task != wantName {
+		m.failf("hostile task: PanicError.Task = %q; want %q", pe.Task, wantName)
+	}
+	s.runs++
+	if caller && n == 1 {
+		s.inline++
+	}
+	s.copies += uint64(n)
 }

@@ -36,7 +36,10 @@ func TestStatsCountRunsAndCopies(t *testing.T) {
 	// With no spin budget, every wait for a copy that was not already
 	// there parks: the first run found all workers parked.
 	assert.Positive(t, s.Parks, "%v", s)
-	assert.Positive(t, s.Wakeups, "%v", s)
+	// The caller may finish a run's copies before a woken worker gets to
+	// run, so the wake-up may be counted after RunN returned.
+	require.Eventually(t, func() bool { return w.Stats().Wakeups > 0 }, 10*time.Second, time.Millisecond, "%v", w.Stats())
+	s = w.Stats()
 	assert.LessOrEqual(t, s.Wakeups, s.Parks)
 	assert.Contains(t, s.String(), "runs=4 inline=2")
 }
@@ -87,7 +90,7 @@ func TestSharedSets(t *testing.T) {
 	require.Same(t, a, b)
 	assert.Equal(t, 2, b.MaxWorkers())
 	assert.Equal(t, 1, workers.SharedSets())
-	assert.PanicsWithValue(t, `workers: Close on shared set "shared-basic": call the release function Acquire returned`, a.Close)
+	// A *Shared has no Close (see TestSharedHasNoClose): only releases close it.
 
 	releaseA()
 	releaseA() // idempotent: must not drop B's reference

@@ -2,10 +2,9 @@ package workers
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
-	"github.com/workgang/workgang/semaphore"
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // Option configures a set in New.
@@ -18,6 +17,30 @@ type config struct {
 	place   placement
 }
 
+// newConfig applies opts for New(name, maxWorkers, opts...) and panics, with
+// op in the message, for every argument New rejects. Acquire calls it before
+// touching the registry, so it rejects the same arguments whether or not the
+// name is held.
+func newConfig(op, name string, maxWorkers int, opts []Option) config {
+	if maxWorkers < 1 || maxWorkers > MaxLimit {
+		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, MaxLimit))
+	}
+	c := config{active: maxWorkers}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("workers: %s(%q): option %d is nil", op, name, i))
+		}
+		o(&c)
+	}
+	if c.active < 1 || c.active > maxWorkers {
+		panic(fmt.Sprintf("workers: %s(%q): WithActiveWorkers(%d) out of range [1, %d]", op, name, c.active, maxWorkers))
+	}
+	if !c.spinSet {
+		c.spin = DefaultSpin(maxWorkers)
+	}
+	return c
+}
+
 // placement is what a worker does to its OS thread when it starts.
 type placement struct {
 	lockThread bool
@@ -25,8 +48,6 @@ type placement struct {
 	cpus       []int // the CPUs to choose from; empty: the process's allowed set
 	nice       *int  // the nice value for the worker's thread, if set
 }
-
-func (p placement) any() bool { return p.lockThread || p.affinity || p.nice != nil }
 
 // WithSpin sets how long an idle worker polls for the next run, and the
 // coordinator for the end of the current run, before parking. 0 parks at once.
@@ -48,13 +69,11 @@ func WithActiveWorkers(n int) Option {
 // whole life (runtime.LockOSThread), so thread-level settings stay with it.
 //
 // It has a price: a locked goroutine's yields and wake-ups are hand-offs
-// between OS threads. On the 2-vCPU development VM, pinned workers
-// (WithAffinity, which implies this) made an only-workers run of an empty
-// task ~35 us instead of ~1.1 us, and parking them at once instead of
-// spinning made it worse (20-44 us); caller-runs runs, whose copies mostly
-// stay on the caller, were unaffected (~150 ns). See docs/perf.md, "Pinned
-// workers". Use placement where thread identity matters more than hand-off
-// latency (long phases, priority separation), and measure.
+// between OS threads, so only-workers runs of short tasks cost many times
+// more than unpinned ones, while caller-runs runs, whose copies mostly stay
+// on the caller, are barely affected (docs/perf.md, "Pinned workers", from
+// go run ./perf -pin). Use placement where thread identity matters more than
+// hand-off latency (long phases, priority separation), and measure.
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
@@ -91,18 +110,12 @@ func WithNice(nice int) Option {
 }
 
 // DefaultSpin returns the spin budget a set of maxWorkers workers gets by
-// default: semaphore.DefaultSpin when the workers fit in GOMAXPROCS, a tenth of
-// it when they outnumber GOMAXPROCS (spinners then take turns on the same
-// processors, so long spins only delay the goroutines with real work), and 0
-// when GOMAXPROCS is 1. See docs/threading-model.md for the measurements.
+// default, from the module's one spin policy: semaphore.DefaultSpin when the
+// workers fit in GOMAXPROCS, a short budget (about one park and wake-up) when
+// they outnumber GOMAXPROCS (spinners then take turns on the same processors,
+// so long spins only delay the goroutines with real work), and 0 when
+// GOMAXPROCS is 1. Whatever the budget, a worker spins only while recent runs
+// needed it (docs/threading-model.md, "Spinning follows demand").
 func DefaultSpin(maxWorkers int) time.Duration {
-	procs := runtime.GOMAXPROCS(0)
-	switch {
-	case procs == 1:
-		return 0
-	case maxWorkers > procs:
-		return semaphore.DefaultSpin / 10
-	default:
-		return semaphore.DefaultSpin
-	}
+	return spin.Budget(maxWorkers)
 }

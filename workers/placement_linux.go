@@ -10,34 +10,73 @@ import (
 
 // applyPlacement pins and prioritizes the calling thread for worker i. It
 // runs on the worker's goroutine after runtime.LockOSThread. Each failure is
-// returned; the worker carries on unplaced.
-func applyPlacement(p *placement, i int) []error {
-	var errs []error
+// returned in errs; the worker carries on unplaced.
+//
+// It records the thread's affinity and nice value before changing them, and
+// restore puts back what it changed, returning each failure. The worker calls
+// restore on its way out, before its goroutine ends: a locked thread normally
+// dies with its goroutine, but the process's main thread cannot exit (the
+// runtime keeps it), and its settings are what ps, taskset and getpriority
+// report for the whole process (issue 10.6). restore must run on the same
+// locked thread as applyPlacement. Lowering nice back needs CAP_SYS_NICE (or
+// RLIMIT_NICE), so without privilege restoring a raised nice value fails and
+// says so.
+func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
+	var (
+		origSet   unix.CPUSet
+		pinned    bool
+		origNice  int
+		reniced   bool
+		placedCPU int
+	)
 	if p.affinity {
-		if err := pin(p.cpus, i); err != nil {
+		if err := unix.SchedGetaffinity(0, &origSet); err != nil {
+			errs = append(errs, fmt.Errorf("sched_getaffinity: %w", err))
+		} else if cpu, err := pin(&origSet, p.cpus, i); err != nil {
 			errs = append(errs, err)
+		} else {
+			pinned, placedCPU = true, cpu
 		}
 	}
 	if p.nice != nil {
 		// PRIO_PROCESS with who = 0 names the calling thread on Linux (nice is
-		// per thread there, despite the name).
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {
+		// per thread there, despite the name). The raw getpriority syscall
+		// returns 20 - nice, so it never returns a negative value that could
+		// be confused with an error.
+		if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err != nil {
+			errs = append(errs, fmt.Errorf("getpriority: %w", err))
+		} else if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {
 			errs = append(errs, fmt.Errorf("nice %d: %w", *p.nice, err))
+		} else {
+			origNice, reniced = 20-prio, true
 		}
 	}
-	return errs
+	restore = func() []error {
+		var errs []error
+		if reniced {
+			if err := unix.Setpriority(unix.PRIO_PROCESS, 0, origNice); err != nil {
+				errs = append(errs, fmt.Errorf("restoring nice %d (was %d): %w", origNice, *p.nice, err))
+			}
+		}
+		if pinned {
+			if err := unix.SchedSetaffinity(0, &origSet); err != nil {
+				errs = append(errs, fmt.Errorf("restoring affinity (was CPU %d) to %d CPUs: %w", placedCPU, origSet.Count(), err))
+			}
+		}
+		return errs
+	}
+	return restore, errs
 }
 
-func pin(cpus []int, i int) error {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		return fmt.Errorf("sched_getaffinity: %w", err)
-	}
+// pin sets the calling thread's affinity to the CPU worker i gets out of
+// cpus (or out of allowed, the thread's current set, when cpus is empty) and
+// returns that CPU.
+func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 	var cpu int
 	if len(cpus) > 0 {
 		cpu = cpus[i%len(cpus)]
 		if cpu >= len(allowed)*64 || !allowed.IsSet(cpu) {
-			return fmt.Errorf("affinity to CPU %d: not in the process's allowed set (%d CPUs)", cpu, allowed.Count())
+			return 0, fmt.Errorf("affinity to CPU %d: not in the process's allowed set (%d CPUs)", cpu, allowed.Count())
 		}
 	} else {
 		k := i % allowed.Count()
@@ -54,7 +93,7 @@ func pin(cpus []int, i int) error {
 	var set unix.CPUSet
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("affinity to CPU %d: %w", cpu, err)
+		return 0, fmt.Errorf("affinity to CPU %d: %w", cpu, err)
 	}
-	return nil
+	return cpu, nil
 }

@@ -4,13 +4,16 @@ package workers
 
 import "errors"
 
-// ErrPlacementUnsupported is reported for WithAffinity and WithNice on
+// errPlacementUnsupported is reported for WithAffinity and WithNice on
 // systems where workgang cannot apply them.
 var errPlacementUnsupported = errors.New("thread placement is supported only on Linux")
 
-func applyPlacement(p *placement, i int) []error {
+// applyPlacement reports that WithAffinity and WithNice are unsupported; it
+// changes nothing, so restore has nothing to put back.
+func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
+	restore = func() []error { return nil }
 	if p.affinity || p.nice != nil {
-		return []error{errPlacementUnsupported}
+		return restore, []error{errPlacementUnsupported}
 	}
-	return nil
+	return restore, nil
 }

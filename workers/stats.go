@@ -4,22 +4,23 @@ import "fmt"
 
 // Stats is a snapshot of a set's counters since New. Each counter is read
 // atomically, but the snapshot as a whole is not: taken during a run, it may
-// count a copy as run but not yet its run. Copies that end in runtime.Goexit
-// are not counted (on a worker the goroutine dies before counting; on the
-// caller, Run never returns its count), nor are the other caller copies of a
-// run whose caller called Goexit.
+// count a copy but not yet its run. Worker copies are counted when they
+// start, so copies that end in runtime.Goexit are counted too; caller copies
+// are counted when the run returns, so those of a run whose caller called
+// Goexit are not.
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller
 	CallerCopies uint64 // copies run by the goroutine that called Run (inline ones included)
 	WorkerCopies uint64 // copies run by worker goroutines
 
-	// How workers obtained their start permits (one per copy, plus one per
-	// worker at Close): Ready and Spun waits found work without parking.
-	Ready   uint64 // a copy was waiting when the worker came to look
-	Spun    uint64 // a copy arrived while the worker spun
-	Parks   uint64 // the spin budget ran out and the worker committed to park
-	Wakeups uint64 // a parked worker was woken by a run's signal
+	// How workers learned of the runs they saw (one per run a worker looked
+	// at, whether or not it got a copy of it, plus one per worker at
+	// Close): Ready and Spun found the run without parking.
+	Ready   uint64 // the run was already posted when the worker came to look
+	Spun    uint64 // the run was posted while the worker spun
+	Parks   uint64 // the worker's spin budget ran out (or demand was low) and it committed to park
+	Wakeups uint64 // a parked worker was woken by a run that needed it
 
 	Created           int // worker goroutines created
 	PlacementFailures int // see PlacementErrors
@@ -37,12 +38,12 @@ func (w *Workers) Stats() Stats {
 		Created:      w.CreatedWorkers(),
 	}
 	for i := range s.Created {
-		wk := w.workers[i].Load()
-		s.WorkerCopies += wk.copies.Load()
-		s.Ready += wk.ready.Load()
-		s.Spun += wk.spun.Load()
-		s.Parks += wk.parks.Load()
-		s.Wakeups += wk.wakeups.Load()
+		ws := w.d.WorkerStats(i)
+		s.WorkerCopies += ws.Copies
+		s.Ready += ws.Ready
+		s.Spun += ws.Spun
+		s.Parks += ws.Parks
+		s.Wakeups += ws.Wakeups
 	}
 	w.createMu.Lock()
 	s.PlacementFailures = len(w.placementErrs)

@@ -28,28 +28,27 @@ import (
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/goid"
-	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
 )
 
 // MaxLimit is the largest maxWorkers New accepts.
 const MaxLimit = 1 << 16
 
-// PanicError is what Run panics with when a copy of its task panicked: it
-// carries the first panic's value and the stack of the copy that raised it.
+// PanicError is what Run panics with when a copy of its task panicked (or a
+// task method other than Work did): it carries the first panic's value and
+// the stack of the copy that raised it.
 type PanicError = gang.PanicError
-
-const cacheLine = 128
 
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
 type Workers struct {
-	// mu serializes runs (and Close). owner is the goroutine holding mu
-	// during a caller-runs run, so a Run from inside a caller-run copy can be
-	// told from a concurrent Run: it is written by the holder right after
-	// Lock and cleared before Unlock, and only compared against the reader's
-	// own token, which it can equal only if the reader itself wrote it.
+	// mu serializes runs, inline ones included, and Close. owner is the
+	// goroutine holding mu while it runs or closes (see recordOwner): it is
+	// written by the holder right after Lock and cleared before Unlock, and
+	// compared only against the reader's own token (which it can equal only
+	// if the reader itself wrote it) or, by the cycle check, under the
+	// registry's lock on a slow path.
 	mu    sync.Mutex
 	owner atomic.Uintptr
 
@@ -57,22 +56,15 @@ type Workers struct {
 	// so Stats may read them at any time). They share the coordinator's
 	// line with mu, which the coordinator owns during a run anyway.
 	runs         atomic.Uint64
+	inlineRuns   atomic.Uint64
 	callerCopies atomic.Uint64
 
-	// d is allocated on its own so its hot line is a real cache line (see
-	// gang.Dispatcher); the pointer is read-only after New.
+	// d is read-only after New.
 	d *gang.Dispatcher
 
-	// inlineRuns counts n == 1 caller-runs runs, which take no lock, so
-	// goroutines may add to it concurrently: it gets a line of its own.
-	_          [cacheLine]byte
-	inlineRuns atomic.Uint64
-	_          [cacheLine - 8]byte
-
-	name   string
-	max    int
-	place  placement
-	shared bool // owned by the Acquire registry; Close is reserved to it
+	name  string
+	max   int
+	place placement
 
 	// active is the copy count of Run; any goroutine may change it.
 	active atomic.Int32
@@ -85,24 +77,20 @@ type Workers struct {
 	placementErrs []error
 
 	// workers[i] is worker i, published (atomic store) once it is created;
-	// Stats and the nested-run check read it without a lock.
+	// Stats and the nested-run checks read it without a lock.
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
 }
 
-// worker is one worker goroutine's own state. Its counters are written only
-// by that goroutine and padded, so counting adds no shared line to a run.
+// worker is one worker goroutine's identity; its counters live in the
+// dispatcher's slot for it (gang.WorkerStats).
 type worker struct {
 	// g is the worker goroutine's token while it is alive (0 otherwise). A
 	// Run from inside a copy on this worker compares its own token with it.
-	g       atomic.Uintptr
-	copies  atomic.Uint64
-	ready   atomic.Uint64     // start permits that were free at once
-	spun    atomic.Uint64     // start permits that arrived while spinning
-	parks   atomic.Uint64     // waits that committed to park
-	wakeups atomic.Uint64     // parks ended by a Signal's token
-	spin    semaphore.Spinner // this worker's adaptive spin state
-	_       [cacheLine - 52]byte
+	g atomic.Uintptr
+	// placed is closed once the worker applied its placement (if any) and
+	// recorded the failures, before it serves: see ensureCreated.
+	placed chan struct{}
 }
 
 // New returns a set named name of at most maxWorkers workers. It starts no
@@ -125,7 +113,7 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 	if !c.spinSet {
 		c.spin = DefaultSpin(maxWorkers)
 	}
-	w := &Workers{name: name, max: maxWorkers, place: c.place, d: new(gang.Dispatcher),
+	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers),
 		workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
@@ -161,30 +149,34 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs exactly n copies of t, with worker ids 0..n-1, each once, and
 // returns when all have returned. It creates workers as needed and leaves
-// ActiveWorkers unchanged.
+// ActiveWorkers unchanged. Runs on one set never overlap: concurrent calls
+// wait their turn.
 //
 // If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
-// at least one copy itself and claims every copy no worker has taken yet; with
+// copy n-1 itself and then claims every copy no worker has started; with
 // n == 1 it runs the copy inline and wakes no worker. Otherwise every copy
-// runs on a worker goroutine.
+// runs on a worker goroutine. CallerCanRun is asked once per run.
 //
 // Memory model: the call of RunN is synchronized before the start of every
 // copy, and the return of every copy is synchronized before RunN returns, so
-// the caller sees all the copies' writes after RunN returns.
+// the caller sees all the copies' writes after RunN returns. After RunN
+// returns the set keeps no reference to t.
 //
 // If copies panic, the other copies still run to completion, then RunN panics
-// with a *PanicError holding the first panic's value and stack; the set stays
-// usable. A copy that calls runtime.Goexit on a worker is reported the same
-// way (the worker is replaced); on the caller, the Goexit proceeds once the
-// other copies have finished.
+// with a *PanicError holding the first panic's value and stack; a panic in
+// t's Name or CallerCanRun is reported the same way; the set stays usable. A
+// copy that calls runtime.Goexit on a worker is reported the same way (the
+// worker is replaced); on the caller, the Goexit proceeds once the other
+// copies have finished.
 //
 // When runtime/trace is on, each run is a trace region named after the task
 // on the calling goroutine, and each copy a region on the goroutine running it.
 //
-// RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed, or
-// it is called from inside a copy of a task running on this same set (such a
-// nested run could never get the workers it waits for). A nested RunN of a
-// caller-runs task with n == 1 is allowed: it runs inline.
+// RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed,
+// or the run could never start: called from inside a copy of a task running
+// on this same set, or from inside a copy on another set whose run waits,
+// through a chain of nested runs, for this set's current run (a cycle such
+// as A -> B -> A); the message names the sets.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *Workers) runN(op string, t tasks.Task, n int) {
@@ -192,65 +184,83 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
 	}
 	w.checkN(op, n)
-	if trace.IsEnabled() {
-		defer trace.StartRegion(context.Background(), t.Name()).End()
+	plan, pe := gang.Prepare(t)
+	if pe != nil {
+		panic(pe)
 	}
-	callerRuns := tasks.CallerCanRun(t)
-	if n == 1 && callerRuns {
-		// Inline: no worker, no dispatcher state, so no lock either.
-		if w.closed.Load() {
-			w.panicClosed(op)
-		}
-		w.inlineRuns.Add(1)
-		gang.RunInline(t)
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), gang.SafeName(t)).End()
+	}
+	if n == 1 && plan.CallerRuns() {
+		w.runInline(op, t)
 		return
 	}
 	need := n
-	if callerRuns {
-		need-- // the caller runs at least one copy
+	if plan.CallerRuns() {
+		need-- // the caller runs copy n-1
 	}
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
-	if p := w.runLocked(op, t, n, callerRuns); p != nil {
+	if p := w.runLocked(op, plan, n); p != nil {
 		panic(p)
 	}
 }
 
-func (w *Workers) runLocked(op string, t tasks.Task, n int, callerRuns bool) *PanicError {
+// runInline runs the single copy of a caller-runs task on the caller: no
+// worker, no dispatcher, but under the run lock, so that it never overlaps
+// another run of the set (copies of different runs share worker ids, and
+// users key per-worker scratch data by them).
+func (w *Workers) runInline(op string, t tasks.Task) {
 	w.lock(op)
 	defer w.mu.Unlock()
-	if callerRuns {
-		// Only a caller-runs run executes user code on this goroutine while
-		// it holds mu, so only then can this goroutine nest; recording the
-		// owner costs two atomic stores, which plain runs skip. Deferred
-		// after Unlock's defer, so it runs first: the owner is cleared
-		// before the next holder can set its own.
-		w.owner.Store(goid.Get())
-		defer w.owner.Store(0)
+	w.recordOwner(true)
+	defer w.owner.Store(0)
+	if w.closed.Load() {
+		w.panicClosed(op)
 	}
+	w.inlineRuns.Add(1)
+	if p := gang.RunInline(t); p != nil {
+		panic(p)
+	}
+}
+
+func (w *Workers) runLocked(op string, plan gang.Plan, n int) *PanicError {
+	w.lock(op)
+	defer w.mu.Unlock()
+	// Deferred after Unlock's defer, so it runs first: the owner is cleared
+	// before the next holder can set its own.
+	w.recordOwner(plan.CallerRuns())
+	defer w.owner.Store(0)
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
 	w.runs.Add(1)
-	ran, p := w.d.Run(t, n, callerRuns)
+	ran, p := w.d.Run(plan, n)
 	if ran > 0 {
 		w.callerCopies.Add(uint64(ran))
 	}
 	return p
 }
 
-// Close stops every worker and waits for their goroutines to exit. It waits
-// for a dispatched run in progress to finish first; an inline run (a
-// caller-runs task with n == 1, which uses no worker and takes no lock) may
-// still be running on its caller when Close returns. Close is idempotent; any later Run,
-// RunN or SetActiveWorkers panics. Calling Close from inside a task of the
-// set panics, and so does closing a set obtained from Acquire (release it
-// instead).
-func (w *Workers) Close() {
-	if w.shared {
-		panic(fmt.Sprintf("workers: Close on shared set %q: call the release function Acquire returned", w.name))
+// recordOwner notes the goroutine holding mu. A holder that runs user code
+// (caller-runs) must be recorded, or a nested run from its copy could not be
+// told from a concurrent one. The cycle check across sets also wants the
+// holders of plain runs; that costs one store per run where goid.Get is an
+// instruction, and is skipped where it parses a stack (cycles through plain
+// runs are then not detected there and hang, as they did before).
+func (w *Workers) recordOwner(runsUserCode bool) {
+	if runsUserCode || goid.Fast {
+		w.owner.Store(goid.Get())
 	}
+}
+
+// Close stops every worker and waits for their goroutines to exit. It waits
+// for a run in progress (inline runs included) to finish first. Close is
+// idempotent; any later Run, RunN or SetActiveWorkers panics. Calling Close
+// from inside a task of the set panics. (A set shared through Acquire has no
+// Close: its holders release it.)
+func (w *Workers) Close() {
 	w.close()
 }
 
@@ -266,6 +276,7 @@ func (w *Workers) close() {
 	w.createMu.Unlock()
 	w.d.Stop(k)
 	w.wg.Wait()
+	unregister(w)
 }
 
 // lock takes the run lock; the slow path detects nested calls.
@@ -280,12 +291,34 @@ func (w *Workers) lockSlow(op string) {
 	if w.owner.Load() == g {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
 	}
+	if i := w.workerOf(g); i >= 0 {
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
+	}
+	if !insideAnyRun(g) {
+		// Plain contention from outside every run: no cycle can go
+		// through this goroutine. Block in the mutex's FIFO order.
+		w.mu.Lock()
+		return
+	}
+	waitNested(w, g, op)
+}
+
+// workerOf returns the index of the worker whose goroutine is g, or -1.
+func (w *Workers) workerOf(g uintptr) int {
 	for i := range int(w.created.Load()) {
 		if wk := w.workers[i].Load(); wk != nil && wk.g.Load() == g {
-			panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
+			return i
 		}
 	}
-	w.mu.Lock()
+	return -1
+}
+
+// inRun reports whether the calling goroutine is running user code of a run
+// of this set: a copy on one of its workers, or a copy on the caller (the
+// owner of a caller-runs or inline run).
+func (w *Workers) inRun() bool {
+	g := goid.Get()
+	return w.owner.Load() == g || w.workerOf(g) >= 0
 }
 
 func (w *Workers) checkN(op string, n int) {
@@ -298,34 +331,56 @@ func (w *Workers) panicClosed(op string) {
 	panic(fmt.Sprintf("workers: %s on %q: set is closed", op, w.name))
 }
 
-// ensureCreated starts workers until at least n exist.
+// ensureCreated starts workers until at least n exist. A worker with a
+// placement is waited for until it applied it, so that PlacementErrors is
+// complete as soon as a run that used the worker returns.
 func (w *Workers) ensureCreated(op string, n int) {
 	w.createMu.Lock()
-	defer w.createMu.Unlock()
 	if w.closed.Load() {
+		w.createMu.Unlock()
 		w.panicClosed(op)
 	}
+	var started []*worker
+	if w.created.Load() == 0 && n > 0 {
+		register(w) // a set with workers takes part in the cycle check; Close unregisters
+	}
 	for i := int(w.created.Load()); i < n; i++ {
-		wk := new(worker)
+		wk := &worker{placed: make(chan struct{})}
 		w.workers[i].Store(wk)
 		w.wg.Add(1)
-		go w.work(i, wk)
+		go w.work(i, wk, true)
+		started = append(started, wk)
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
 		w.created.Store(int32(i + 1))
 	}
+	w.createMu.Unlock()
+	if w.place.lockThread {
+		// Outside createMu: the workers take it to record failures.
+		for _, wk := range started {
+			<-wk.placed
+		}
+	}
 }
 
 // work is the body of worker goroutine i: place it, label it, then serve
-// copies until stopped.
-func (w *Workers) work(i int, wk *worker) {
+// copies until stopped. first is false for a replacement after a Goexit.
+func (w *Workers) work(i int, wk *worker, first bool) {
+	var restore func() []error
 	if w.place.lockThread {
 		// Never unlocked: the thread ends with the goroutine, so thread
-		// settings made below cannot leak to other goroutines.
+		// settings made below cannot leak to other goroutines; except the
+		// main thread, which the runtime keeps, so the exit path below
+		// restores the settings first.
 		runtime.LockOSThread()
-		if errs := applyPlacement(&w.place, i); len(errs) > 0 {
+		var errs []error
+		restore, errs = applyPlacement(&w.place, i)
+		if len(errs) > 0 {
 			w.recordPlacement(i, errs)
 		}
+	}
+	if first {
+		close(wk.placed)
 	}
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
 		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
@@ -333,39 +388,26 @@ func (w *Workers) work(i int, wk *worker) {
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
+		if restore != nil {
+			// Still on the locked thread: put its affinity and nice back
+			// before the goroutine ends (issue 10.6), before Done so
+			// Close returns with them restored and any failure recorded.
+			if errs := restore(); len(errs) > 0 {
+				w.recordPlacement(i, errs)
+			}
+		}
 		if !stopped {
-			// A copy called runtime.Goexit (execute already retired the
-			// copy and recorded it for Run). Keep the set's strength: start
-			// a replacement before this goroutine's Done, so Close's Wait
-			// cannot return in between.
+			// A copy called runtime.Goexit (the dispatcher already retired
+			// the copy and recorded it for Run). Keep the set's strength:
+			// start a replacement before this goroutine's Done, so Close's
+			// Wait cannot return in between.
 			w.wg.Add(1)
-			go w.work(i, wk)
+			go w.work(i, wk, false)
 		}
 		w.wg.Done()
 	}()
-	for {
-		ok, how := w.d.ServeHow(&wk.spin)
-		wk.count(how)
-		if !ok {
-			break
-		}
-		wk.copies.Add(1)
-	}
+	w.d.Serve(i)
 	stopped = true
-}
-
-func (wk *worker) count(how semaphore.Acquired) {
-	switch how {
-	case semaphore.Immediate:
-		wk.ready.Add(1)
-	case semaphore.Spun:
-		wk.spun.Add(1)
-	case semaphore.Committed:
-		wk.parks.Add(1)
-	case semaphore.Parked:
-		wk.parks.Add(1)
-		wk.wakeups.Add(1)
-	}
 }
 
 func (w *Workers) recordPlacement(i int, errs []error) {

@@ -1,25 +1,32 @@
 /*
- * dispatch.pml: a SPIN model of workgang's spin-then-park semaphore
- * (semaphore/semaphore.go) and of the dispatch protocol built on it
- * (gang/gang.go: Run, waitEnd, runWithCaller, ServeHow, Stop, execute), as the Go code
- * implements them. docs/model/README.md maps every step below to the Go
+ * dispatch.pml: a SPIN model of workgang's dispatch protocol v2 (issue 9) as
+ * gang/gang.go implements it: one run word, a claim word per copy with a
+ * generation test, per-worker park state (awake/parked/waking) with a Dekker
+ * re-check, a wake tree, surplus helpers, end accounting in groups, and the
+ * coordinator's spin-then-park end wait tagged with the run's generation
+ * (gang.go: Run, runOnCaller, claim, wakeIfParked, Serve, next, park, Stop,
+ * waitEnd, finish, retire; workers/workers.go: worker creation, Goexit
+ * replacement, Close). docs/model/README.md maps every step below to the Go
  * statement it stands for; keep the two in step.
  *
- * One coordinator (the goroutine holding the set's run mutex) performs RUNS
+ * One coordinator (the goroutine holding the set's run lock) performs RUNS
  * consecutive runs, each with a nondeterministic n and, depending on CALLER,
  * caller-runs off, on, or chosen per run; then it stops the NW workers
- * (Workers.Close: Dispatcher.Stop + wg.Wait). NW worker processes loop in
- * ServeHow (Workers.work). Every Go atomic operation (Load, Store, Add, CompareAndSwap) is one
- * indivisible Promela step; Go's atomics are sequentially consistent, so
- * SPIN's interleaving semantics is the Go memory model for these words. Plain
- * fields (task) are also one step: the race detector, not this model, checks
- * that they are ordered by the permit hand-offs.
+ * (Workers.Close: Dispatcher.Stop + wg.Wait). NW worker processes run
+ * Serve. Every Go atomic operation (Load, Store, Add, CompareAndSwap) is one
+ * indivisible Promela step, apart from the merges listed below; Go's atomics
+ * are sequentially consistent, so SPIN's interleaving semantics is the Go
+ * memory model for these words. Plain fields (task) are also one step: the
+ * race detector, not this model, checks that the atomics order them.
  *
  * Checked (see .ci/spin-check):
  *   safety:  no assertion violation (each copy id of each run runs exactly
- *            once, on the run it belongs to, and every run's n copies all
- *            ran before Run returns) and no invalid end state (deadlock: a
- *            goroutine parked for good), with -DSAFETY -DNOCLAIM;
+ *            once, with that run's gen and task, by a goroutine that read
+ *            that run's word; every end-accounting step belongs to the run in
+ *            progress; Run returns only after all n copies ran and all their
+ *            accounting is done) and no invalid end state (a goroutine parked
+ *            for good; after Stop every worker has exited), with -DSAFETY
+ *            -DNOCLAIM and pan -q (no wake token left in a channel);
  *   liveness: the LTL property `live` (<> finished: every run completes and
  *            Stop's wg.Wait returns), with pan -a.
  *
@@ -27,26 +34,38 @@
  *   NW        worker goroutines (1..3)                          default 3
  *   RUNS      consecutive runs before Stop (>= 2)               default 2
  *   CALLER    0: caller-runs off, 1: on, 2: chosen per run      default 2
- *   SPINMAX   most spin polls a waiter makes before committing  default 1
- *             (each poll is a full TryWait; the number actually made is
- *             chosen nondeterministically in 0..SPINMAX, which covers every
- *             spin budget including WithSpin(0) and GOMAXPROCS=1)
- *   WAKEBUF   capacity of each token channel (Go: 64)           default 4
- *             (1 makes the signaller block on a full buffer, the case the
- *             code comments claim cannot deadlock)
+ *   G         copies per end-accounting group (Go: 8)           default 2
+ *             (2 makes runs of n >= 3 use two groups, so groupsLeft is used)
  *   GOEXIT    if defined, one copy may call runtime.Goexit: on a worker the
- *             worker process ends after retiring the copy and a replacement
- *             is started (Workers.work's defer); on the caller the
- *             coordinator stops claiming and goes to end.Wait
- *             (runWithCaller's defer), and the next run is made by another
- *             goroutine, modelled by the same process.
+ *             goroutine dies after the copy's accounting and a replacement
+ *             with the same slot (and so the same seen) continues
+ *             (Workers.work's defer); on the caller the coordinator stops
+ *             claiming and waits for the end (runOnCaller's defer), and the
+ *             next run is made by another goroutine, modelled by the same
+ *             process.
+ * Spinning has no parameter: a poll that finds nothing new is a stutter step
+ * (it changes nothing), so only the poll that finds news is modelled, and a
+ * waiter may park at any time; that covers every spin budget (zero, the
+ * demand policy's 1/8 and full budgets, GOMAXPROCS = 1, the coordinator's
+ * capped budget).
+ *
  * Deliberately broken variants (each must be REJECTED by SPIN):
- *   BUG_LOST_WAKEUP   Wait checks for a permit, then registers as parked in a
- *                     second step (a failed poll, then count-- and park
- *                     regardless of what the decrement left).
- *   BUG_CALLER_N      caller-runs signals n permits instead of n-1.
- *   BUG_TRYWAIT_ZERO  TryWait takes a permit when count == 0 (c < 0 instead
- *                     of c <= 0), i.e. steals a permit owed to a parked waiter.
+ *   BUG_NO_RECHECK    park does not re-check the run word after
+ *                     state.Store(parked): it blocks at once (lost wake-up).
+ *   BUG_STALE_CLAIM   claim tests old != gen instead of old < gen, so a CAS
+ *                     from an older or a NEWER value succeeds: a stale
+ *                     claimer (one that read an older run word) claims a copy
+ *                     of a later run.
+ *   BUG_NO_TREE       a worker does not wake its children in the tree.
+ *   BUG_EARLY_DONE    the copy that empties its group calls finish before
+ *                     its groupsLeft decrement (so each group's last copy
+ *                     ends the run).
+ *   BUG_UNTAGGED_END  the coordinator parks with a flag instead of the run's
+ *                     generation (coordParked.Store(1), finish CASes 1 -> 0),
+ *                     as protocol.md first specified it: a finisher of run k
+ *                     that is slow between its done.Store and its CAS wakes
+ *                     the coordinator's park for run k+1, and Run returns
+ *                     before run k+1's copies finished.
  */
 
 #ifndef NW
@@ -58,28 +77,43 @@
 #ifndef CALLER
 #define CALLER 2
 #endif
-#ifndef SPINMAX
-#define SPINMAX 1
-#endif
-#ifndef WAKEBUF
-#define WAKEBUF 4
+#ifndef G
+#define G 2
 #endif
 
-#define START 0
-#define END   1
+#define NG ((NW + 1 + G - 1) / G)  /* end-accounting groups: n <= NW + 1 */
+#define AWAKE  0
+#define PARKED 1
+#define WAKING 2
 
-/* ---- Dispatcher state (gang.Dispatcher) ---- */
-short count[2];                       /* start.count, end.count */
-chan  wake[2] = [WAKEBUF] of { bit }; /* the token channels of start and end */
-byte  task;                           /* 0: nil (Stop); r+1: the task of run r */
-byte  claimed;                        /* Dispatcher.claimed */
-byte  notFinished;                    /* Dispatcher.notFinished */
+#ifdef BUG_UNTAGGED_END
+#define TAG(g) 1                 /* broken: the coordinator parks with a flag */
+#else
+#define TAG(g) (g)               /* coordParked holds the gen it sleeps for */
+#endif
+
+/* ---- Dispatcher state ---- */
+/* the run word gen<<22 | stop<<21 | caller<<20 | n: four fields, always
+   written together in one atomic step (run.Store) and read together in one
+   (run.Load) */
+byte rGen;
+bit  rStop;
+bit  rCaller;
+byte rN;
+byte task;                     /* 0: nil; g: the task of run g (plain field) */
+byte claimv[NW];               /* slot[c].claim */
+byte state[NW];                /* slot[i].state: AWAKE, PARKED, WAKING */
+chan wake[NW] = [1] of { bit };/* slot[i].wake, cap 1 */
+byte left[NG];                 /* left[g] */
+byte groupsLeft;               /* groupsLeft */
+byte done;                     /* done: gen of the last finished run */
+byte coordParked;              /* coordParked: 0, or the gen the coordinator sleeps for */
+chan coordWake = [1] of { bit };
 
 /* ---- ghost state: observation only, never read by the protocol ---- */
-byte curRun;          /* the run the coordinator is in */
-byte curN;            /* n of that run */
+byte curGen;          /* gen of the run in progress, 0 between runs */
 byte curDone;         /* bitmap of the copy ids of that run that ran */
-byte exited;          /* workers that returned false from Serve (wg.Done) */
+byte exited;          /* workers that saw the stop word and returned (wg.Done) */
 bool finished;        /* Stop's wg.Wait returned */
 #ifdef GOEXIT
 bool goexited;        /* the one Goexit was used */
@@ -87,179 +121,343 @@ bool goexited;        /* the one Goexit was used */
 
 ltl live { <> finished }
 
+#define loadRun() rg = rGen; rs = rStop; rc = rCaller; rn = rN
+#define clearRun() rg = 0; rs = 0; rc = 0; rn = 0
+#define groupsOf(nn) (((nn) + G - 1) / G)
+
 /*
- * Semaphore.TryWait: load; if <= 0 fail; CAS(c, c-1); retry on CAS failure.
- * Uses the caller's locals c and ok.
+ * How the model is cut into steps. Each Go atomic operation on a shared
+ * word is one Promela transition (an atomic { } block), with the local
+ * computation after it (the Go code between two shared accesses) folded
+ * into the same block, which ends with a goto to the next shared access.
+ * Some pairs of Go steps are merged into one transition because no other
+ * goroutine can tell the difference; README.md argues each:
+ *   - fresh(s) and the snapshot() right after it (no step of the worker
+ *     between them; a newer word seen by the snapshot is a later poll);
+ *     snapshot's runGen is not modelled (model generations never wrap);
+ *   - a claimer's winning CAS, its read of task and the copy's Work
+ *     (nobody writes task while a claimed copy is unfinished);
+ *   - a helper's state Load and its claim's Load (the state only filters
+ *     which copies it tries);
+ *   - a waker's Load, CAS and token send (only the owner receives from the
+ *     channel, and only after its own CAS failed; the Load only filters);
+ *   - a parked goroutine's token receive and its next step;
+ *   - the copy's left[] decrement, groupsLeft decrement and done.Store
+ *     (only decrementers read left[] and groupsLeft, and nobody else
+ *     decrements after the last copy);
+ *   - the coordinator's setup of a run (gen, task, left[], groupsLeft) and
+ *     its publish (read only by goroutines that read the new run word).
  */
-inline tryWait(s) {
-	ok = false;
-	do
-	:: c = count[s];                           /* c := s.count.Load() */
-	   if
-#ifdef BUG_TRYWAIT_ZERO
-	   :: c < 0 -> c = 0; break                /* broken: takes a permit at c == 0 */
+
+/* claim(c, gen): old := s.claim.Load(); return old < gen && CAS(old, gen) */
+#ifdef BUG_STALE_CLAIM
+#define claimOK(o, g) ((o) != (g))    /* broken: only "not claimed in this run" */
 #else
-	   :: c <= 0 -> c = 0; break               /* return false */
+#define claimOK(o, g) ((o) < (g))
 #endif
-	   :: else ->
-		atomic {                                /* s.count.CompareAndSwap(c, c-1) */
-			if
-			:: count[s] == c -> count[s] = c - 1; ok = true
-			:: else -> skip
-			fi;
-			c = 0
-		};
-		if
-		:: ok -> break                          /* return true */
-		:: else -> skip                         /* CAS lost: reload */
-		fi
-	   fi
-	od
-}
+
+/* execute: t.Work(c) with the task read after the claim (d.task), observed
+   by the ghost checks. A panic takes the same path (runCopy recovers it). */
+#define work(cc, g, nn) \
+	assert(task == (g));                    /* the task of the run it claimed */ \
+	assert((g) == curGen);                  /* claimed in the run in progress */ \
+	assert((cc) < (nn));                    /* ids are 0..n-1 */ \
+	assert((curDone & (1 << (cc))) == 0);   /* each id once */ \
+	curDone = curDone | (1 << (cc))
+
+/* wakeIfParked(j): if s.state.Load() == parked &&
+   s.state.CompareAndSwap(parked, waking) { s.wake <- struct{}{} } */
+#define wakeIfParked(j) \
+	if \
+	:: state[j] == PARKED -> \
+		state[j] = WAKING; \
+		assert(len(wake[j]) == 0);          /* "the channel (capacity 1) never blocks" */ \
+		wake[j] ! 1 \
+	:: else -> skip \
+	fi
+
+/* finish, after done.Store(gen): if d.coordParked.Load() == gen &&
+   d.coordParked.CompareAndSwap(gen, 0) { d.coordWake <- struct{}{} }. A
+   step of its own: between done.Store and this CAS the coordinator may
+   already have returned and parked for the next run (BUG_UNTAGGED_END). */
+#define wakeCoord(g) \
+	if \
+	:: coordParked == TAG(g) -> \
+		coordParked = 0; \
+		assert(len(coordWake) == 0);        /* the send never blocks */ \
+		coordWake ! 1 \
+	:: else -> skip \
+	fi
 
 /*
- * Semaphore.WaitHow / WaitWith: TryWait; spinFor (a nondeterministic number,
- * 0..SPINMAX, of TryWait polls; Gosched, the clock and the adaptive burst
- * length are not modelled: they only change timing, which the interleavings
- * already range over); park: commit with Add(-1), and receive a token if the
- * result is negative. Callers that poll once more before calling it
- * (ServeHow, waitEnd) are covered by the spin polls.
- * Uses the caller's locals c, ok, k.
+ * retire(c, n, gen), after the copy's Work: if groups[c/G].left.Add(-1) != 0
+ * { return }; if n > G && groupsLeft.Add(-1) != 0 { return }; finish(gen).
+ * Used by the workers and by the caller, with their own labels: ACCT (this
+ * step), WAKEC (finish's wake-up step) and, for BUG_EARLY_DONE, GRP; AFTER
+ * is the code run after the copy's last step.
  */
-inline semWait(s) {
-	tryWait(s);                                 /* if s.TryWait() { return Immediate } */
-	do                                          /* if budget > 0 && s.spinFor(budget, sp) */
-	:: ok -> k = 0; break
-	:: !ok && k < SPINMAX -> tryWait(s); k++
-	:: !ok -> k = 0; break                      /* budget ran out (or was 0) */
-	od;
-	if
-	:: ok -> ok = false
-	:: else ->
-#ifdef BUG_LOST_WAKEUP
-		/* broken: "no permit seen, so register and park", in two steps:
-		   a Signal between the failed poll above and this Add finds no
-		   registered waiter (old >= 0) and sends no token */
-		count[s] = count[s] - 1;
-		wake[s] ? _
+#ifndef BUG_EARLY_DONE
+#define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
+ACCT: \
+	atomic { \
+		assert((g) == curGen);              /* accounting of the run in progress only */ \
+		left[(cc) / G]--; lv = left[(cc) / G];  /* groups[c/G].left.Add(-1) */ \
+		if \
+		:: lv == 0 && groupsOf(nn) > 1 -> \
+			groupsLeft--; lv = groupsLeft   /* n > G: groupsLeft.Add(-1) */ \
+		:: else -> skip \
+		fi; \
+		if \
+		:: lv == 0 -> done = (g); goto WAKEC  /* finish: d.done.Store(gen) */ \
+		:: else -> lv = 0; AFTER \
+		fi \
+	}; \
+WAKEC: \
+	atomic { wakeCoord(g); AFTER }
 #else
-		atomic { count[s] = count[s] - 1; c = count[s] };  /* park: if s.count.Add(-1) >= 0 */
-		if
-		:: c >= 0 -> c = 0                      /* return Committed: a permit after all */
-		:: else -> c = 0; wake[s] ? _           /* <-wake */
-		fi
+#define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
+ACCT: \
+	atomic { \
+		assert((g) == curGen); \
+		left[(cc) / G]--; \
+		if \
+		:: left[(cc) / G] == 0 -> done = (g); goto WAKEC  /* broken: finish first */ \
+		:: else -> AFTER \
+		fi \
+	}; \
+WAKEC: \
+	atomic { \
+		wakeCoord(g); \
+		if \
+		:: groupsOf(nn) > 1 -> goto GRP \
+		:: else -> AFTER \
+		fi \
+	}; \
+GRP: \
+	atomic { assert((g) == curGen); groupsLeft--; AFTER }
 #endif
-	fi
-}
 
 /*
- * Semaphore.Signal(n): old := Add(n) - n; if old < 0, send min(n, -old)
- * tokens, one channel send each (wakeParked). Signal(0) returns at once.
- * Uses the caller's locals old and k.
+ * The worker: Serve(i), with next and park. seen is s.seen, the gen of the
+ * last run word it acted on (a Goexit replacement serves the same slot, so
+ * it starts with its predecessor's).
  */
-inline signal(s, n) {
+#ifdef BUG_NO_TREE
+#define hasChild(j) false                       /* broken: no tree wake-ups */
+#else
+#define hasChild(j) ((j) < m)                   /* if c := 2*i + 2; c < m (and c+1 < m) */
+#endif
+
+/* the for loop of Serve: back to next */
+#define next() \
+	m = 0; c = 0; clearRun(); goto poll
+
+/* Serve after next returned r: s.seen = gen; stop: return; m = n - caller;
+   wake the children 2i+2, 2i+3 if < m; then the own copy (i < m) or the
+   helper scan (i >= m) */
+#define dispatch() \
+	seen = rg; \
+	if \
+	:: rs -> clearRun(); exited++; goto gone    /* r&stopBit != 0: return (wg.Done) */ \
+	:: else -> \
+		m = rn - rc; \
+		if \
+		:: hasChild(2 * i + 2) -> goto child1 \
+		:: else -> toWork() \
+		fi \
+	fi
+
+#define toWork() \
+	if \
+	:: i < m -> goto own \
+	:: else -> c = 0; goto help \
+	fi
+
+/* after a copy ran on this worker (c is its id): the own copy ends this
+   pass of Serve's loop, the helper scan goes on with c+1 */
+#define helpNext() \
+	if \
+	:: c + 1 < m -> c++; goto help \
+	:: else -> next() \
+	fi
+#define afterCopyNoExit() \
+	if \
+	:: i < m -> next() \
+	:: else -> helpNext() \
+	fi
+#ifdef GOEXIT
+#define afterCopy() goto wexit
+#else
+#define afterCopy() afterCopyNoExit()
+#endif
+
+proctype worker(byte i; byte seen) {
+	byte rg, rn, m, c, old, lv;
+	bit rs, rc;
+poll:
+	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
+	   then park */
 	if
-	:: n > 0 ->
-		atomic { old = count[s]; count[s] = count[s] + n };  /* old := s.count.Add(n) - n */
-		if
-		:: old < 0 ->                           /* s.wakeParked(min(n, -old)) */
-			if
-			:: n < -old -> k = n
-			:: else -> k = -old
-			fi;
-			old = 0;
-			do
-			:: k > 0 -> wake[s] ! 1; k--        /* wake <- struct{}{} */
-			:: else -> break
-			od
-		:: else -> old = 0                      /* if old >= 0 { return } */
-		fi
-	:: else -> skip                             /* if n <= 0 { return } */
-	fi
-}
-
-/*
- * Dispatcher.execute(t, id, onCaller) after the claim: the copy's Work (the
- * ghost checks), then the deferred notFinished.Add(-1), and end.Signal(1)
- * by the copy that reached zero. A panic does not change this path (the
- * deferred function recovers it and retires the copy the same way), so panics
- * need no modelling of their own.
- */
-inline claimAndWork(t) {
+	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* fresh: a new run word */
+	:: atomic { rGen == seen -> goto spinning }   /* not fresh */
+	fi;
+spinning:
+	/* spin.Until(budget, ..., fresh): a poll that finds nothing is a
+	   stutter step; the budget may run out at any time (0 included) */
+	if
+	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* a poll found a new run word */
+	:: atomic { state[i] = PARKED; goto parked }  /* park: s.state.Store(parked) */
+	fi;
+parked:
+#ifdef BUG_NO_RECHECK
+	goto sleep;                                 /* broken: block without the re-check */
+#endif
 	atomic {
-		id = claimed; claimed++;                /* id := int(d.claimed.Add(1) - 1) */
-		/* t.Work(id), observed by ghost checks; the copy's duration is the
-		   interleaving between this step and the decrement below */
-		assert(t == curRun + 1);                /* the copy belongs to the current run */
-		assert(id < curN);                      /* ids are 0..n-1 */
-		assert((curDone & (1 << id)) == 0);     /* each id once */
-		curDone = curDone | (1 << id);
-		id = 0
-	}
-}
-
-inline retire() {
-	atomic { notFinished--; nf = notFinished }; /* d.notFinished.Add(-1) */
+		if
+		:: rGen == seen -> goto sleep           /* if d.fresh(s) (the re-check) */
+		:: else -> skip
+		fi
+	};
+	atomic {
+		if
+		:: state[i] == PARKED -> state[i] = AWAKE; goto snap  /* withdraw: CAS(parked, awake) */
+		:: else -> skip
+		fi
+	};
+	atomic { wake[i] ? _; state[i] = AWAKE };   /* a waker won: <-s.wake; s.state.Store(awake) */
+snap:
+	atomic { loadRun(); dispatch() };           /* return d.snapshot() */
+sleep:
+	atomic { wake[i] ? _; state[i] = AWAKE };   /* <-s.wake; s.state.Store(awake) */
+	/* back in next's loop: if d.fresh(s) { return d.snapshot() }; else
+	   park again at once (no spinning) */
 	if
-	:: nf == 0 -> nf = 0; signal(END, 1)        /* d.end.Signal(1) */
-	:: else -> nf = 0
-	fi
-}
-
-
-/* Workers.work(i, wk): for { ok, how := w.d.ServeHow(&wk.spin); if !ok { break } }; then wg.Done(). */
-proctype worker() {
-	short c, old;
-	byte k, t, id, nf;
-	bool ok;
-serve:
-	semWait(START);                             /* ServeHow: TryWait, then d.start.WaitWith(sp, ...) */
-	t = task;                                   /* t := d.task */
-	if
-	:: t == 0 -> goto stopped                   /* if t == nil { return false } */
-	:: else -> skip
+	:: atomic { rGen != seen -> loadRun(); dispatch() }
+	:: atomic { rGen == seen -> skip }
 	fi;
-	claimAndWork(t);                            /* d.execute(t, int(d.claimed.Add(1)-1), false) */
-	t = 0;
-	retire();                                   /* execute's deferred function */
+	atomic { state[i] = PARKED; goto parked };  /* d.park(s): s.state.Store(parked) */
+child1:
+	/* the tree: wakeIfParked(2i+2), then 2i+3 */
+	atomic {
+		wakeIfParked(2 * i + 2);
+		if
+		:: hasChild(2 * i + 3) -> goto child2
+		:: else -> toWork()
+		fi
+	};
+child2:
+	atomic { wakeIfParked(2 * i + 3); toWork() };
+own:
+	/* i < m: if d.claim(i, gen) { d.execute(d.task, i, n, gen, false) } */
+	atomic {
+		old = claimv[i];                        /* old := s.claim.Load() */
+		if
+		:: claimOK(old, rg) -> skip
+		:: else -> old = 0; next()              /* old < gen is false */
+		fi
+	};
+	atomic {
+		if
+		:: claimv[i] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
+			claimv[i] = rg; old = 0;
+			work(i, rg, rn); c = i; goto wacct
+		:: else -> old = 0; next()
+		fi
+	};
+help:
+	/* i >= m: for c := range m { if d.slots[c].state.Load() != awake &&
+	   d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } } */
+	atomic {
+		if
+		:: state[c] != AWAKE ->
+			old = claimv[c];
+			if
+			:: claimOK(old, rg) -> goto hcas
+			:: else -> old = 0
+			fi
+		:: else -> skip
+		fi;
+		helpNext()
+	};
+hcas:
+	atomic {
+		if
+		:: claimv[c] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
+			claimv[c] = rg; old = 0;
+			work(c, rg, rn); goto wacct
+		:: else -> old = 0; helpNext()
+		fi
+	};
+	account(wacct, wwakec, wgrp, c, rg, rn, afterCopy());
 #ifdef GOEXIT
+wexit:
+	/* the copy may have called runtime.Goexit: execute's deferred retire
+	   did its accounting; Workers.work's defer starts a replacement
+	   Serve(i) (same slot, same seen), and this goroutine ends */
 	if
-	:: atomic { !goexited -> goexited = true };
-		/* the copy called runtime.Goexit: execute's defer retired it above;
-		   Workers.work's defer starts a replacement and this goroutine ends */
-		run worker();
-		goto gone
-	:: true -> skip
+	:: atomic {
+		!goexited -> goexited = true; run worker(i, seen);
+		i = 0; seen = 0; m = 0; c = 0; clearRun(); goto gone
+	   }
+	:: atomic { true -> afterCopyNoExit() }
 	fi;
 #endif
-	goto serve;                                 /* return true; the loop calls Serve again */
-stopped:
-	t = 0;
-	exited++;                                   /* wg.Done() */
-#ifdef GOEXIT
 gone:
 	skip
-#endif
 }
 
-/* The goroutine holding the set's mutex: RUNS runs (Dispatcher.Run), then
-   Workers.Close (Dispatcher.Stop(NW); wg.Wait). */
-active proctype coordinator() {
-	short c, old;
-	byte k, id, nf, r, n;
-	bool ok, callerRuns;
+/*
+ * The coordinator: the goroutine holding the set's run lock. RUNS runs
+ * (Dispatcher.Run), then Workers.Close (Dispatcher.Stop(NW); wg.Wait).
+ */
 
-	atomic {                                    /* ensureCreated: go w.worker(i) */
+/* runOnCaller: for c := m - 1; c >= 0; c-- { if d.claim(c, gen) { ... } } */
+#define callerNext() \
+	if \
+	:: c > 0 -> c--; goto cload \
+	:: else -> goto endwait \
+	fi
+#ifdef GOEXIT
+#define callerAfter() goto cexit
+#else
+#define callerAfter() callerNext()
+#endif
+
+/* Run returns (asserting that every copy of run gen ran, each once, and
+   that its accounting is complete); d.task = nil */
+#define runReturns() \
+	assert(done == gen); \
+	assert(curDone == (1 << n) - 1); \
+	k = 0; \
+	do \
+	:: k < NG -> assert(left[k] == 0); k++ \
+	:: else -> k = 0; break \
+	od; \
+	assert(groupsOf(n) == 1 || groupsLeft == 0); \
+	assert(coordParked == 0);               /* CoordinatorParked() is false again */ \
+	task = 0; curGen = 0; \
+	n = 0; m = 0; c = 0; callerRuns = false; \
+	r++; \
+	goto runs
+
+active proctype coordinator() {
+	byte gen, n, m, c, k, old, lv, r;
+	bool callerRuns;
+
+	atomic {                                    /* go w.work(i, wk, true) for every slot */
 		k = 0;
 		do
-		:: k < NW -> run worker(); k++
+		:: k < NW -> run worker(k, 0); k++
 		:: else -> k = 0; break
 		od
 	};
-
-	r = 0;
-	do
-	:: r < RUNS ->
+runs:
+	if
+	:: atomic {
+		r < RUNS ->
+		/* the arguments of Run(p, n): n copies, 1..NW without caller-runs
+		   (every copy needs a worker), 2..NW+1 with it (n = 1 caller-runs
+		   runs inline, RunInline, outside the dispatcher) */
 #if CALLER == 0
 		callerRuns = false;
 #elif CALLER == 1
@@ -270,53 +468,106 @@ active proctype coordinator() {
 		:: callerRuns = true
 		fi;
 #endif
-		/* n copies: at most NW without caller-runs (every copy needs a
-		   worker); with caller-runs n-1 workers suffice, so up to NW+1 */
 		if
-		:: callerRuns -> select(n : 1 .. NW + 1)
+		:: callerRuns -> select(n : 2 .. NW + 1)
 		:: else -> select(n : 1 .. NW)
 		fi;
-		atomic { curRun = r; curN = n; curDone = 0; task = r + 1 };  /* if !sameTask(d.task, t) { d.task = t } */
-		claimed = 0;                                      /* d.claimed.Store(0) */
-		notFinished = n;                                  /* d.notFinished.Store(n) */
+		m = n - callerRuns;
+		/* d.gen++; d.task = p.t; the groups' left and groupsLeft (read
+		   only by goroutines that read the run word below) */
+		gen++; curGen = gen; curDone = 0;
+		task = gen;
+		k = 0;
+		do
+		:: k < NG ->
+			left[k] = (k * G >= n -> 0 : (n - k * G >= G -> G : n - k * G));
+			k++
+		:: else -> k = 0; break
+		od;
+		groupsLeft = groupsOf(n);
+		/* publish: d.runGen.Store(gen); d.run.Store(word) */
+		rGen = gen; rStop = 0; rCaller = callerRuns; rN = n
+	   }
+	:: atomic { r >= RUNS -> goto stop }
+	fi;
+	/* wake the tree roots: 0 if m > 0 (always here), 1 if m > 1 */
+	atomic {
+		wakeIfParked(0);
 		if
-		:: callerRuns ->                                  /* runWithCaller(t, n) */
-#ifdef BUG_CALLER_N
-			signal(START, n);
-#else
-			signal(START, n - 1);                         /* d.start.Signal(n - 1) */
-#endif
-			do
-			:: claimAndWork(r + 1);                       /* d.execute(t, int(d.claimed.Add(1)-1), true) */
-				retire();
+		:: 1 < m -> skip
+		:: else -> goto caller
+		fi
+	};
+	atomic { wakeIfParked(1); goto caller };
+caller:
+	/* runOnCaller: d.execute(t, n-1, ...) without a claim (nobody else
+	   ever runs copy n-1 of a caller run; the ghost checks would see it) */
+	atomic {
+		if
+		:: callerRuns -> work(n - 1, gen, n); c = n - 1; goto cacct  /* c = n-1 = m: the loop starts at m-1 */
+		:: else -> goto endwait
+		fi
+	};
+cload:
+	atomic {
+		old = claimv[c];                        /* d.claim(c, gen): old := s.claim.Load() */
+		if
+		:: claimOK(old, gen) -> skip
+		:: else -> old = 0; callerNext()
+		fi
+	};
+	atomic {
+		if
+		:: claimv[c] == old -> claimv[c] = gen; old = 0; work(c, gen, n); goto cacct
+		:: else -> old = 0; callerNext()
+		fi
+	};
+	account(cacct, cwakec, cgrp, c, gen, n, callerAfter());
 #ifdef GOEXIT
-				if
-				:: atomic { !goexited -> goexited = true };
-					break                                 /* Goexit: runWithCaller's defer: end.Wait */
-				:: true -> skip
-				fi;
+cexit:
+	/* the copy may have called runtime.Goexit: the caller stops claiming
+	   and runOnCaller's deferred function waits for the end (the next run
+	   is made by another goroutine, modelled by this process) */
+	if
+	:: atomic { !goexited -> goexited = true; goto endwait }
+	:: atomic { true -> callerNext() }
+	fi;
 #endif
-				tryWait(START);                           /* if !d.start.TryWait() { break } */
-				if
-				:: !ok -> break
-				:: else -> ok = false
-				fi
-			od
-		:: else ->
-			signal(START, n)                              /* d.start.Signal(n) */
-		fi;
-		semWait(END);                                     /* d.waitEnd: TryWait, then d.end.WaitWith(&d.coord, budget) */
-		/* Run returns: every copy of run r ran, each once, and all retired */
-		assert(curDone == (1 << n) - 1 && notFinished == 0);
-		n = 0; callerRuns = false;
-		r++
-	:: else -> break
+endwait:
+	/* waitEnd(gen, m): if d.done.Load() == gen { return }; spin.Until
+	   polling done (a poll that finds nothing is a stutter step; the
+	   budget may run out at any time, 0 included); then park */
+	if
+	:: atomic { done == gen -> runReturns() }
+	:: atomic { done != gen -> goto cspin }
+	fi;
+cspin:
+	if
+	:: atomic { done == gen -> runReturns() }   /* a poll saw the end */
+	:: coordParked = TAG(gen)                   /* d.coordParked.Store(gen) */
+	fi;
+	atomic {
+		if
+		:: done == gen -> skip                  /* the re-check: d.done.Load() == gen */
+		:: else -> goto csleep
+		fi
+	};
+	atomic {
+		if
+		:: coordParked == TAG(gen) -> coordParked = 0; runReturns()  /* CAS(gen, 0) */
+		:: else -> skip
+		fi
+	};
+	atomic { coordWake ? _; runReturns() };     /* finish got there first: <-d.coordWake */
+csleep:
+	atomic { coordWake ? _; runReturns() };     /* <-d.coordWake */
+stop:
+	/* Workers.close: d.Stop(k): d.gen++; runGen, run.Store(stop word);
+	   wakeIfParked(i) for i < k; then w.wg.Wait() */
+	atomic { gen++; rGen = gen; rStop = 1; rCaller = 0; rN = 0; k = 0 };
+	do
+	:: atomic { k < NW -> wakeIfParked(k); k++ }
+	:: atomic { k >= NW -> k = 0; break }
 	od;
-
-	/* Workers.Close: Dispatcher.Stop(k), k = created workers; wg.Wait() */
-	task = 0;                                             /* d.task = nil */
-	signal(START, NW);                                    /* d.start.Signal(k) */
-	(exited == NW);                                       /* w.wg.Wait() */
-	assert(count[START] == 0 && count[END] == 0);         /* no permit outlives the set */
-	finished = true
+	atomic { exited == NW -> finished = true }  /* w.wg.Wait() */
 }

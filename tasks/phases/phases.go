@@ -10,6 +10,11 @@
 // task; the coordinator reads the summary after the run, which the run's
 // synchronization orders after every write. Recording is allocation-free.
 //
+// Arithmetic saturates instead of wrapping: Add, Summary's Sum and Diff stop
+// at the largest (or smallest) int64 value, and Avg is then the
+// floating-point mean of the values, so MaxInt64 and 1 sum to MaxInt64 and
+// average about 4.6e18, never to a negative number.
+//
 // The package imports only the standard library.
 package phases
 
@@ -74,10 +79,25 @@ func (p *Phase[V]) panicSet(worker int) {
 }
 
 // Add adds v to worker's value (an unset value counts as 0) and marks it set.
+// The sum saturates at the int64 limits instead of wrapping.
 func (p *Phase[V]) Add(worker int, v V) {
 	s := &p.slots[worker]
-	s.v += v
+	s.v = satAdd(s.v, v)
 	s.set = true
+}
+
+// satAdd returns a + b, or the int64 limit on b's side if that overflows.
+func satAdd[V Value](a, b V) V {
+	sum := a + b
+	// Without overflow, sum > a exactly when b > 0; a wrapped sum lands on
+	// the other side of a.
+	if (sum > a) != (b > 0) {
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return sum
 }
 
 // Get returns worker's value and whether it was set.
@@ -90,9 +110,13 @@ func (p *Phase[V]) Get(worker int) (V, bool) {
 func (p *Phase[V]) Reset() { clear(p.slots) }
 
 // Summary returns the minimum, average, maximum, spread and sum of the values
-// of the workers that reported. With no worker reporting, all are zero.
+// of the workers that reported. With no worker reporting, all are zero. Sum
+// and Diff saturate at the int64 limits; Avg is the mean to float64 precision
+// either way.
 func (p *Phase[V]) Summary() Summary[V] {
 	s := Summary[V]{Name: p.name}
+	var fsum float64 // the sum without saturation, for Avg
+	saturated := false
 	for i := range p.slots {
 		sl := &p.slots[i]
 		if !sl.set {
@@ -104,14 +128,32 @@ func (p *Phase[V]) Summary() Summary[V] {
 		if s.Workers == 0 || sl.v > s.Max {
 			s.Max = sl.v
 		}
-		s.Sum += sl.v
+		sum := satAdd(s.Sum, sl.v)
+		saturated = saturated || sum != s.Sum+sl.v
+		s.Sum = sum
+		fsum += float64(sl.v)
 		s.Workers++
 	}
 	if s.Workers > 0 {
-		s.Avg = float64(s.Sum) / float64(s.Workers)
-		s.Diff = s.Max - s.Min
+		// float64(Sum) is the exact sum rounded once unless Sum
+		// saturated; then the float sum stands in for the true one.
+		if saturated {
+			s.Avg = fsum / float64(s.Workers)
+		} else {
+			s.Avg = float64(s.Sum) / float64(s.Workers)
+		}
+		s.Diff = diff(s.Max, s.Min)
 	}
 	return s
+}
+
+// diff returns hi - lo (hi >= lo), saturated at MaxInt64.
+func diff[V Value](hi, lo V) V {
+	d := hi - lo
+	if d < 0 { // a true difference is >= 0; a negative one wrapped
+		return math.MaxInt64
+	}
+	return d
 }
 
 // String returns the phase's summary as one log line; see Summary.String.
@@ -123,8 +165,8 @@ type Summary[V Value] struct {
 	Min     V       `json:"min"`
 	Avg     float64 `json:"avg"` // in units of V
 	Max     V       `json:"max"`
-	Diff    V       `json:"diff"` // Max - Min
-	Sum     V       `json:"sum"`
+	Diff    V       `json:"diff"`    // Max - Min, saturated at MaxInt64
+	Sum     V       `json:"sum"`     // saturated at the int64 limits
 	Workers int     `json:"workers"` // how many workers reported
 }
 

@@ -24,6 +24,7 @@ package ranges
 import (
 	"fmt"
 	"iter"
+	"math"
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
@@ -37,7 +38,8 @@ const ChunksPerWorker = 8
 
 // ChunkSize returns the default chunk size for a loop of n iterations run by
 // the given number of workers: ceil(n / (workers * ChunksPerWorker)), at least
-// 1. It panics if n is negative or workers < 1.
+// 1. The arithmetic cannot overflow: a product workers * ChunksPerWorker past
+// MaxInt counts as MaxInt. It panics if n is negative or workers < 1.
 func ChunkSize(n, workers int) int {
 	if n < 0 {
 		panic(fmt.Sprintf("ranges: ChunkSize: negative length %d", n))
@@ -45,8 +47,20 @@ func ChunkSize(n, workers int) int {
 	if workers < 1 {
 		panic(fmt.Sprintf("ranges: ChunkSize: workers = %d, want >= 1", workers))
 	}
-	per := workers * ChunksPerWorker
-	return max(1, (n+per-1)/per)
+	per := math.MaxInt
+	if workers <= math.MaxInt/ChunksPerWorker {
+		per = workers * ChunksPerWorker
+	}
+	return max(1, ceilDiv(n, per))
+}
+
+// ceilDiv returns ceil(a / b) for a >= 0, b >= 1 with one division and
+// without forming a + b - 1, which overflows near MaxInt.
+func ceilDiv[T int | uint64](a, b T) T {
+	if a == 0 {
+		return 0
+	}
+	return (a-1)/b + 1
 }
 
 // Loop is a loop over [0, n) handed out in chunks of a fixed size. The zero
@@ -58,21 +72,29 @@ func ChunkSize(n, workers int) int {
 // Memory model: claiming orders nothing; the iterations' writes are published
 // to the caller by whatever runs the copies (package workers' Run).
 type Loop struct {
-	// next is the first unclaimed iteration. n and chunk share its line on
-	// purpose: every claim reads them and writes next, so one line moves per
-	// claim. The pads keep the neighbours of an enclosing struct off it.
-	_     [cacheLine]byte
-	next  atomic.Int64
-	n     int64 // read-only during a run
-	chunk int64 // read-only during a run
-	_     [cacheLine - 24]byte
+	// next is the index of the next unclaimed chunk. n, chunk and chunks
+	// share its line on purpose: every claim reads them and writes next, so
+	// one line moves per claim. The pads keep the neighbours of an enclosing
+	// struct off it.
+	//
+	// Counting chunks rather than iterations keeps every bound in range for
+	// any n and chunk: a claim adds 1, so next could only wrap after 2^64
+	// claims (centuries at one per nanosecond), and chunk i starts at
+	// i*chunk < n only for i < chunks.
+	_      [cacheLine]byte
+	next   atomic.Uint64
+	n      uint64 // read-only during a run; <= MaxInt64
+	chunk  uint64 // read-only during a run; >= 1 once Reset
+	chunks uint64 // ceil(n / chunk); read-only during a run
+	_      [cacheLine - 32]byte
 }
 
 const cacheLine = 128
 
 // NewLoop returns a loop over [0, n) in chunks of chunk iterations. Chunk 0
 // picks ChunkSize(n, 1); pass ChunkSize(n, workers) instead when the worker
-// count is known. It panics if n or chunk is negative.
+// count is known. Any n and chunk >= 0 work, up to MaxInt. It panics if n or
+// chunk is negative.
 func NewLoop(n, chunk int) *Loop {
 	l := new(Loop)
 	l.Reset(n, chunk)
@@ -92,37 +114,35 @@ func (l *Loop) Reset(n, chunk int) {
 	if chunk == 0 {
 		chunk = ChunkSize(n, 1)
 	}
-	l.n, l.chunk = int64(n), int64(chunk)
+	l.n, l.chunk = uint64(n), uint64(chunk)
+	l.chunks = ceilDiv(l.n, l.chunk)
 	l.next.Store(0)
 }
 
 // Len returns n, the number of iterations of the loop.
 func (l *Loop) Len() int { return int(l.n) }
 
-// Chunk returns the chunk size.
+// Chunk returns the chunk size (0 for a zero Loop, which has no chunks).
 func (l *Loop) Chunk() int { return int(l.chunk) }
 
 // NumChunks returns the number of chunks the loop is split into: the most
 // copies that can get any work.
-func (l *Loop) NumChunks() int {
-	if l.n == 0 {
-		return 0
-	}
-	return int((l.n + l.chunk - 1) / l.chunk)
-}
+func (l *Loop) NumChunks() int { return int(l.chunks) }
 
 // Next claims the next chunk and returns its bounds, lo < hi <= n, with ok
-// true; once every chunk is claimed it returns ok false. Each iteration of
-// [0, n) lies in exactly one chunk returned over all callers.
+// true; once every chunk is claimed it returns ok false, however often it is
+// called. Each iteration of [0, n) lies in exactly one chunk returned over all
+// callers, for every n and chunk.
 func (l *Loop) Next() (lo, hi int, ok bool) {
-	// The Add is the claim: it returns distinct, increasing starts to
-	// concurrent callers. A copy calls Next until it fails, so each copy
-	// adds past n at most once and next stays below n + copies*chunk.
-	start := l.next.Add(l.chunk) - l.chunk
-	if start >= l.n {
+	// The Add is the claim: it returns distinct, increasing chunk indices
+	// to concurrent callers. Chunk i < chunks starts at i*chunk <= n-1, and
+	// n - start bounds its length, so nothing below can overflow.
+	i := l.next.Add(1) - 1
+	if i >= l.chunks {
 		return 0, 0, false
 	}
-	return int(start), int(min(start+l.chunk, l.n)), true
+	start := i * l.chunk
+	return int(start), int(start + min(l.chunk, l.n-start)), true
 }
 
 // Chunks returns an iterator over the chunks the caller claims, as (lo, hi)
@@ -150,7 +170,10 @@ func (l *Loop) Do(body func(lo, hi int)) {
 }
 
 // Claimed returns how many iterations have been claimed so far (at most n).
-func (l *Loop) Claimed() int { return int(min(l.next.Load(), l.n)) }
+func (l *Loop) Claimed() int {
+	// min(next, chunks) * chunk < n + chunk <= 2^64 - 2: no overflow.
+	return int(min(min(l.next.Load(), l.chunks)*l.chunk, l.n))
+}
 
 // Task is a tasks.Task whose copies drain a Loop, calling a body for each
 // chunk they claim. Create one with NewTask; Reset its loop between runs.

@@ -412,7 +412,9 @@ func TestDequeOwnerHandoff(t *testing.T) {
 // block shared with other objects), so a weak pointer to it goes nil as soon
 // as it is unreachable.
 type gcObj struct {
-	p   *int
+	//lint:ignore U1000 never read: it makes the object a pointer-holding one
+	p *int
+	//lint:ignore U1000 never read: it sizes the object
 	pad [64]byte
 }
 

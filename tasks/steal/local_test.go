@@ -181,7 +181,9 @@ func TestDrainLocalStealsABatch(t *testing.T) {
 	started := make(chan struct{})
 	var processed atomic.Int64
 	var wg sync.WaitGroup
-	wg.Go(func() {
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
 		s.DrainLocal(1, term, func(l *steal.Local[int], v int) {
 			processed.Add(1)
 			if first < 0 {
@@ -189,11 +191,12 @@ func TestDrainLocalStealsABatch(t *testing.T) {
 				close(started)
 			}
 		})
-	})
-	wg.Go(func() {
+	}()
+	go func() {
+		defer wg.Done()
 		<-started
 		s.DrainLocal(0, term, func(*steal.Local[int], int) { processed.Add(1) })
-	})
+	}()
 	wg.Wait()
 	assert.Equal(t, 19, first, "values on the thief's private stack after its first steal: half of the 39 left")
 	assert.Equal(t, int64(40), processed.Load())

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // Terminator decides when a stealing phase is over: when all n workers have
@@ -41,8 +43,9 @@ import (
 // spins, polling with pauses that double in length; then it yields the
 // processor (runtime.Gosched) for about SpinBudget; then it sleeps. When the
 // workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
-// yields for a tenth of the budget: its processor is better spent on the
-// workers that hold work. GOMAXPROCS is read once, by NewTerminator and by
+// yields only for the module's oversubscribed budget (internal/spin, the one
+// spin policy the dispatcher and the semaphore follow too): its processor is
+// better spent on the workers that hold work. GOMAXPROCS is read once, by NewTerminator and by
 // each Reset, not at every wait (runtime.GOMAXPROCS takes the scheduler's
 // lock); a change of GOMAXPROCS takes effect at the next Reset.
 //
@@ -78,6 +81,7 @@ type Terminator struct {
 	// last Reset read it (see spinMaster). Written only there, when no
 	// worker is inside Offer.
 	spin    bool
+	budget  time.Duration // spin.Budget(n), read with spin
 	n       int32
 	hasWork func() bool
 	// wake holds tokens for sleepers, capacity n. Tokens may be stale (sent
@@ -94,7 +98,8 @@ type Terminator struct {
 // SpinBudget is about how long an offering worker spins and yields, in all,
 // before it sleeps: about the cost of a sleep and wake-up, so that a worker
 // waiting for work that arrives later loses at most twice the optimum.
-const SpinBudget = 50 * time.Microsecond
+// It is the module's one default (internal/spin).
+const SpinBudget = spin.Default
 
 // MaxNap is the longest nap of the spin master between two looks at the
 // queues, once it has stopped spinning.
@@ -131,8 +136,8 @@ const maxWorkers = 1 << 30
 // turns with the workers that hold work, so they spin not at all and yield
 // for a tenth of the budget.
 func (t *Terminator) readProcs() {
-	procs := runtime.GOMAXPROCS(0)
-	t.spin = procs > 1 && int(t.n) <= procs
+	t.budget = spin.Budget(int(t.n))
+	t.spin = t.budget == spin.Default
 }
 
 // Workers returns n, the number of workers that must offer.
@@ -292,16 +297,19 @@ func (t *Terminator) spinMaster() bool {
 	// Whether to spin was decided from GOMAXPROCS by readProcs, once a
 	// phase: runtime.GOMAXPROCS(0) takes the scheduler's lock, too much for
 	// every worker that becomes master.
-	spin := t.spin
-	budget := SpinBudget
-	if !spin {
-		budget /= 10
+	spinning := t.spin
+	// Without spinning, yield for the policy's oversubscribed budget (or,
+	// with GOMAXPROCS = 1, for that much too: a yield lets the workers with
+	// work run, which a nap would delay).
+	budget := t.budget
+	if !spinning {
+		budget = spin.Oversubscribed
 	}
 	start := time.Now()
 	nap := 10 * time.Microsecond
 	for round := 0; ; round++ {
 		switch {
-		case spin && round < spinRounds:
+		case spinning && round < spinRounds:
 			// Pause with a poll of the counter, which also notices
 			// termination as early as possible.
 			for range 1 << round {

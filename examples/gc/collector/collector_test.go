@@ -25,8 +25,12 @@ func (g goRunner) MaxWorkers() int { return g.max }
 
 func (g goRunner) RunN(t tasks.Task, n int) {
 	var wg sync.WaitGroup
+	wg.Add(n)
 	for i := range n {
-		wg.Go(func() { t.Work(i) })
+		go func() {
+			defer wg.Done()
+			t.Work(i)
+		}()
 	}
 	wg.Wait()
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// competeUnits is the work a competing goroutine does between two checks of
+// its stop flag: about 20 us (20 us / ~2 ns per unit), so stopping is prompt.
+const competeUnits = 10000
+
+// competitors are goroutines that burn CPU while the sections run (-compete
+// k): other work in the same process competing for the processors, as a
+// runtime's or a server's own goroutines do while a parallel phase runs.
+type competitors struct {
+	stop atomic.Bool
+	wg   sync.WaitGroup
+	sink []paddedWord // one result slot per goroutine, on its own line
+}
+
+// startCompetitors starts k goroutines of CPU work; stop ends them.
+func startCompetitors(k int) *competitors {
+	c := &competitors{sink: make([]paddedWord, k)}
+	c.wg.Add(k)
+	for i := range k {
+		go func() {
+			defer c.wg.Done()
+			// The Load that sees stopping set happens after the Store in
+			// stop; the goroutine then exits and Done lets Wait return.
+			for !c.stop.Load() {
+				c.sink[i].v += burn(competeUnits)
+			}
+		}()
+	}
+	return c
+}
+
+// stopAll stops the goroutines and waits until all have exited.
+func (c *competitors) stopAll() {
+	c.stop.Store(true)
+	c.wg.Wait()
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// surplusCopyNS are the works per copy of the surplus section, in ns: about
+// the cost of a wake-up, and ten times that.
+var surplusCopyNS = []float64{5000, 50000}
+
+// surplusCase is one row of the surplus section: n copies of CopyNS of work
+// per copy, in one mode, on the long-lived set (Created workers, more than
+// the run needs) and on a set with exactly the workers the run needs.
+type surplusCase struct {
+	Mode    string  `json:"mode"` // workers or workers+caller
+	N       int     `json:"n"`
+	Needed  int     `json:"workers_needed"`  // n, or n-1 with caller-runs
+	Created int     `json:"workers_created"` // workers of the long-lived set
+	CopyNS  float64 `json:"copy_ns"`         // work per copy
+	Runs    int     `json:"runs"`            // timed runs per iteration and set
+	// SurplusNS and ExactNS are the median (over iterations) average run
+	// time on the long-lived set and on the exact set.
+	SurplusNS float64 `json:"surplus_ns"`
+	ExactNS   float64 `json:"exact_ns"`
+	Ratio     float64 `json:"ratio"` // SurplusNS / ExactNS; the target is at most surplusLimit
+	// SurplusWaits and ExactWaits are how the workers of each set obtained
+	// their copies during the timed runs.
+	SurplusWaits *waitStats `json:"surplus_waits"`
+	ExactWaits   *waitStats `json:"exact_waits"`
+}
+
+// surplusResult is the surplus section's result.
+type surplusResult struct {
+	Cases []surplusCase `json:"cases"`
+}
+
+// surplusNs returns the copy counts to try in a mode on a set of size
+// workers: runs that leave at least one created worker without a copy.
+// Only-workers runs need n workers (n = 1, size/2, size-1); caller-runs runs
+// need n-1 (n = 2, size/2, size; n = 1 runs inline and needs none).
+func surplusNs(size int, callerRuns bool) []int {
+	lo, cands := 1, []int{1, size / 2, size - 1}
+	if callerRuns {
+		lo, cands = 2, []int{2, size / 2, size}
+	}
+	var ns []int
+	for _, n := range cands {
+		if n >= lo && n <= size && (callerRuns || n < size) && !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+// runSurplus measures runs of fewer copies than the long-lived set has
+// workers against the same runs on a set with exactly the workers they need.
+// The long-lived set serves both modes and every case; the exact set is new
+// in every iteration and only ever sees its own case, so it starts exactly
+// the workers the case needs. The two take turns per iteration.
+func runSurplus(h *harness) (any, error) {
+	unit := h.unitNS()
+	ls := newLongSet(h.cfg.Max)
+	defer ls.close()
+	fmt.Fprintf(h.out, "one long-lived set of %d workers (all started) against a new set with exactly the workers the run needs;\n", h.cfg.Max)
+	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; time per run, median over %d iterations; ratio = surplus / exact\n", unit, h.cfg.Iters)
+	res := &surplusResult{}
+	for _, mode := range []string{nameWorkers, nameCaller} {
+		caller := mode == nameCaller
+		for _, n := range surplusNs(h.cfg.Max, caller) {
+			for _, per := range surplusCopyNS {
+				res.Cases = append(res.Cases, measureSurplus(h, ls, mode, n, per, unit))
+			}
+		}
+	}
+	if len(res.Cases) == 0 {
+		fmt.Fprintf(h.out, "no run can leave a worker idle at -max %d\n", h.cfg.Max)
+	}
+	printSurplus(h.out, res.Cases)
+	return res, nil
+}
+
+// measureSurplus measures one case on ls and on exact sets.
+func measureSurplus(h *harness, ls *longSet, mode string, n int, per, unit float64) surplusCase {
+	caller := mode == nameCaller
+	c := surplusCase{Mode: mode, N: n, Needed: n, Created: ls.size, CopyNS: per}
+	if caller {
+		c.Needed = n - 1
+	}
+	c.Runs = grainRuns(h.cfg.Runs, per*float64(n))
+	gw := newGrainWork(n, per*float64(n), unit)
+	t := perfTask(gw.work, caller)
+	sur := newCollector(c.Runs, h.cfg.Iters, false)
+	exact := newCollector(c.Runs, h.cfg.Iters, false)
+	for it := range h.cfg.Iters {
+		h.status("surplus %s n=%d %s/copy iteration %d/%d", mode, n, fmtNS(per), it+1, h.cfg.Iters)
+		sur.measure(func() runner { return ls.runner(n, t) })
+		exact.measure(func() runner { return startSet(n, n, t) })
+	}
+	ss, es := sur.stats(), exact.stats()
+	c.SurplusNS, c.ExactNS = ss.MedianAvgNS, es.MedianAvgNS
+	c.Ratio = ratio(c.SurplusNS, c.ExactNS)
+	c.SurplusWaits, c.ExactWaits = ss.Waits, es.Waits
+	return c
+}
+
+// printSurplus prints the surplus table.
+func printSurplus(w io.Writer, cs []surplusCase) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tn\tneeded\tcreated\tper copy\truns\tsurplus us\texact us\tsurplus/exact\twoken/copy surplus\twoken/copy exact\t")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%s\t%s\t\n",
+			c.Mode, c.N, c.Needed, c.Created, fmtNS(c.CopyNS), c.Runs, c.SurplusNS/1000, c.ExactNS/1000, c.Ratio,
+			wokenShare(c.SurplusWaits), wokenShare(c.ExactWaits))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "woken/copy: share of the copies run on workers that a worker got only after being woken from park")
+}
+
+// wokenShare formats the share of worker copies that needed a wake-up.
+func wokenShare(w *waitStats) string {
+	if w == nil || w.WorkerCopies == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(w.Parked)/float64(w.WorkerCopies))
+}

@@ -1,0 +1,230 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/workgang/workgang/tasks/ranges"
+)
+
+// errCopyPanicked is the cause with which a run's context is cancelled when
+// one of its copies panics (or calls runtime.Goexit), so the other copies can
+// stop early; the panic itself reaches the caller as a *PanicError.
+var errCopyPanicked = errors.New("workers: a copy of the run panicked")
+
+// RunContext runs n copies of fn, with worker ids 0..n-1, and returns when
+// all have returned, the way errgroup.Group runs functions: every copy gets a
+// context derived from ctx that is cancelled as soon as a copy returns a
+// non-nil error (its context.Cause is then that error) or ctx is done, and
+// RunContext returns the first non-nil error a copy returned, or nil. Like
+// errgroup, it returns nil if ctx was cancelled but every copy still returned
+// nil; a copy that wants to report the cancellation returns ctx.Err(). The
+// derived context is cancelled when RunContext returns.
+//
+// The calling goroutine runs copies too, as for a caller-runs task (see
+// tasks.CallerRuns): it would otherwise sit idle until the copies finish, and
+// running one itself saves a hand-off; with n == 1, fn runs inline and no
+// worker is woken. Use RunN with a task of your own to keep every copy on the
+// workers (for instance to run them on placed threads).
+//
+// Copies are started even when ctx is already done; they see a done context.
+// Memory model, nested runs and panics are as for RunN: a copy's panic (or
+// Goexit on a worker) cancels the others' context with a cause of its own,
+// and once every copy has returned, RunContext panics with the *PanicError.
+//
+// Allocations: RunContext allocates only for the derived context
+// (context.WithCancelCause); its task comes from a pool. With a parent that
+// is never cancelled, such as context.Background, that is 2 allocations per
+// call, 3 if a copy calls ctx.Done (the channel); a cancellable parent may add
+// its bookkeeping (TestContextAllocations pins these counts). Run, RunN and
+// ForRange stay at 0. It panics if ctx or fn is nil, n is outside
+// [1, MaxWorkers], or in the cases where RunN panics.
+func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
+	if ctx == nil {
+		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
+	}
+	if fn == nil {
+		panic(fmt.Sprintf("workers: RunContext on %q: nil function", w.Name()))
+	}
+	if n < 1 || n > w.MaxWorkers() {
+		panic(fmt.Sprintf("workers: RunContext on %q: n = %d out of range [1, %d]", w.Name(), n, w.MaxWorkers()))
+	}
+	t := runCtxPool.Get().(*runCtxTask)
+	t.fn = fn
+	cancel := t.start(ctx)
+	// Deferred (open-coded: no allocation) so that a panicking run still
+	// detaches the derived context from ctx.
+	defer cancel(nil)
+	w.RunN(t, n)
+	err := t.finish()
+	t.fn = nil
+	runCtxPool.Put(t) // after RunN returned, no copy touches t any more
+	return err
+}
+
+// ForRangeContext is ForRange with a context and errors: it runs body over
+// [0, n) in chunks as ForRange does, with the same options, but copies stop
+// claiming chunks once ctx is done or a body call returned an error. Each body
+// call gets a context derived from ctx, cancelled (with the error as its
+// cause) as soon as a body call fails. A body call already running is not
+// interrupted: cancellation is seen between chunks, so a smaller WithChunk
+// stops a loop sooner.
+//
+// It returns the first non-nil error a body call returned; otherwise, if ctx
+// was done before every chunk was handed out, context.Cause(ctx) (which is
+// ctx.Err() unless ctx was cancelled with a cause); otherwise nil: a loop that
+// ran every iteration returns nil even if ctx is done by then. If ctx is done
+// when ForRangeContext is called, it runs nothing.
+//
+// Allocations are those of RunContext with ctx.Done called: 3 per call with
+// context.Background (the task comes from a pool; a ctx already done costs
+// none). It panics where ForRange panics, and if ctx is nil.
+func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
+	if ctx == nil {
+		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
+	}
+	copies, chunk, callerRuns := w.rangeSetup("ForRangeContext", n, body != nil, opts)
+	if n == 0 {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return cause(ctx)
+	}
+	t := rangeCtxPool.Get().(*rangeCtxTask)
+	t.loop.Reset(n, chunk)
+	t.body = body
+	t.callerRuns = callerRuns
+	cancel := t.start(ctx)
+	defer cancel(nil) // as in RunContext
+	w.RunN(t, min(copies, t.loop.NumChunks()))
+	err := t.finish()
+	if err == nil && t.loop.Claimed() < n {
+		// Copies stop early without an error only when the derived
+		// context is done, and only ctx being done cancels it then (a
+		// panic would have made RunN panic).
+		err = cause(ctx)
+	}
+	t.body = nil
+	rangeCtxPool.Put(t)
+	return err
+}
+
+// cause is context.Cause(ctx), or ctx.Err() for a context whose Cause is nil
+// although it is done (a custom Context implementation).
+func cause(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// errRun is the state a run with a context shares among its copies: the
+// derived context and the first error.
+type errRun struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	err    error // the first error a copy returned; guarded by mu
+}
+
+// start derives the run's context from parent; it returns the cancel
+// function for the caller to defer.
+func (r *errRun) start(parent context.Context) context.CancelCauseFunc {
+	r.ctx, r.cancel = context.WithCancelCause(parent)
+	return r.cancel
+}
+
+// fail records err if it is the run's first error and cancels the run's
+// context with it as the cause. The mutex orders the first error before the
+// cancel, so no copy can see a context cancelled by a later error, and
+// RunN's return orders every fail before finish.
+func (r *errRun) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+		r.cancel(err)
+	}
+	r.mu.Unlock()
+}
+
+// finish cancels the run's context (it is over), returns the first error and
+// clears the state for the pool. It runs after RunN returned, so no copy is
+// running.
+func (r *errRun) finish() error {
+	r.cancel(nil)
+	err := r.err
+	r.ctx, r.cancel, r.err = nil, nil, nil
+	return err
+}
+
+// guard is deferred by every copy: a copy that does not return normally
+// (panic, Goexit) cancels the others' context so they can stop early.
+func (r *errRun) guard(returned *bool) {
+	if !*returned {
+		r.cancel(errCopyPanicked)
+	}
+}
+
+var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
+
+// runCtxTask is the task RunContext runs. It always lets the caller run
+// copies (see RunContext).
+type runCtxTask struct {
+	errRun
+	fn func(ctx context.Context, worker int) error
+}
+
+func (t *runCtxTask) Name() string       { return "workers.RunContext" }
+func (t *runCtxTask) CallerCanRun() bool { return true }
+
+func (t *runCtxTask) Work(worker int) {
+	returned := false
+	defer t.guard(&returned)
+	if err := t.fn(t.ctx, worker); err != nil {
+		t.fail(err)
+	}
+	returned = true
+}
+
+var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
+
+// rangeCtxTask is the task ForRangeContext runs: copies drain loop until it
+// is empty, the run's context is done, or a body call fails.
+type rangeCtxTask struct {
+	errRun
+	loop       ranges.Loop
+	body       func(ctx context.Context, worker, lo, hi int) error
+	callerRuns bool
+}
+
+func (t *rangeCtxTask) Name() string       { return "workers.ForRangeContext" }
+func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
+
+func (t *rangeCtxTask) Work(worker int) {
+	returned := false
+	defer t.guard(&returned)
+	done := t.ctx.Done()
+	for {
+		// A non-blocking receive is a lock-free check of an open channel,
+		// unlike ctx.Err, which may take the context's mutex on every
+		// chunk. A receive that sees the channel closed is synchronized
+		// after the cancel that closed it.
+		select {
+		case <-done:
+			returned = true
+			return
+		default:
+		}
+		lo, hi, ok := t.loop.Next()
+		if !ok {
+			break
+		}
+		if err := t.body(t.ctx, worker, lo, hi); err != nil {
+			t.fail(err)
+			break
+		}
+	}
+	returned = true
+}

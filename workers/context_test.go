@@ -1,0 +1,315 @@
+package workers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/workers"
+)
+
+func TestRunContextAllSucceed(t *testing.T) {
+	w := workers.New("ctx-ok", 3)
+	defer w.Close()
+	for _, n := range []int{1, 2, 3} {
+		runs := make([]atomic.Int32, n)
+		var seen atomic.Pointer[context.Context]
+		err := w.RunContext(context.Background(), n, func(ctx context.Context, worker int) error {
+			runs[worker].Add(1)
+			seen.Store(&ctx)
+			return ctx.Err()
+		})
+		require.NoError(t, err)
+		for id := range runs {
+			assert.Equal(t, int32(1), runs[id].Load(), "n=%d: copy %d", n, id)
+		}
+		assert.ErrorIs(t, (*seen.Load()).Err(), context.Canceled, "the derived context is cancelled when RunContext returns")
+	}
+}
+
+// The first error wins, cancels the context the other copies see (with the
+// error as its cause) and is returned.
+func TestRunContextFirstErrorCancelsOthers(t *testing.T) {
+	w := workers.New("ctx-err", 3)
+	defer w.Close()
+	first := errors.New("first")
+	for round := range 20 {
+		var causes [3]atomic.Value
+		err := w.RunContext(context.Background(), 3, func(ctx context.Context, worker int) error {
+			if worker == 0 {
+				return first
+			}
+			<-ctx.Done() // hangs unless copy 0's error cancels the context
+			causes[worker].Store(context.Cause(ctx))
+			return fmt.Errorf("copy %d: late: %w", worker, ctx.Err())
+		})
+		require.ErrorIs(t, err, first, "round %d", round)
+		require.Equal(t, first, err, "round %d: the first error itself, not a later one", round)
+		for id := 1; id < 3; id++ {
+			assert.Equal(t, first, causes[id].Load(), "round %d: copy %d's cause", round, id)
+		}
+	}
+}
+
+// A parent's cancellation reaches every copy; the copies report it.
+func TestRunContextParentCancel(t *testing.T) {
+	w := workers.New("ctx-parent", 2)
+	defer w.Close()
+	stop := errors.New("stop")
+	parent, cancel := context.WithCancelCause(context.Background())
+	var started atomic.Int32
+	go func() {
+		for started.Load() < 2 { // until both copies are about to block on ctx.Done
+			runtime.Gosched()
+		}
+		cancel(stop)
+	}()
+	err := w.RunContext(parent, 2, func(ctx context.Context, worker int) error {
+		started.Add(1)
+		<-ctx.Done()
+		return context.Cause(ctx)
+	})
+	assert.Equal(t, stop, err)
+}
+
+// A copy's panic still comes back as *PanicError, and cancels the other
+// copies' context so they can stop.
+func TestRunContextPanic(t *testing.T) {
+	w := workers.New("ctx-panic", 2)
+	defer w.Close()
+	var otherCause atomic.Value
+	pe := capturePanic(t, func() {
+		_ = w.RunContext(context.Background(), 2, func(ctx context.Context, worker int) error {
+			if worker == 1 {
+				panic("boom")
+			}
+			<-ctx.Done() // hangs unless the panic cancels the context
+			otherCause.Store(context.Cause(ctx))
+			return nil
+		})
+	})
+	assert.Equal(t, "boom", pe.Value)
+	assert.Equal(t, "workers.RunContext", pe.Task)
+	assert.Equal(t, 1, pe.Worker)
+	assert.ErrorContains(t, otherCause.Load().(error), "panicked")
+	// The set stays usable.
+	require.NoError(t, w.RunContext(context.Background(), 2, func(context.Context, int) error { return nil }))
+}
+
+// capturePanic runs f and returns the *PanicError it panics with.
+func capturePanic(t *testing.T, f func()) (pe *workers.PanicError) {
+	t.Helper()
+	defer func() {
+		var ok bool
+		pe, ok = recover().(*workers.PanicError)
+		require.True(t, ok, "a *PanicError is re-raised")
+	}()
+	f()
+	return nil
+}
+
+// Once the context is done, copies stop claiming chunks, and the call
+// returns its cause. A body that starts with the context already done was
+// claimed before its copy saw the cancellation: at most one per copy other
+// than the one that cancelled. (How many chunks run in all depends on the
+// scheduler: a copy may even drain the loop before the cancelling copy gets
+// to call cancel, and then the call returns nil.)
+func TestForRangeContextStopsAfterCancel(t *testing.T) {
+	const copies = 2
+	w := workers.New("ctx-range", copies)
+	defer w.Close()
+	const n, cancelAt = 10000, 10
+	for round := range 50 {
+		for _, opts := range [][]workers.RangeOption{
+			{workers.WithChunk(1)},
+			{workers.WithChunk(1), workers.WithCallerRuns()},
+		} {
+			stop := errors.New("stop")
+			parent, cancel := context.WithCancelCause(context.Background())
+			var chunks, late atomic.Int32
+			err := w.ForRangeContext(parent, n, func(ctx context.Context, _, lo, hi int) error {
+				if ctx.Err() != nil {
+					late.Add(1)
+				}
+				if chunks.Add(1) == cancelAt {
+					cancel(stop)
+				}
+				return nil
+			}, opts...)
+			require.LessOrEqual(t, int(late.Load()), copies-1, "round %d: chunks started after the cancel", round)
+			if chunks.Load() < n {
+				require.Equal(t, stop, err, "round %d: a loop cut short returns the cause", round)
+			} else {
+				require.NoError(t, err, "round %d: a loop that ran every chunk returns nil", round)
+			}
+		}
+	}
+}
+
+func TestForRangeContextBodyError(t *testing.T) {
+	const copies = 2
+	w := workers.New("ctx-range-err", copies)
+	defer w.Close()
+	bad := errors.New("bad chunk")
+	for round := range 50 {
+		var late atomic.Int32
+		err := w.ForRangeContext(context.Background(), 1000, func(ctx context.Context, _, lo, hi int) error {
+			if ctx.Err() != nil {
+				late.Add(1)      // claimed before its copy saw the error
+				return ctx.Err() // a later error loses to the first
+			}
+			if lo == 50 {
+				return bad
+			}
+			return nil
+		}, workers.WithChunk(10))
+		require.Equal(t, bad, err, "round %d", round)
+		require.LessOrEqual(t, int(late.Load()), copies-1, "round %d: chunks started after the error", round)
+	}
+}
+
+func TestForRangeContextComplete(t *testing.T) {
+	w := workers.New("ctx-range-done", 2)
+	defer w.Close()
+	// Every iteration runs: nil, even though the context is done by then.
+	parent, cancel := context.WithCancel(context.Background())
+	var sum atomic.Int64
+	err := w.ForRangeContext(parent, 100, func(_ context.Context, _, lo, hi int) error {
+		sum.Add(int64(hi - lo))
+		if hi == 100 {
+			cancel()
+		}
+		return nil
+	}, workers.WithChunk(100))
+	assert.NoError(t, err)
+	assert.Equal(t, int64(100), sum.Load())
+
+	// Already done: nothing runs; the cause comes back.
+	err = w.ForRangeContext(parent, 100, func(context.Context, int, int, int) error {
+		t.Error("body ran on a done context")
+		return nil
+	})
+	assert.ErrorIs(t, err, context.Canceled)
+	// Empty loop: nothing to cut short.
+	assert.NoError(t, w.ForRangeContext(parent, 0, func(context.Context, int, int, int) error { return nil }))
+}
+
+func TestForRangeContextPanic(t *testing.T) {
+	w := workers.New("ctx-range-panic", 2)
+	defer w.Close()
+	pe := capturePanic(t, func() {
+		_ = w.ForRangeContext(context.Background(), 100, func(_ context.Context, _, lo, _ int) error {
+			if lo == 0 {
+				panic("boom")
+			}
+			return nil
+		}, workers.WithChunk(10))
+	})
+	assert.Equal(t, "boom", pe.Value)
+	assert.Equal(t, "workers.ForRangeContext", pe.Task)
+}
+
+func TestContextMisuse(t *testing.T) {
+	w := workers.New("ctx-misuse", 2)
+	defer w.Close()
+	fn := func(context.Context, int) error { return nil }
+	body := func(context.Context, int, int, int) error { return nil }
+	bg := context.Background()
+	var nilCtx context.Context
+	for _, tc := range []struct {
+		name string
+		call func()
+		want string
+	}{
+		{"nil ctx", func() { _ = w.RunContext(nilCtx, 1, fn) }, `workers: RunContext on "ctx-misuse": nil context`},
+		{"nil fn", func() { _ = w.RunContext(bg, 1, nil) }, `workers: RunContext on "ctx-misuse": nil function`},
+		{"n 0", func() { _ = w.RunContext(bg, 0, fn) }, `workers: RunContext on "ctx-misuse": n = 0 out of range [1, 2]`},
+		{"n 3", func() { _ = w.RunContext(bg, 3, fn) }, `workers: RunContext on "ctx-misuse": n = 3 out of range [1, 2]`},
+		{"range nil ctx", func() { _ = w.ForRangeContext(nilCtx, 1, body) }, `workers: ForRangeContext on "ctx-misuse": nil context`},
+		{"range nil body", func() { _ = w.ForRangeContext(bg, 1, nil) }, `workers: ForRangeContext on "ctx-misuse": nil body`},
+		{"range negative n", func() { _ = w.ForRangeContext(bg, -1, body) }, `workers: ForRangeContext on "ctx-misuse": negative length -1`},
+		{"range bad chunk", func() { _ = w.ForRangeContext(bg, 1, body, workers.WithChunk(0)) }, `workers: ForRangeContext on "ctx-misuse": WithChunk(0): chunk < 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.PanicsWithValue(t, tc.want, tc.call) })
+	}
+}
+
+// TestContextAllocations pins the allocation counts RunContext's doc states
+// (the derived context only) and keeps the plain calls at zero.
+func TestContextAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	w := workers.New("ctx-alloc", 2)
+	defer w.Close()
+	bg := context.Background()
+	fn := func(context.Context, int) error { return nil }
+	// Copy 0 fails at once, which cancels the context copy 1 waits on. A
+	// func literal that captures nothing, so the test itself allocates
+	// nothing per call.
+	failOrWait := func(ctx context.Context, worker int) error {
+		if worker == 0 {
+			return errors.ErrUnsupported
+		}
+		<-ctx.Done()
+		return nil
+	}
+	body := func(context.Context, int, int, int) error { return nil }
+	for _, tc := range []struct {
+		name string
+		call func()
+		want float64
+	}{
+		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 2},
+		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 2},
+		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 3}, // copies watch Done: the channel
+		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 3},
+	} {
+		tc.call() // warm the pools and create the workers
+		got := testing.AllocsPerRun(200, tc.call)
+		assert.Equal(t, tc.want, got, "%s: allocations per call", tc.name)
+	}
+}
+
+// RunContext runs copies errgroup-style: the first error cancels the
+// context the others see and is returned.
+func ExampleWorkers_RunContext() {
+	w := workers.New("fetch", 4)
+	defer w.Close()
+
+	err := w.RunContext(context.Background(), 4, func(ctx context.Context, worker int) error {
+		if worker == 2 {
+			return fmt.Errorf("shard %d: unavailable", worker)
+		}
+		<-ctx.Done() // the other shards give up once one failed
+		return ctx.Err()
+	})
+	fmt.Println(err)
+	// Output: shard 2: unavailable
+}
+
+// ForRangeContext stops handing out chunks once a body call fails (or its
+// context is done) and returns the error.
+func ExampleWorkers_ForRangeContext() {
+	w := workers.New("scan", 2)
+	defer w.Close()
+
+	data := make([]int, 1_000_000)
+	data[123_456] = 42
+	err := w.ForRangeContext(context.Background(), len(data), func(ctx context.Context, _, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if data[i] == 42 {
+				return fmt.Errorf("found 42 at %d", i) // the other copies stop claiming chunks
+			}
+		}
+		return nil
+	}, workers.WithChunk(1000))
+	fmt.Println(err)
+	// Output: found 42 at 123456
+}

@@ -1,0 +1,146 @@
+package workers_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+// A holder cannot close a shared set: the type has no Close (issue 11.4).
+func TestSharedHasNoClose(t *testing.T) {
+	typ := reflect.TypeFor[*workers.Shared]()
+	_, ok := typ.MethodByName("Close")
+	assert.False(t, ok, "*workers.Shared must not have a Close method")
+	// Every other exported method of *Workers is forwarded.
+	wt := reflect.TypeFor[*workers.Workers]()
+	for i := range wt.NumMethod() {
+		m := wt.Method(i)
+		if m.Name == "Close" {
+			continue
+		}
+		sm, ok := typ.MethodByName(m.Name)
+		if assert.True(t, ok, "*Shared lacks %s", m.Name) {
+			assert.Equal(t, m.Type.NumIn(), sm.Type.NumIn(), "%s: parameters", m.Name)
+			assert.Equal(t, m.Type.NumOut(), sm.Type.NumOut(), "%s: results", m.Name)
+		}
+	}
+}
+
+// The forwarding methods reach the shared set.
+func TestSharedForwards(t *testing.T) {
+	s, release := workers.Acquire("shared-forward", 3, workers.WithActiveWorkers(2))
+	defer release()
+	assert.Equal(t, "shared-forward", s.Name())
+	assert.Equal(t, 3, s.MaxWorkers())
+	assert.Equal(t, 2, s.ActiveWorkers())
+	assert.Equal(t, 3, s.SetActiveWorkers(3))
+	assert.Equal(t, 3, s.CreatedWorkers())
+	p := newProbe(3, false)
+	s.Run(p)
+	p.check(t, 0)
+	p = newProbe(2, true)
+	s.RunN(p, 2)
+	p.check(t, 0)
+	sum := make([]int, 100)
+	s.ForRange(len(sum), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sum[i] = i
+		}
+	}, workers.WithChunk(7))
+	for i, v := range sum {
+		require.Equal(t, i, v)
+	}
+	assert.Equal(t, uint64(3), s.Stats().Runs)
+	assert.Empty(t, s.PlacementErrors())
+}
+
+// Acquire panics for the same arguments New does even when the name is held
+// (issue 10.9); the held set is unchanged and no reference is taken.
+func TestAcquireChecksHeldName(t *testing.T) {
+	s, release := workers.Acquire("held", 2)
+	before := s.ActiveWorkers()
+	for _, tc := range []struct {
+		name string
+		max  int
+		opts []workers.Option
+		want string
+	}{
+		{"max 0", 0, nil, `workers: Acquire("held"): maxWorkers = 0 out of range [1, 65536]`},
+		{"max -1", -1, nil, `workers: Acquire("held"): maxWorkers = -1 out of range [1, 65536]`},
+		{"max MaxLimit+1", workers.MaxLimit + 1, nil, `workers: Acquire("held"): maxWorkers = 65537 out of range [1, 65536]`},
+		{"nil option", 2, []workers.Option{workers.WithSpin(0), nil}, `workers: Acquire("held"): option 1 is nil`},
+		{"active 0", 2, []workers.Option{workers.WithActiveWorkers(0)}, `workers: Acquire("held"): WithActiveWorkers(0) out of range [1, 2]`},
+		{"active above max", 4, []workers.Option{workers.WithActiveWorkers(5)}, `workers: Acquire("held"): WithActiveWorkers(5) out of range [1, 4]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The same arguments make New panic too.
+			assert.Panics(t, func() { workers.New("held", tc.max, tc.opts...) })
+			assert.PanicsWithValue(t, tc.want, func() { workers.Acquire("held", tc.max, tc.opts...) })
+			// And so for a name nobody holds: nothing is registered.
+			assert.Panics(t, func() { workers.Acquire("not-held", tc.max, tc.opts...) })
+			assert.Equal(t, 1, workers.SharedSets())
+		})
+	}
+	assert.Equal(t, before, s.ActiveWorkers(), "the held set is unchanged")
+	// No reference was taken: the one release closes the set.
+	release()
+	assert.Zero(t, workers.SharedSets())
+	assert.PanicsWithValue(t, `workers: Run on "held": set is closed`,
+		func() { s.Run(tasks.Func("late", func(int) {})) })
+}
+
+// A held name with valid but different arguments returns the existing set.
+func TestAcquireHeldIgnoresValidArguments(t *testing.T) {
+	a, releaseA := workers.Acquire("held-valid", 2)
+	defer releaseA()
+	b, releaseB := workers.Acquire("held-valid", 8, workers.WithActiveWorkers(5))
+	defer releaseB()
+	require.Same(t, a, b)
+	assert.Equal(t, fmt.Sprint(2, 2), fmt.Sprint(b.MaxWorkers(), b.ActiveWorkers()))
+}
+
+// Issue 10.5: the last release from inside one of the set's own copies
+// panics without consuming anything: the entry stays, the set keeps working,
+// and the same release function closes it after the run.
+func TestLastReleaseInsideOwnCopy(t *testing.T) {
+	for _, callerRuns := range []bool{false, true} {
+		s, release := workers.Acquire("release-inside", 2)
+		var task tasks.Task = tasks.Func("release", func(worker int) {
+			if worker == 1 {
+				release()
+			}
+		})
+		if callerRuns {
+			task = tasks.CallerRuns(task)
+		}
+		pe := capturePanic(t, func() { s.RunN(task, 2) })
+		assert.Equal(t, `workers: last release of shared set "release-inside" called from inside one of its own copies: it would close the set during its own run; release it after the run`, pe.Value)
+		assert.Equal(t, 1, workers.SharedSets(), "callerRuns=%v: the entry stays", callerRuns)
+		p := newProbe(2, false)
+		s.RunN(p, 2) // still open and usable
+		p.check(t, 0)
+		release() // not consumed by the failed call: closes now
+		assert.Zero(t, workers.SharedSets())
+		assert.Panics(t, func() { s.RunN(p, 2) }, "closed")
+	}
+}
+
+// A release that is not the last may come from inside a copy.
+func TestNonLastReleaseInsideOwnCopy(t *testing.T) {
+	s, releaseA := workers.Acquire("release-inside-2", 2)
+	_, releaseB := workers.Acquire("release-inside-2", 2)
+	s.RunN(tasks.Func("release", func(worker int) {
+		if worker == 0 {
+			releaseB()
+		}
+	}), 2)
+	assert.Equal(t, 1, workers.SharedSets())
+	releaseA()
+	assert.Zero(t, workers.SharedSets())
+}
