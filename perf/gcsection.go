@@ -30,7 +30,7 @@ const (
 	largeGCSlots      = 128 << 10
 	longGCSlots       = 1_000_000
 	smallGCCycles     = 1000
-	largeGCCycles     = 30
+	largeGCCycles     = 60
 	longGCSmallCycles = 10000
 	longGCCycles      = 30
 	quickGCDivisor    = 4 // -quick runs a quarter of the cycles
