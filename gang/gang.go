@@ -64,6 +64,10 @@ const (
 	// groupSize is how many copies share one countdown line at the end of
 	// a run.
 	groupSize = 8
+
+	// stealAhead is how many of the following copies a worker tries to
+	// claim after its own (see Serve).
+	stealAhead = 2
 )
 
 // genOf returns the low genBits bits of the generation in run word r; the
@@ -117,6 +121,10 @@ type group struct {
 type Dispatcher struct {
 	_ [cacheLine]byte
 
+	// The run line: written by the coordinator once per run (and cleared
+	// after it), read by every worker that looks for a run, so one transfer
+	// brings a worker both the run word and the task.
+	//
 	// run is the run word. Only the coordinator writes it (one Store per
 	// run, one per Stop); that Store publishes task, runGen and the
 	// countdowns, which the coordinator wrote before it, to every goroutine
@@ -126,7 +134,10 @@ type Dispatcher struct {
 	// before it (see snapshot): claims compare full generations, which
 	// never wrap.
 	runGen atomic.Uint64
-	_      [cacheLine - 16]byte
+	// task is written by the coordinator before the run word's Store and
+	// read by a copy only after its claim; cleared after the run's end.
+	task tasks.Task
+	_    [cacheLine - 32]byte
 
 	// The end line: written by a run's last copy, polled by the
 	// coordinator, so that the end of a run does not invalidate the run
@@ -144,25 +155,29 @@ type Dispatcher struct {
 	coordParked atomic.Uint64
 	_           [cacheLine - 16]byte
 
-	// Written by the coordinator only, between runs (or before the run
-	// word's Store), read by copies after their claim.
-	task       tasks.Task
+	// The coordinator's line: written by it on every run, read by no
+	// worker on the common path (groupsLeft only by the last copies of
+	// runs of more than groupSize copies).
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
-	coordWake  chan struct{}
+	coord      spin.Spinner // the coordinator's adaptive bursts
+	_          [cacheLine - 20]byte
+
+	// Read-mostly: set by New (the spin budgets by SetSpin), read by
+	// workers on every run, so it stays shared in their caches.
+	slots     []slot
+	groups    []group
+	coordWake chan struct{}
 	// The spin budgets in nanoseconds: idle workers read idleSpin between
 	// runs, so SetSpin may race with them and both are atomics.
 	idleSpin atomic.Int64 // an idle worker's full spin budget
 	endSpin  atomic.Int64 // the coordinator's spin budget
-	coord    spin.Spinner // the coordinator's adaptive bursts
+	_        [cacheLine - 72]byte
 
 	// panicked holds the first panic of the current run (see capture);
 	// panics counts them all. Written only when a copy panics.
 	panicked atomic.Pointer[PanicError]
 	panics   atomic.Int64
-
-	slots  []slot
-	groups []group
 }
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
@@ -270,7 +285,9 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	for g := range groups {
 		d.groups[g].left.Store(int64(min(groupSize, n-g*groupSize)))
 	}
-	d.groupsLeft.Store(int64(groups))
+	if groups > 1 {
+		d.groupsLeft.Store(int64(groups))
+	}
 	word := (gen&genMask)<<genShift | uint64(n)
 	if p.callerRuns {
 		word |= callerBit
@@ -406,6 +423,17 @@ func (d *Dispatcher) Serve(i int) {
 			if d.claim(i, gen) {
 				s.copies.Add(1)
 				d.execute(d.task, i, n, gen, false)
+			}
+			// Then take the next few copies their workers have not started:
+			// a worker that is awake but not running (its processor is
+			// busy, as when the workers and the coordinator outnumber
+			// GOMAXPROCS) would otherwise hold up the run. A bounded look,
+			// so large runs do not make every worker read every slot.
+			for k := 1; k <= stealAhead && k < m; k++ {
+				if c := (i + k) % m; d.claim(c, gen) {
+					s.copies.Add(1)
+					d.execute(d.task, c, n, gen, false)
+				}
 			}
 			continue
 		}

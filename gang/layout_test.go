@@ -8,18 +8,22 @@ import (
 )
 
 // TestLayout checks the padding the protocol's cost argument relies on: the
-// run word's line holds only run and runGen (written once per run), the end
-// line only done and coordParked, both away from the coordinator's private
-// fields; each worker slot is two whole lines (the rarely written state, the
-// per-run claim and counters) and each countdown group one, so two workers
-// never write one line.
+// run line holds only run, runGen and task (written once per run, read by
+// every worker), the end line only done and coordParked, the coordinator's
+// per-run fields a line of their own, and what workers read on every run
+// (slice headers, budgets) a read-mostly line; each worker slot is two whole
+// lines (the rarely written state, the per-run claim and counters) and each
+// countdown group one, so two workers never write one line.
 func TestLayout(t *testing.T) {
 	var d Dispatcher
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(d.run), "run word starts after a full pad")
-	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(d.runGen)-unsafe.Offsetof(d.run)+cacheLine-8)
+	assert.Less(t, unsafe.Offsetof(d.task)+unsafe.Sizeof(d.task), uintptr(2*cacheLine)+1, "task on the run line")
 	assert.Equal(t, uintptr(2*cacheLine), unsafe.Offsetof(d.done), "done starts the end line")
-	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine))
-	assert.GreaterOrEqual(t, unsafe.Offsetof(d.task), uintptr(3*cacheLine), "task shares a hot line")
+	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine)+1)
+	assert.Equal(t, uintptr(3*cacheLine), unsafe.Offsetof(d.gen), "the coordinator's line")
+	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")
+	assert.Less(t, unsafe.Offsetof(d.endSpin)+8, uintptr(5*cacheLine)+1)
+	assert.GreaterOrEqual(t, unsafe.Offsetof(d.panicked), uintptr(5*cacheLine))
 	var s slot
 	assert.Equal(t, uintptr(2*cacheLine), unsafe.Sizeof(s), "slot size")
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.claim), "claim starts the slot's second line")

@@ -115,6 +115,13 @@ func (sp *Spinner) adapt(sharedP bool) {
 // being waited for) run on it even with GOMAXPROCS = 1 or more spinners than
 // processors. It reports whether done returned true. budget <= 0 polls once.
 // sp may be nil (fixed bursts).
+//
+// The clock is read around one yield in clockEvery (and around every yield
+// while bursts are long): a clock read costs about as much as a short burst
+// on a VM, and with one-poll bursts (a waiter sharing its processor) reading
+// it twice per yield was most of the waiting's cost (BenchmarkRun n=2 in
+// package workers, profiled). The budget may so be overrun by up to
+// clockEvery short rounds.
 func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 	if done() {
 		return true
@@ -124,15 +131,25 @@ func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 	}
 	start := time.Now()
 	burst := sp.Burst()
-	for {
+	for round := 0; ; round++ {
 		for range burst {
 			if done() {
 				sp.adapt(false)
 				return true
 			}
 		}
-		before := time.Now()
+		timed := burst >= longBurst || round%clockEvery == 0
+		var before time.Time
+		if timed {
+			before = time.Now()
+		}
 		runtime.Gosched()
+		if !timed {
+			if done() {
+				return true
+			}
+			continue
+		}
 		now := time.Now()
 		if done() {
 			sp.adapt(now.Sub(before) > longYield)
@@ -143,3 +160,11 @@ func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 		}
 	}
 }
+
+const (
+	// clockEvery: with short bursts, one round in clockEvery is timed.
+	clockEvery = 8
+	// longBurst: bursts at least this long are timed every round (the
+	// clock read is small against them).
+	longBurst = 64
+)
