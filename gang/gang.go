@@ -239,6 +239,14 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 	if t == nil {
 		panic("gang: Prepare: nil task")
 	}
+	if callerRuns, known := tasks.KnownCallerRuns(t); known {
+		return Plan{t: t, callerRuns: callerRuns}, nil
+	}
+	return prepareSlow(t)
+}
+
+// prepareSlow asks a user's CallerCanRun, under recover.
+func prepareSlow(t tasks.Task) (p Plan, pe *PanicError) {
 	normal := false
 	defer func() {
 		if !normal { // a panic, possibly panic(nil), or a Goexit (which goes on)

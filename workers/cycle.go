@@ -62,7 +62,7 @@ func insideAnyRun(g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	for x := range registry.sets {
-		if x.owner.Load() == g || x.workerOf(g) >= 0 {
+		if x.mu.owner() == g || x.workerOf(g) >= 0 {
 			return true
 		}
 	}
@@ -72,7 +72,7 @@ func insideAnyRun(g uintptr) bool {
 // waitNested takes w's lock for goroutine g, which is inside a run: it polls
 // the lock with a backoff up to a millisecond, and panics if blocking would
 // close a cycle of nested runs.
-func waitNested(w *Workers, g uintptr, op string) {
+func waitNested(w *Workers, g, token uintptr, op string) {
 	registry.mu.Lock()
 	registry.waiting[g] = w
 	registry.mu.Unlock()
@@ -83,7 +83,7 @@ func waitNested(w *Workers, g uintptr, op string) {
 	}()
 	var since time.Time // when the check first found a cycle, zero if the last one did not
 	backoff := 10 * time.Microsecond
-	for !w.mu.TryLock() {
+	for !w.mu.tryLock(token) {
 		registry.mu.Lock()
 		path := cycleFrom(w, g)
 		registry.mu.Unlock()
@@ -131,7 +131,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 				next = append(next, y)
 			}
 			for y := range registry.sets {
-				if y.owner.Load() == c && y.d.CoordinatorParked() {
+				if y.mu.owner() == c && y.d.CoordinatorParked() {
 					next = append(next, y)
 				}
 			}
@@ -152,7 +152,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 // worker adds no false edge.
 func (x *Workers) runGoroutines() []uintptr {
 	var gs []uintptr
-	if o := x.owner.Load(); o != 0 {
+	if o := x.mu.owner(); o != 0 {
 		gs = append(gs, o)
 	}
 	for i := range int(x.created.Load()) {

@@ -43,14 +43,11 @@ type PanicError = gang.PanicError
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
 type Workers struct {
-	// mu serializes runs, inline ones included, and Close. owner is the
-	// goroutine holding mu while it runs or closes (see recordOwner): it is
-	// written by the holder right after Lock and cleared before Unlock, and
-	// compared only against the reader's own token (which it can equal only
-	// if the reader itself wrote it) or, by the cycle check, under the
+	// mu serializes runs, inline ones included, and Close; its word is the
+	// holder's token (see runLock), which the nested-run checks compare
+	// against the caller's own identity and the cycle check reads under the
 	// registry's lock on a slow path.
-	mu    sync.Mutex
-	owner atomic.Uintptr
+	mu runLock
 
 	// Counters written only by the holder of mu (single writer; atomics
 	// so Stats may read them at any time). They share the coordinator's
@@ -113,7 +110,7 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 	if !c.spinSet {
 		c.spin = DefaultSpin(maxWorkers)
 	}
-	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers),
+	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
 		workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
@@ -212,10 +209,8 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 // another run of the set (copies of different runs share worker ids, and
 // users key per-worker scratch data by them).
 func (w *Workers) runInline(op string, t tasks.Task) {
-	w.lock(op)
-	defer w.mu.Unlock()
-	w.recordOwner(true)
-	defer w.owner.Store(0)
+	w.lock(op, true)
+	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
@@ -226,12 +221,8 @@ func (w *Workers) runInline(op string, t tasks.Task) {
 }
 
 func (w *Workers) runLocked(op string, plan gang.Plan, n int) *PanicError {
-	w.lock(op)
-	defer w.mu.Unlock()
-	// Deferred after Unlock's defer, so it runs first: the owner is cleared
-	// before the next holder can set its own.
-	w.recordOwner(plan.CallerRuns())
-	defer w.owner.Store(0)
+	w.lock(op, plan.CallerRuns())
+	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
@@ -243,16 +234,18 @@ func (w *Workers) runLocked(op string, plan gang.Plan, n int) *PanicError {
 	return p
 }
 
-// recordOwner notes the goroutine holding mu. A holder that runs user code
-// (caller-runs) must be recorded, or a nested run from its copy could not be
-// told from a concurrent one. The cycle check across sets also wants the
-// holders of plain runs; that costs one store per run where goid.Get is an
-// instruction, and is skipped where it parses a stack (cycles through plain
-// runs are then not detected there and hang, as they did before).
-func (w *Workers) recordOwner(runsUserCode bool) {
+// token is what the run lock records as its holder. A holder that runs
+// user code (caller-runs, inline) must be identified, or a nested run from
+// its copy could not be told from a concurrent one. The cycle check across
+// sets also wants the holders of plain runs; they are identified where
+// goid.Get is one instruction (amd64, arm64) and anonymous elsewhere, where
+// it parses a stack (cycles through plain runs are then not detected and
+// hang, as they did before the check existed).
+func token(runsUserCode bool) uintptr {
 	if runsUserCode || goid.Fast {
-		w.owner.Store(goid.Get())
+		return goid.Get()
 	}
+	return anonToken
 }
 
 // Close stops every worker and waits for their goroutines to exit. It waits
@@ -265,8 +258,8 @@ func (w *Workers) Close() {
 }
 
 func (w *Workers) close() {
-	w.lock("Close")
-	defer w.mu.Unlock()
+	w.lock("Close", true)
+	defer w.mu.unlock()
 	w.createMu.Lock()
 	if w.closed.Swap(true) {
 		w.createMu.Unlock()
@@ -280,27 +273,30 @@ func (w *Workers) close() {
 }
 
 // lock takes the run lock; the slow path detects nested calls.
-func (w *Workers) lock(op string) {
-	if !w.mu.TryLock() {
-		w.lockSlow(op)
+// runsUserCode tells whether this goroutine will run copies while it holds
+// it (see token).
+func (w *Workers) lock(op string, runsUserCode bool) {
+	if !w.mu.tryLock(token(runsUserCode)) {
+		w.lockSlow(op, runsUserCode)
 	}
 }
 
-func (w *Workers) lockSlow(op string) {
+func (w *Workers) lockSlow(op string, runsUserCode bool) {
 	g := goid.Get()
-	if w.owner.Load() == g {
+	if w.mu.owner() == g {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
 	}
 	if i := w.workerOf(g); i >= 0 {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
 	}
+	tok := token(runsUserCode)
 	if !insideAnyRun(g) {
 		// Plain contention from outside every run: no cycle can go
-		// through this goroutine. Block in the mutex's FIFO order.
-		w.mu.Lock()
+		// through this goroutine. Wait in line.
+		w.mu.lock(tok)
 		return
 	}
-	waitNested(w, g, op)
+	waitNested(w, g, tok, op)
 }
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
@@ -318,7 +314,7 @@ func (w *Workers) workerOf(g uintptr) int {
 // owner of a caller-runs or inline run).
 func (w *Workers) inRun() bool {
 	g := goid.Get()
-	return w.owner.Load() == g || w.workerOf(g) >= 0
+	return w.mu.owner() == g || w.workerOf(g) >= 0
 }
 
 func (w *Workers) checkN(op string, n int) {
