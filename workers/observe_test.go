@@ -3,6 +3,7 @@ package workers_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"sync"
@@ -33,15 +34,22 @@ func TestStatsCountRunsAndCopies(t *testing.T) {
 	assert.GreaterOrEqual(t, s.CallerCopies, uint64(3))
 	assert.GreaterOrEqual(t, s.WorkerCopies, uint64(3))
 	assert.Equal(t, 3, s.Created)
-	// With no spin budget, every wait for a copy that was not already
-	// there parks: the first run found all workers parked.
-	assert.Positive(t, s.Parks, "%v", s)
-	// The caller may finish a run's copies before a woken worker gets to
-	// run, so the wake-up may be counted after RunN returned.
-	require.Eventually(t, func() bool { return w.Stats().Wakeups > 0 }, 10*time.Second, time.Millisecond, "%v", w.Stats())
-	s = w.Stats()
-	assert.LessOrEqual(t, s.Wakeups, s.Parks)
 	assert.Contains(t, s.String(), "runs=4 inline=2")
+	// With no spin budget, a worker parks as soon as it has seen a run. Let
+	// them all get there, then run 3 copies that must all be live at once:
+	// every worker had to be woken from park.
+	time.Sleep(20 * time.Millisecond)
+	var arrived atomic.Int32
+	w.RunN(tasks.Func("meet", func(int) {
+		arrived.Add(1)
+		for arrived.Load() < 3 {
+			runtime.Gosched()
+		}
+	}), 3)
+	s = w.Stats()
+	assert.Positive(t, s.Parks, "%v", s)
+	assert.Positive(t, s.Wakeups, "%v", s)
+	assert.LessOrEqual(t, s.Wakeups, s.Parks)
 }
 
 func TestStatsSpinHits(t *testing.T) {
