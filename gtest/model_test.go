@@ -84,6 +84,8 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"d.wakeIfParked(c)",
 			"d.wakeIfParked(c + 1)",
 			"if d.claim(i, gen) {",
+			"for k := 1; k <= stealAhead && k < m; k++ {",
+			"if c := (i + k) % m; d.claim(c, gen) {",
 			"if d.slots[c].state.Load() != awake && d.claim(c, gen) {",
 			"return genOf(d.run.Load()) != s.seen&genMask",
 			"return d.snapshot()",

@@ -56,7 +56,9 @@
  *                     from an older or a NEWER value succeeds: a stale
  *                     claimer (one that read an older run word) claims a copy
  *                     of a later run.
- *   BUG_NO_TREE       a worker does not wake its children in the tree.
+ *   BUG_NO_TREE       a worker does not wake its children in the tree
+ *                     (checked with STEAL=0: with NW=3 the look-ahead alone
+ *                     reaches every copy, so only speed would depend on it).
  *   BUG_EARLY_DONE    the copy that empties its group calls finish before
  *                     its groupsLeft decrement (so each group's last copy
  *                     ends the run).
@@ -76,6 +78,9 @@
 #endif
 #ifndef CALLER
 #define CALLER 2
+#endif
+#ifndef STEAL
+#define STEAL 2   /* gang.stealAhead: copies a needed worker tries after its own */
 #endif
 #ifndef G
 #define G 2
@@ -250,7 +255,7 @@ GRP: \
 
 /* the for loop of Serve: back to next */
 #define next() \
-	m = 0; c = 0; clearRun(); goto poll
+	m = 0; c = 0; k = 0; clearRun(); goto poll
 
 /* Serve after next returned r: s.seen = gen; stop: return; m = n - caller;
    wake the children 2i+2, 2i+3 if < m; then the own copy (i < m) or the
@@ -280,9 +285,16 @@ GRP: \
 	:: c + 1 < m -> c++; goto help \
 	:: else -> next() \
 	fi
+/* the look-ahead after the own copy: for k := 1; k <= stealAhead && k < m;
+   k++ { if c := (i + k) % m; d.claim(c, gen) { execute } } */
+#define lookNext() \
+	if \
+	:: k + 1 <= STEAL && k + 1 < m -> k++; c = (i + k) % m; goto look \
+	:: else -> next() \
+	fi
 #define afterCopyNoExit() \
 	if \
-	:: i < m -> next() \
+	:: i < m -> lookNext() \
 	:: else -> helpNext() \
 	fi
 #ifdef GOEXIT
@@ -292,7 +304,7 @@ GRP: \
 #endif
 
 proctype worker(byte i; byte seen) {
-	byte rg, rn, m, c, old, lv;
+	byte rg, rn, m, c, k, old, lv;
 	bit rs, rc;
 poll:
 	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
@@ -353,7 +365,7 @@ own:
 		old = claimv[i];                        /* old := s.claim.Load() */
 		if
 		:: claimOK(old, rg) -> skip
-		:: else -> old = 0; next()              /* old < gen is false */
+		:: else -> old = 0; lookNext()          /* old < gen is false */
 		fi
 	};
 	atomic {
@@ -361,7 +373,24 @@ own:
 		:: claimv[i] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
 			claimv[i] = rg; old = 0;
 			work(i, rg, rn); c = i; goto wacct
-		:: else -> old = 0; next()
+		:: else -> old = 0; lookNext()
+		fi
+	};
+look:
+	/* if c := (i + k) % m; d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } */
+	atomic {
+		old = claimv[c];
+		if
+		:: claimOK(old, rg) -> skip
+		:: else -> old = 0; lookNext()
+		fi
+	};
+	atomic {
+		if
+		:: claimv[c] == old ->
+			claimv[c] = rg; old = 0;
+			work(c, rg, rn); goto wacct
+		:: else -> old = 0; lookNext()
 		fi
 	};
 help:
@@ -397,7 +426,7 @@ wexit:
 	if
 	:: atomic {
 		!goexited -> goexited = true; run worker(i, seen);
-		i = 0; seen = 0; m = 0; c = 0; clearRun(); goto gone
+		i = 0; seen = 0; m = 0; c = 0; k = 0; clearRun(); goto gone
 	   }
 	:: atomic { true -> afterCopyNoExit() }
 	fi;
