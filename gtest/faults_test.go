@@ -573,3 +573,104 @@ func TestFaultPlacementFailure(t *testing.T) {
 	assert.Equal(t, starts, w.Stats().PlacementFailures)
 	finishWithin(t, "Close", w.Close)
 }
+
+// hostileTask misbehaves in the methods other than Work, at a point chosen
+// per run: Name panics, calls runtime.Goexit, blocks for a while or runs a
+// nested run on the same set; CallerCanRun panics or re-enters the set; and
+// some copies panic.
+type hostileTask struct {
+	w        *workers.Workers
+	name     int // 0 fine, 1 panic, 2 Goexit, 3 block, 4 nested RunN
+	caller   int // 0 no, 1 yes, 2 panic, 3 nested RunN then yes
+	failMask uint8
+	ran      [8]atomic.Int32
+}
+
+func (h *hostileTask) Name() string {
+	switch h.name {
+	case 1:
+		panic("hostile Name")
+	case 2:
+		runtime.Goexit()
+	case 3:
+		time.Sleep(100 * time.Microsecond)
+	case 4:
+		h.w.RunN(&hostileTask{w: h.w}, 1) // must panic (nested), never deadlock
+	}
+	return "hostile"
+}
+
+func (h *hostileTask) CallerCanRun() bool {
+	switch h.caller {
+	case 2:
+		panic("hostile CallerCanRun")
+	case 3:
+		// Asked before the set's lock is taken: a run on the same set from
+		// here is an ordinary run, not a nested one.
+		h.w.RunN(&hostileTask{w: h.w}, 1)
+		return true
+	}
+	return h.caller == 1
+}
+
+func (h *hostileTask) Work(id int) {
+	h.ran[id].Add(1)
+	if h.failMask>>id&1 != 0 {
+		panic(faultBoom{id})
+	}
+}
+
+// TestFaultHostileMethods: runs of tasks whose Name and CallerCanRun panic,
+// call Goexit, block or re-enter the set, with copies that panic, in every
+// mode: no run hangs, no copy runs twice or (once the run started) never,
+// every failure comes back as a *workers.PanicError, and the set stays
+// usable.
+func TestFaultHostileMethods(t *testing.T) {
+	w := workers.New("fault-hostile", 4)
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(7, 11))
+	reps := faultReps()
+	for rep := range reps {
+		h := &hostileTask{w: w, name: rng.IntN(5), caller: rng.IntN(4), failMask: uint8(rng.IntN(256))}
+		if h.caller != 0 && h.name == 2 {
+			// Name may be called on the caller (a caller copy's failure, a
+			// CallerCanRun panic): its Goexit then ends the caller, which is
+			// what Goexit means (gang's tests cover that case).
+			h.name = 0
+		}
+		n := 1 + rng.IntN(4)
+		what := fmt.Sprintf("rep %d: name=%d caller=%d fail=%08b n=%d", rep, h.name, h.caller, h.failMask, n)
+		var v any
+		finishWithin(t, what, func() {
+			v = func() (v any) {
+				defer func() { v = recover() }()
+				w.RunN(h, n)
+				return nil
+			}()
+		})
+		copiesFailed := h.failMask&(1<<n-1) != 0
+		switch {
+		case h.caller == 2:
+			pe, ok := v.(*workers.PanicError)
+			require.True(t, ok, "%s: %#v", what, v)
+			assert.Equal(t, "CallerCanRun", pe.Method, what)
+			for id := range n {
+				assert.Zero(t, h.ran[id].Load(), "%s: copy %d ran after CallerCanRun panicked", what, id)
+			}
+			continue
+		case copiesFailed:
+			pe, ok := v.(*workers.PanicError)
+			require.True(t, ok, "%s: %#v", what, v)
+			_, boom := pe.Value.(faultBoom)
+			assert.True(t, boom, "%s: PanicError.Value = %#v", what, pe.Value)
+		case v != nil:
+			// Only Name misbehaved; it is called only to describe a failure
+			// (or a trace region), so nothing may be reported.
+			t.Fatalf("%s: unexpected panic %#v", what, v)
+		}
+		for id := range n {
+			assert.Equal(t, int32(1), h.ran[id].Load(), "%s: copy %d", what, id)
+		}
+	}
+	checkUsable(t, w)
+}
