@@ -100,8 +100,11 @@ type slot struct {
 	// claimed; see Dispatcher.claim.
 	claim atomic.Uint64
 	// misses counts the consecutive runs this worker saw without being
-	// needed: its spin budget follows demand (see idleBudget).
-	misses uint32
+	// needed, boost how many times its full budget is doubled because it
+	// was woken soon after it parked: its spin budget follows demand (see
+	// idleBudget and learn).
+	misses uint16
+	boost  uint16
 	spin   spin.Spinner
 	// seen is the generation of the last run word this worker acted on.
 	seen uint64
@@ -471,7 +474,8 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 		s.ready.Add(1)
 		return d.snapshot()
 	}
-	if budget := d.idleBudget(s); budget > 0 {
+	budget := d.idleBudget(s)
+	if budget > 0 {
 		if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
 			s.spun.Add(1)
 			return d.snapshot()
@@ -480,10 +484,42 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 	// A waker acting on an old run word (a slow parent) may wake this
 	// worker with nothing new to do: park again then.
 	for {
-		d.park(s)
+		var parkedAt time.Time
+		if budget > 0 {
+			parkedAt = time.Now() // the slow path: about to block anyway
+		}
+		slept := d.park(s)
+		if slept && budget > 0 && s.misses == 0 {
+			d.learn(s, time.Since(parkedAt), budget)
+		}
 		if d.fresh(s) {
 			return d.snapshot()
 		}
+	}
+}
+
+// maxBoost bounds how far learn stretches a worker's full budget: 2^4 times
+// the set's budget, and never past maxLearned.
+const (
+	maxBoost   = 4
+	maxLearned = time.Millisecond
+)
+
+// learn adapts worker s's full budget to the gaps between the runs that
+// need it: a worker woken less than 4 budgets after it parked would have
+// saved the wake-up (microseconds, on the run's critical path) by spinning a
+// little longer, so its budget doubles; one that slept 32 budgets or more
+// halves it again. A phase sequence with a steady gap a little longer than
+// the budget (a collector's pauses between mutator slices) so keeps its
+// workers awake across the gap; an idle set still parks, after at most
+// maxLearned. The pause scenario of the perf harness is the benchmark behind
+// it (docs/perf.md).
+func (d *Dispatcher) learn(s *slot, slept, budget time.Duration) {
+	switch {
+	case slept < 4*budget && s.boost < maxBoost && 2*budget <= maxLearned:
+		s.boost++
+	case slept >= 32*budget && s.boost > 0:
+		s.boost--
 	}
 }
 
@@ -494,13 +530,14 @@ func (d *Dispatcher) fresh(s *slot) bool {
 	return genOf(d.run.Load()) != s.seen&genMask
 }
 
-// idleBudget is how long worker s spins for the next run: the full budget if
-// the last run it saw gave it a copy, an eighth after one run without, none
-// after two (it parks at once and costs nothing until a run needs it).
+// idleBudget is how long worker s spins for the next run: the full budget
+// (the set's, stretched by learn) if the last run it saw needed it, an
+// eighth of the set's after one run without, none after two (it parks at
+// once and costs nothing until a run needs it).
 func (d *Dispatcher) idleBudget(s *slot) time.Duration {
 	switch s.misses {
 	case 0:
-		return time.Duration(d.idleSpin.Load())
+		return time.Duration(d.idleSpin.Load()) << s.boost
 	case 1:
 		return time.Duration(d.idleSpin.Load()) / 8
 	default:
@@ -510,8 +547,9 @@ func (d *Dispatcher) idleBudget(s *slot) time.Duration {
 
 // park commits worker s to block, re-checks the run word, and blocks until a
 // waker hands it a token. See wakeIfParked for the pairing. On return the
-// run word is usually newer than s.seen (not always: see next).
-func (d *Dispatcher) park(s *slot) {
+// run word is usually newer than s.seen (not always: see next). It reports
+// whether the worker slept (blocked until a waker's token).
+func (d *Dispatcher) park(s *slot) (slept bool) {
 	s.parks.Add(1)
 	s.state.Store(parked)
 	if d.fresh(s) {
@@ -522,13 +560,14 @@ func (d *Dispatcher) park(s *slot) {
 			<-s.wake
 			s.state.Store(awake)
 		}
-		return
+		return false
 	}
 	// The waker stored the run word before its CAS to waking and its send;
 	// the send is synchronized before this receive, so the run is visible.
 	<-s.wake
 	s.wakeups.Add(1)
 	s.state.Store(awake)
+	return true
 }
 
 // Stop makes every goroutine serving one of the first k slots return from

@@ -382,3 +382,34 @@ func TestSetSpinBetweenRuns(t *testing.T) {
 	require.Nil(t, pe)
 	r2.check(t)
 }
+
+// TestLearnFollowsTheGap: a worker woken soon after it parked doubles its
+// full budget (up to 2^maxBoost times the set's, never past maxLearned); one
+// that slept long halves it back; surplus workers are not stretched.
+func TestLearnFollowsTheGap(t *testing.T) {
+	d := New(1)
+	d.SetSpin(50 * time.Microsecond)
+	s := &d.slots[0]
+	base := 50 * time.Microsecond
+	assert.Equal(t, base, d.idleBudget(s))
+	for want := 1; want <= maxBoost; want++ {
+		b := d.idleBudget(s)
+		d.learn(s, b, b) // woken one budget after parking
+		assert.Equal(t, uint16(want), s.boost)
+	}
+	b := d.idleBudget(s)
+	assert.Equal(t, base<<maxBoost, b)
+	assert.LessOrEqual(t, b, maxLearned)
+	d.learn(s, b, b)
+	assert.Equal(t, uint16(maxBoost), s.boost, "capped")
+	d.learn(s, 8*b, b)
+	assert.Equal(t, uint16(maxBoost), s.boost, "a middling gap changes nothing")
+	d.learn(s, 32*b, b)
+	assert.Equal(t, uint16(maxBoost-1), s.boost, "a long sleep halves the budget")
+	s.misses = 1
+	assert.Equal(t, base/8, d.idleBudget(s), "a worker runs do not need is not stretched")
+	d.SetSpin(time.Millisecond)
+	s.misses, s.boost = 0, 0
+	d.learn(s, time.Microsecond, time.Millisecond)
+	assert.Zero(t, s.boost, "never past maxLearned")
+}
