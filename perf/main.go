@@ -52,6 +52,11 @@
 //     with -long): serial, go + WaitGroup, errgroup, and workgang plain,
 //     caller-runs and ForRange with caller-runs on one long-lived set; every
 //     result is checked against serial's.
+//   - mark: the stealing mark of examples/gc/mark against the static
+//     partition and serial, on random, power-law and list graphs.
+//   - gc: pauses of the examples/gc collector (p50/p99/max per collection)
+//     for a small and a large heap, workgang against the same phases on
+//     go + WaitGroup and errgroup, and serial, with issue 12's targets.
 //   - targets: the project's performance targets, each as the measured ratio
 //     and PASS, MISS or N/A. It needs the sections it checks, which
 //     -scenario targets selects automatically.
