@@ -34,6 +34,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"runtime/trace"
 	"sync/atomic"
@@ -68,6 +69,10 @@ const (
 	// stealAhead is how many of the following copies a worker tries to
 	// claim after its own (see Serve).
 	stealAhead = 2
+
+	// procsEvery is how many runs the coordinator's cached GOMAXPROCS
+	// serves before it is read again.
+	procsEvery = 1024
 )
 
 // genOf returns the low genBits bits of the generation in run word r; the
@@ -164,7 +169,14 @@ type Dispatcher struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
 	coord      spin.Spinner // the coordinator's adaptive bursts
-	_          [cacheLine - 20]byte
+	// procs is GOMAXPROCS as the coordinator last read it, for its end-wait
+	// budget; it re-reads it every procsEvery runs. runtime.GOMAXPROCS(0)
+	// takes the scheduler's global lock, which every P's scheduling
+	// contends for; reading it once per run put a process-wide lock on the
+	// run path of every set.
+	procs    int32
+	procsAge uint32
+	_        [cacheLine - 28]byte
 
 	// Read-mostly: set by New (the spin budgets by SetSpin), read by
 	// workers on every run, so it stays shared in their caches.
@@ -202,9 +214,6 @@ func New(workers int) *Dispatcher {
 	return d
 }
 
-// Workers returns the number of worker slots.
-func (d *Dispatcher) Workers() int { return len(d.slots) }
-
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current
 // one, before parking; 0 parks at once. It may be called at any time; a
@@ -228,9 +237,6 @@ type Plan struct {
 	t          tasks.Task
 	callerRuns bool
 }
-
-// Task returns the planned task.
-func (p Plan) Task() tasks.Task { return p.t }
 
 // CallerRuns reports whether the task opted in to caller-runs.
 func (p Plan) CallerRuns() bool { return p.callerRuns }
@@ -380,6 +386,9 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 		if gen&genMask == genOf(r) {
 			return r, gen
 		}
+		// The coordinator is between its two stores; let it finish if it
+		// was preempted there.
+		runtime.Gosched()
 	}
 }
 
@@ -591,7 +600,11 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 	if d.done.Load() == gen {
 		return
 	}
-	if budget := spin.Cap(time.Duration(d.endSpin.Load()), m+1); budget > 0 {
+	if d.procsAge%procsEvery == 0 {
+		d.procs = int32(runtime.GOMAXPROCS(0))
+	}
+	d.procsAge++
+	if budget := spin.CapFor(time.Duration(d.endSpin.Load()), m+1, int(d.procs)); budget > 0 {
 		if spin.Until(budget, &d.coord, func() bool { return d.done.Load() == gen }) {
 			return
 		}

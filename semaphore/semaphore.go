@@ -4,13 +4,14 @@
 // A waiter that finds no permit first spins: it polls the count, yielding the
 // processor with runtime.Gosched between short bursts, until a permit appears
 // or its spin budget (a duration) runs out. Only then does it park on a
-// channel. Spinning turns the common case of back-to-back parallel phases into
-// a hand-off of one cache line (the cost of an atomic ping-pong between two
-// CPUs: 0.3-1.1 us on the 2-vCPU development VM, less on bare metal) instead
-// of a scheduler wake-up (several microseconds); parking bounds the CPU an
-// idle waiter burns.
+// channel. Spinning turns a quick hand-off into the transfer of one cache
+// line instead of a scheduler wake-up; parking bounds the CPU an idle waiter
+// burns. docs/perf.md has the figures (BenchmarkHandoff in this package,
+// against x/sync's Weighted and a channel).
 //
-// The package imports only the standard library.
+// It is a standalone primitive: workgang's dispatcher (package gang) has its
+// own protocol. The package imports the standard library and the module's
+// internal spin policy.
 package semaphore
 
 import (

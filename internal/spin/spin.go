@@ -51,10 +51,12 @@ func budgetFor(goroutines, procs int) time.Duration {
 	}
 }
 
-// Cap lowers budget to what Budget(goroutines) allows; it is how an explicit
-// budget (an option set by the user) still yields to oversubscription.
-func Cap(budget time.Duration, goroutines int) time.Duration {
-	return min(budget, Budget(goroutines))
+// CapFor lowers budget to what the policy allows goroutines goroutines on
+// procs processors; it is how an explicit budget (an option set by the user)
+// still yields to oversubscription. The caller supplies GOMAXPROCS, so that
+// a hot path can cache it.
+func CapFor(budget time.Duration, goroutines, procs int) time.Duration {
+	return min(budget, budgetFor(goroutines, procs))
 }
 
 // burst bounds. A poll is a load of a cached line, so a maxBurst burst lasts

@@ -24,8 +24,9 @@ func TestBudgetFor(t *testing.T) {
 		}
 	}
 	assert.Equal(t, budgetFor(2, runtime.GOMAXPROCS(0)), Budget(2))
-	assert.LessOrEqual(t, Cap(time.Hour, 2), Default)
-	assert.Equal(t, time.Duration(0), Cap(0, 2))
+	assert.Equal(t, Oversubscribed, CapFor(time.Hour, 3, 2))
+	assert.Equal(t, time.Microsecond, CapFor(time.Microsecond, 2, 2))
+	assert.Equal(t, time.Duration(0), CapFor(time.Hour, 2, 1))
 }
 
 func TestUntil(t *testing.T) {
