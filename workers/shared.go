@@ -45,20 +45,20 @@ type Shared struct {
 // each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
 // when the set is created; later holders get the existing set and should size
 // their runs with its MaxWorkers. Runs from all holders are serialized by the
-// set's mutex, which hands itself over in FIFO order to waiters that have
-// waited longer than a millisecond (sync.Mutex's starvation mode), so no
-// holder is starved.
+// set's run lock, which queues waiters on a sync.Mutex (FIFO once one has
+// waited a millisecond: its starvation mode) and hands itself over to the
+// first of them, so no holder is starved.
 //
 // Acquire panics for the same arguments New does, whether or not the name is
 // held (its messages name Acquire); a panicking Acquire registers nothing,
 // takes no reference and leaves an existing set unchanged.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
-	newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
+	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	e := shared.sets[name]
 	if e == nil {
-		e = &sharedEntry{s: &Shared{w: New(name, maxWorkers, opts...)}}
+		e = &sharedEntry{s: &Shared{w: newFromConfig(name, maxWorkers, c)}}
 		if shared.sets == nil {
 			shared.sets = make(map[string]*sharedEntry)
 		}

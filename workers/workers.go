@@ -98,22 +98,11 @@ type worker struct {
 // that the run path indexes a flat array. It panics if maxWorkers is
 // outside [1, MaxLimit] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
-	if maxWorkers < 1 || maxWorkers > MaxLimit {
-		panic(fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, maxWorkers, MaxLimit))
-	}
-	c := config{active: maxWorkers}
-	for i, o := range opts {
-		if o == nil {
-			panic(fmt.Sprintf("workers: New(%q): option %d is nil", name, i))
-		}
-		o(&c)
-	}
-	if c.active < 1 || c.active > maxWorkers {
-		panic(fmt.Sprintf("workers: New(%q): WithActiveWorkers(%d) out of range [1, %d]", name, c.active, maxWorkers))
-	}
-	if !c.spinSet {
-		c.spin = DefaultSpin(maxWorkers)
-	}
+	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
+}
+
+// newFromConfig makes the set once newConfig has checked the arguments.
+func newFromConfig(name string, maxWorkers int, c config) *Workers {
 	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
 		workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)

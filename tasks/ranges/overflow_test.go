@@ -110,7 +110,8 @@ const maxDrain = 1 << 12
 
 // checkCover drains l with copies goroutines and checks the chunks tile
 // [0, n) exactly once, in bounds; loops with more than maxDrain chunks are
-// checked on their first maxDrain chunks and their last one.
+// checked on their first maxDrain chunks (their tails are covered by the
+// cases with few, huge chunks).
 func checkCover(t *testing.T, n, chunk, copies int) {
 	t.Helper()
 	l := ranges.NewLoop(n, chunk)

@@ -34,8 +34,8 @@ import (
 // s390x) and 128 bytes. 128 because x86 CPUs from Intel's Sandy Bridge on
 // fetch 64-byte lines in aligned pairs (the adjacent-line, or spatial,
 // prefetcher), so two values 64 bytes apart can still bounce a pair of lines
-// between cores; the rest of this module pads its hot words to 128 bytes for
-// the same reason.
+// between cores; the dispatcher (package gang) and package workers pad
+// their hot words to 128 bytes for the same reason.
 //
 // Because the pad lies between the values, rather than filling a slot up to
 // a fixed size, a slot works for a T of any size: two values are always at

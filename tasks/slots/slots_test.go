@@ -1,6 +1,7 @@
 package slots_test
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
@@ -8,17 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
-	"golang.org/x/sys/cpu"
 
 	"github.com/workgang/workgang/tasks/slots"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func TestPadCoversCacheLineAndPair(t *testing.T) {
-	assert.GreaterOrEqual(t, slots.Pad, 128)
-	assert.GreaterOrEqual(t, slots.Pad, int(unsafe.Sizeof(cpu.CacheLinePad{})))
-}
 
 // gap returns the bytes between the end of slot i's value and the start of
 // slot i+1's.
@@ -58,7 +53,7 @@ func TestAccessors(t *testing.T) {
 		if acc != "[" {
 			acc += " "
 		}
-		return acc + itoa(v)
+		return acc + strconv.Itoa(v)
 	})+"]")
 	var ids []int
 	for id, p := range s.All() {
@@ -79,16 +74,6 @@ func TestAccessors(t *testing.T) {
 	assert.Equal(t, 0, slots.New[int](0).Len())
 	assert.PanicsWithValue(t, "slots: New: negative length -1", func() { slots.New[int](-1) })
 	assert.Panics(t, func() { s.At(3) })
-}
-
-func itoa(v int) string {
-	if v < 0 {
-		return "-" + itoa(-v)
-	}
-	if v < 10 {
-		return string(rune('0' + v))
-	}
-	return itoa(v/10) + itoa(v%10)
 }
 
 // Workers writing their own slots concurrently: the race detector checks

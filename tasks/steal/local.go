@@ -54,6 +54,9 @@ func (l *Local[T]) publish(q *Deque[T], most int) {
 	if h == 0 {
 		return
 	}
+	// PushSlice copies the values into the deque's array and publishes them
+	// with its own store of bottom (see Deque), so the prefix published here
+	// is the owner's to reuse at once: no thief ever reads l.stack.
 	q.PushSlice(l.stack[l.lo : l.lo+h])
 	l.lo += h
 	if l.lo > len(l.stack)/2 {

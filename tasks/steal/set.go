@@ -181,6 +181,9 @@ func (s *Set[T]) Clear() {
 	for i := range s.locals {
 		s.locals[i].clear()
 	}
+	// A worker that leaves loop on an abort or on termination while it is
+	// hungry does not take its announcement back; the next phase starts
+	// from zero here.
 	s.hungry.Store(0)
 }
 
@@ -313,7 +316,10 @@ func (s *Set[T]) stealMore(w int, l *Local[T]) {
 // one deque to another).
 func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batch bool) {
 	q, l := &s.queues[w], &s.locals[w]
-	share := len(s.queues) > 1 // alone, nobody is ever hungry
+	// hungry tells DrainLocal's owners to publish their private stacks:
+	// alone, nobody is ever hungry, and in Drain the private stacks stay
+	// empty (process pushes to the deque), so there is nothing to announce.
+	share := batch && len(s.queues) > 1
 	hungry := false
 	var processed uint
 	for {

@@ -81,7 +81,6 @@ type Terminator struct {
 	// last Reset read it (see spinMaster). Written only there, when no
 	// worker is inside Offer.
 	spin    bool
-	budget  time.Duration // spin.Budget(n), read with spin
 	n       int32
 	hasWork func() bool
 	// wake holds tokens for sleepers, capacity n. Tokens may be stale (sent
@@ -134,10 +133,9 @@ const maxWorkers = 1 << 30
 // the worker that may publish work runs at the same time on another P. With
 // one P it only delays that worker; with more workers than Ps, waiters take
 // turns with the workers that hold work, so they spin not at all and yield
-// for a tenth of the budget.
+// only for the policy's oversubscribed budget (spin.Oversubscribed).
 func (t *Terminator) readProcs() {
-	t.budget = spin.Budget(int(t.n))
-	t.spin = t.budget == spin.Default
+	t.spin = spin.Budget(int(t.n)) == spin.Default
 }
 
 // Workers returns n, the number of workers that must offer.
@@ -301,7 +299,7 @@ func (t *Terminator) spinMaster() bool {
 	// Without spinning, yield for the policy's oversubscribed budget (or,
 	// with GOMAXPROCS = 1, for that much too: a yield lets the workers with
 	// work run, which a nap would delay).
-	budget := t.budget
+	budget := spin.Default
 	if !spinning {
 		budget = spin.Oversubscribed
 	}
