@@ -6,7 +6,8 @@ import (
 )
 
 // competeUnits is the work a competing goroutine does between two checks of
-// its stop flag: about 20 us (20 us / ~2 ns per unit), so stopping is prompt.
+// its stop flag: tens of microseconds at the per-unit cost the grain section
+// calibrates (printed as "xorshift steps, N ns each"), so stopping is prompt.
 const competeUnits = 10000
 
 // competitors are goroutines that burn CPU while the sections run (-compete

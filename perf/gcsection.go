@@ -19,12 +19,12 @@ import (
 
 // gc section sizes: a small heap, whose phases take microseconds (there the
 // cost of starting a phase decides), and a large one, whose phases take
-// milliseconds (there the mark's parallel speed decides). The default run
-// stays within a few seconds on 2 CPUs (the mark and gc sections together
-// within 10 s); -quick runs fewer cycles, the harness's own tests (runs below
-// -quick's) a handful; -long makes the large heap one of longGCSlots, whose
-// pauses take hundreds of milliseconds on the development VM (the size
-// examples/gc runs by default), and runs more cycles of the small one.
+// milliseconds (there the mark's parallel speed decides). The default sizes
+// keep the mark and gc sections together within a third of the default run's
+// budget (defaultRunSeconds; measured times in docs/perf.md); -quick runs
+// fewer cycles, the harness's own tests (runs below -quick's) a handful;
+// -long makes the large heap one of longGCSlots (the size examples/gc runs
+// by default) and runs more cycles of the small one.
 const (
 	smallGCSlots      = 1024
 	largeGCSlots      = 128 << 10

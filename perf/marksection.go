@@ -12,10 +12,11 @@ import (
 )
 
 // Mark section sizes. The default run marks graphs of defaultMarkObjects a
-// few times (the mark and gc sections together stay within 10 s on 2 CPUs);
-// -quick marks smaller graphs; runs shorter than -quick's (the harness's own
-// tests) mark tiny graphs once; -long marks graphs of 4M objects (the size of
-// issue 12's figures; about a minute on 2 CPUs).
+// few times (the mark and gc sections together within a third of the
+// default run's budget, defaultRunSeconds); -quick marks smaller graphs; runs
+// shorter than -quick's (the harness's own tests) mark tiny graphs once;
+// -long marks graphs of 4M objects (the size of issue 12's figures; measured
+// times in docs/perf.md).
 const (
 	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3

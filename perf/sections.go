@@ -58,9 +58,9 @@ func findSection(name string) *section {
 }
 
 // defaultRunSeconds is the time the default run (no flags) is sized to
-// finish in on an idle 2-CPU machine, the one number docs/perf.md states.
-// The sections of this package take about 20 s of it there; mark and gc,
-// sized by their owners, are budgeted 10 s together.
+// finish in on an idle 2-CPU machine, the one number docs/perf.md states
+// (where the measured totals are). The sections are sized to stay well
+// inside it, mark and gc together within a third of it.
 const defaultRunSeconds = 30
 
 // harness is the state shared by the sections of one perf run.
