@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/workgang/workgang/internal/term"
 )
 
 // Progress timing: nothing is shown for the first progressDelay of a run (a
@@ -33,11 +35,11 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, tty: isTerminal(w), delay: progressDelay, start: time.Now()}
 }
 
-// isTerminal reports whether w is a terminal (see isTerminalFile): only then
+// isTerminal reports whether w is a terminal (see term.IsTerminal): only then
 // is the progress line rewritten in place with \r.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && isTerminalFile(f)
+	return ok && term.IsTerminal(f)
 }
 
 // update shows the status format describes, if the run has been long enough

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/internal/term"
 	"github.com/workgang/workgang/tasks/policy"
 	"github.com/workgang/workgang/workers"
 )
@@ -165,7 +166,7 @@ func newProgress(w io.Writer) func(format string, args ...any) {
 	if !ok {
 		return func(string, ...any) {}
 	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !term.IsTerminal(f) { // not a character-device test: /dev/null is one
 		return func(string, ...any) {}
 	}
 	return func(format string, args ...any) {

@@ -1,13 +1,13 @@
 //go:build !linux
 
-package main
+package term
 
 import "os"
 
-// isTerminalFile reports whether f is a character device, the closest
+// IsTerminal reports whether f is a character device, the closest
 // portable test for a terminal (it also accepts /dev/null, where the
 // rewritten progress line is thrown away anyway).
-func isTerminalFile(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// isTerminalFile reports whether f is a terminal: it has terminal attributes
+// IsTerminal reports whether f is a terminal: it has terminal attributes
 // (TCGETS succeeds). A character device such as /dev/null does not.
-func isTerminalFile(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }
