@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -129,18 +128,11 @@ func markShape(h *harness, cfg markConfig, shape mark.Shape, marker *mark.Marker
 		steals = append(steals, r.Stats.Steals)
 		row.Workers = r.Stats.Workers
 	}
-	row.Serial, row.Static, row.Stealing = medianOf(serial), medianOf(static), medianOf(stealing)
-	row.Steals = medianOf(steals)
+	row.Serial, row.Static, row.Stealing = median(serial), median(static), median(stealing)
+	row.Steals = median(steals)
 	row.VsSerial = float64(row.Serial) / float64(row.Stealing)
 	row.VsStatic = float64(row.Static) / float64(row.Stealing)
 	return row, nil
-}
-
-// medianOf returns the middle value (the lower one of the two middles).
-func medianOf[T time.Duration | int64](xs []T) T {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
 }
 
 // ms formats d in milliseconds with one decimal.

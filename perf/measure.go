@@ -163,7 +163,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // median returns the median of xs (the mean of the middle two for an even
 // count), or 0 if xs is empty. It does not modify xs.
-func median(xs []float64) float64 {
+func median[T ~float64 | ~int64](xs []T) T {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -654,7 +654,8 @@ func TestPercentileAndMedian(t *testing.T) {
 	assert.Zero(t, percentile(nil, 50))
 	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
 	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
-	assert.Zero(t, median(nil))
+	assert.Zero(t, median[float64](nil))
+	assert.Equal(t, 3*time.Millisecond, median([]time.Duration{time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond}), "durations too (the mark section)")
 	assert.Zero(t, ratio(1, 0))
 }
 
