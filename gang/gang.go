@@ -653,15 +653,22 @@ func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) 
 			d.capture(t, c, onCaller, nil, true, debug.Stack())
 		}
 	}()
+	var namePanic *PanicError
 	if trace.IsEnabled() {
 		// One region per copy, on the goroutine that runs it, so a trace
-		// shows which goroutine ran which copy and for how long.
-		defer trace.StartRegion(context.Background(), SafeName(t)).End()
+		// shows which goroutine ran which copy and for how long. A panic
+		// in Name is the copy's failure (the copy still runs, unnamed).
+		var name string
+		if name, namePanic = CheckedName(t); namePanic == nil {
+			defer trace.StartRegion(context.Background(), name).End()
+		}
 	}
 	panicked, v, stack := runCopy(t, c)
 	returned = true
 	if panicked {
 		d.capture(t, c, onCaller, v, false, stack)
+	} else if namePanic != nil {
+		d.capture(t, c, onCaller, namePanic.Value, false, namePanic.Stack)
 	}
 }
 
@@ -737,6 +744,23 @@ func SafeName(t tasks.Task) (name string) {
 		}
 	}()
 	return t.Name()
+}
+
+// CheckedName returns t.Name(). A panic in Name (panic(nil) included) comes
+// back as a *PanicError (Worker -1, on the caller, Method "Name") instead of
+// an invented name, so that the trace regions, which call Name on every run,
+// report it as every other failure of a task method is reported; a
+// runtime.Goexit in Name proceeds.
+func CheckedName(t tasks.Task) (name string, pe *PanicError) {
+	normal := false
+	defer func() {
+		if !normal {
+			pe = newPanicError(t, -1, true, recover(), "Name")
+		}
+	}()
+	name = t.Name()
+	normal = true
+	return name, nil
 }
 
 // newPanicError describes a panic of the caller's call of method (not a copy).

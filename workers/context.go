@@ -29,7 +29,10 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // worker is woken. Use RunN with a task of your own to keep every copy on the
 // workers (for instance to run them on placed threads).
 //
-// Copies are started even when ctx is already done; they see a done context.
+// Copies are started even when ctx is already done (if the set is free);
+// they see a done context. If the set is busy with another run, RunContext
+// waits its turn; if ctx is done while it waits, it returns
+// context.Cause(ctx) at once, having run nothing (Stats counts the wait).
 // Memory model, nested runs and panics are as for RunN: a copy's panic (or
 // Goexit on a worker) cancels the others' context with a cause of its own,
 // and once every copy has returned, RunContext panics with the *PanicError.
@@ -57,10 +60,15 @@ func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Con
 	// Deferred (open-coded: no allocation) so that a panicking run still
 	// detaches the derived context from ctx.
 	defer cancel(nil)
-	w.RunN(t, n)
+	// Like w.RunN(t, n), but giving up (running nothing) if ctx is done
+	// while the run waits for the set.
+	waitErr := w.runNContext(ctx, "RunN", t, n)
 	err := t.finish()
 	t.fn = nil
 	runCtxPool.Put(t) // after RunN returned, no copy touches t any more
+	if waitErr != nil {
+		return waitErr
+	}
 	return err
 }
 
@@ -76,7 +84,8 @@ func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Con
 // was done before every chunk was handed out, context.Cause(ctx) (which is
 // ctx.Err() unless ctx was cancelled with a cause); otherwise nil: a loop that
 // ran every iteration returns nil even if ctx is done by then. If ctx is done
-// when ForRangeContext is called, it runs nothing.
+// when ForRangeContext is called, or becomes done while the loop waits for a
+// busy set, it runs nothing and returns context.Cause(ctx) at once.
 //
 // Allocations are those of RunContext with ctx.Done called: 3 per call with
 // context.Background (the task comes from a pool; a ctx already done costs
@@ -98,9 +107,13 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 	t.callerRuns = callerRuns
 	cancel := t.start(ctx)
 	defer cancel(nil) // as in RunContext
-	w.RunN(t, min(copies, t.loop.NumChunks()))
+	// As in RunContext: a run whose ctx is done while it waits for the
+	// set claims no chunk, and the loop below reports ctx's cause.
+	waitErr := w.runNContext(ctx, "RunN", t, min(copies, t.loop.NumChunks()))
 	err := t.finish()
-	if err == nil && t.loop.Claimed() < n {
+	if waitErr != nil {
+		err = waitErr
+	} else if err == nil && t.loop.Claimed() < n {
 		// Copies stop early without an error only when the derived
 		// context is done, and only ctx being done cancels it then (a
 		// panic would have made RunN panic).

@@ -1,10 +1,13 @@
 package workers
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 )
 
 // The cycle check. A run on set A whose copy starts a run on set B waits for
@@ -30,30 +33,52 @@ import (
 // A goroutine g about to block on set W closes a cycle iff W reaches g.
 //
 // Edges appear over time (a coordinator parks only after spinning), so a
-// nested waiter polls the lock and re-checks instead of blocking; and since
-// the graph is read while it changes, a cycle must be found by every check
-// for at least a millisecond before it panics. A real cycle never changes:
-// every goroutine in it waits for good.
+// nested waiter, queued in the lock's FIFO line like every other waiter,
+// wakes on a timer to re-check; and since the graph is read while it
+// changes, a cycle must be found by every check for at least a millisecond
+// before it panics. A real cycle never changes: every goroutine in it waits
+// for good.
+//
+// Every set takes part, from New to Close, with or without workers: the
+// holder of an inline run on a set that never created a worker is inside a
+// run too. The registry holds the sets weakly, so a set dropped without
+// Close (it has no worker goroutines, or they would keep it alive) is still
+// collected, and its entry goes with it.
 var registry struct {
 	mu      sync.Mutex
-	sets    map[*Workers]struct{}
-	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it polls for
+	sets    map[weak.Pointer[Workers]]struct{}
+	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
 }
 
 func register(w *Workers) {
+	wp := weak.Make(w)
 	registry.mu.Lock()
-	defer registry.mu.Unlock()
 	if registry.sets == nil {
-		registry.sets = make(map[*Workers]struct{})
+		registry.sets = make(map[weak.Pointer[Workers]]struct{})
 		registry.waiting = make(map[uintptr]*Workers)
 	}
-	registry.sets[w] = struct{}{}
+	registry.sets[wp] = struct{}{}
+	registry.mu.Unlock()
+	runtime.AddCleanup(w, unregisterWeak, wp)
 }
 
-func unregister(w *Workers) {
+func unregister(w *Workers) { unregisterWeak(weak.Make(w)) }
+
+func unregisterWeak(wp weak.Pointer[Workers]) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	delete(registry.sets, w)
+	delete(registry.sets, wp)
+}
+
+// liveSets returns the registered sets. Called with registry.mu held.
+func liveSets() []*Workers {
+	sets := make([]*Workers, 0, len(registry.sets))
+	for wp := range registry.sets {
+		if x := wp.Value(); x != nil {
+			sets = append(sets, x)
+		}
+	}
+	return sets
 }
 
 // insideAnyRun reports whether goroutine g runs a copy of some set's run (as
@@ -61,7 +86,7 @@ func unregister(w *Workers) {
 func insideAnyRun(g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	for x := range registry.sets {
+	for _, x := range liveSets() {
 		if x.mu.owner() == g || x.workerOf(g) >= 0 {
 			return true
 		}
@@ -69,21 +94,109 @@ func insideAnyRun(g uintptr) bool {
 	return false
 }
 
-// waitNested takes w's lock for goroutine g, which is inside a run: it polls
-// the lock with a backoff up to a millisecond, and panics if blocking would
-// close a cycle of nested runs.
-func waitNested(w *Workers, g, token uintptr, op string) {
+// insideRunOf reports whether goroutine g is part of w's current run: one of
+// the goroutines running it (its lock's holder, its workers), or, through
+// nested runs, one running a run started from inside it: a set whose lock
+// such a goroutine holds runs inside w's run, and so on. A goroutine that
+// holds w and another set counts that set as nested, although it may be the
+// outer one (which of the two it took first is recorded nowhere); the
+// answer then errs towards "inside", which makes a last release panic
+// rather than close a set under a run that waits for it.
+func insideRunOf(w *Workers, g uintptr) bool {
 	registry.mu.Lock()
-	registry.waiting[g] = w
-	registry.mu.Unlock()
-	defer func() {
+	defer registry.mu.Unlock()
+	sets := liveSets()
+	seen := map[*Workers]bool{w: true}
+	todo := []*Workers{w}
+	for len(todo) > 0 {
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, c := range x.runGoroutines() {
+			if c == g {
+				return true
+			}
+			for _, y := range sets {
+				if !seen[y] && y.mu.owner() == c {
+					seen[y] = true
+					todo = append(todo, y)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// waitLock takes w's lock for goroutine g (with token tok), which found it
+// held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
+// inside some run) also wakes on a timer, with a backoff up to a
+// millisecond, to check whether waiting closes a cycle of nested runs, and
+// panics if it does. With a non-nil ctx, the waiter leaves the queue as soon
+// as ctx is done and returns its cause, holding nothing; a waiter that gets
+// the lock once ctx is done lets it go again, so the run runs nothing.
+// Every wait of a run (not of Close) is counted in the set's Stats.
+func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
+	var done <-chan struct{}
+	if ctx != nil {
+		if done = ctx.Done(); done != nil && ctx.Err() != nil {
+			return cause(ctx) // done before it queued
+		}
+	}
+	start := time.Now()
+	wt := w.mu.enqueue(tok)
+	if wt == nil {
+		return nil // freed meanwhile: taken without waiting
+	}
+	defer w.mu.done(wt)
+	if op != "Close" {
+		defer func() {
+			w.waits.Add(1)
+			w.waitNanos.Add(uint64(time.Since(start)))
+		}()
+	}
+	if nested {
 		registry.mu.Lock()
-		delete(registry.waiting, g)
+		registry.waiting[g] = w
 		registry.mu.Unlock()
-	}()
+		defer func() {
+			registry.mu.Lock()
+			delete(registry.waiting, g)
+			registry.mu.Unlock()
+		}()
+		timer := time.NewTimer(firstCheck)
+		defer timer.Stop()
+		return w.waitNested(op, g, wt, ctx, timer)
+	}
+	select {
+	case <-wt.ready:
+		return w.gotLock(ctx)
+	case <-done: // nil without a ctx: never ready
+		return w.leave(wt, ctx)
+	}
+}
+
+// firstCheck is how long a nested waiter waits before its first cycle check;
+// the interval then doubles up to a millisecond.
+const firstCheck = 10 * time.Microsecond
+
+// waitNested is waitLock's loop for a nested waiter: it wakes on the timer
+// to re-check for a cycle until it gets the lock, ctx is done, or a cycle is
+// confirmed (it then leaves the queue and panics, unless the lock was handed
+// to it meanwhile: a goroutine that got the lock was in no cycle).
+func (w *Workers) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, timer *time.Timer) error {
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
 	var since time.Time // when the check first found a cycle, zero if the last one did not
-	backoff := 10 * time.Microsecond
-	for !w.mu.tryLock(token) {
+	backoff := firstCheck
+	for {
+		select {
+		case <-wt.ready:
+			return w.gotLock(ctx)
+		case <-done:
+			return w.leave(wt, ctx)
+		case <-timer.C:
+		}
 		registry.mu.Lock()
 		path := cycleFrom(w, g)
 		registry.mu.Unlock()
@@ -96,12 +209,35 @@ func waitNested(w *Workers, g, token uintptr, op string) {
 		case since.IsZero():
 			since = time.Now()
 		case time.Since(since) >= time.Millisecond:
+			if w.mu.abandon(wt) {
+				return w.gotLock(ctx)
+			}
 			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
 				op, w.name, strings.Join(path, " -> ")))
 		}
-		time.Sleep(backoff)
 		backoff = min(2*backoff, time.Millisecond)
+		timer.Reset(backoff)
 	}
+}
+
+// gotLock is the end of a wait that got the lock: with ctx done by then,
+// the run runs nothing (it waited, and its context ended meanwhile), so the
+// lock goes to the next waiter at once.
+func (w *Workers) gotLock(ctx context.Context) error {
+	if ctx != nil && ctx.Err() != nil {
+		w.mu.unlock()
+		return cause(ctx)
+	}
+	return nil
+}
+
+// leave takes wt out of the queue because ctx is done; if the lock was
+// handed to it meanwhile, it passes it on.
+func (w *Workers) leave(wt *lockWaiter, ctx context.Context) error {
+	if w.mu.abandon(wt) {
+		w.mu.unlock()
+	}
+	return cause(ctx)
 }
 
 // cycleFrom returns the names of the sets on a wait-for path from w to a set
@@ -112,6 +248,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 		set  *Workers
 		prev int
 	}
+	sets := liveSets()
 	steps := []step{{w, -1}}
 	seen := map[*Workers]bool{w: true}
 	for k := 0; k < len(steps); k++ {
@@ -130,7 +267,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 			if y := registry.waiting[c]; y != nil {
 				next = append(next, y)
 			}
-			for y := range registry.sets {
+			for _, y := range sets {
 				if y.mu.owner() == c && y.d.CoordinatorParked() {
 					next = append(next, y)
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/tasks"
 )
 
@@ -80,9 +81,9 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 		shared.mu.Unlock()
 		return
 	}
-	if e.refs == 1 && e.s.w.inRun() {
+	if e.refs == 1 && insideRunOf(e.s.w, goid.Get()) {
 		shared.mu.Unlock()
-		panic(fmt.Sprintf("workers: last release of shared set %q called from inside one of its own copies: it would close the set during its own run; release it after the run", name))
+		panic(fmt.Sprintf("workers: last release of shared set %q called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run", name))
 	}
 	*released = true
 	e.refs--

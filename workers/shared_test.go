@@ -120,7 +120,7 @@ func TestLastReleaseInsideOwnCopy(t *testing.T) {
 			task = tasks.CallerRuns(task)
 		}
 		pe := capturePanic(t, func() { s.RunN(task, 2) })
-		assert.Equal(t, `workers: last release of shared set "release-inside" called from inside one of its own copies: it would close the set during its own run; release it after the run`, pe.Value)
+		assert.Equal(t, `workers: last release of shared set "release-inside" called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, pe.Value)
 		assert.Equal(t, 1, workers.SharedSets(), "callerRuns=%v: the entry stays", callerRuns)
 		p := newProbe(2, false)
 		s.RunN(p, 2) // still open and usable

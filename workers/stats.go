@@ -1,13 +1,17 @@
 package workers
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Stats is a snapshot of a set's counters since New. Each counter is read
 // atomically, but the snapshot as a whole is not: taken during a run, it may
 // count a copy but not yet its run. Worker copies are counted when they
 // start, so copies that end in runtime.Goexit are counted too; caller copies
 // are counted when the run returns, so those of a run whose caller called
-// Goexit are not.
+// Goexit are not, in every mode (an inline run's copy included). Runs and
+// InlineRuns count a run when it starts.
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller
@@ -24,6 +28,14 @@ type Stats struct {
 
 	Created           int // worker goroutines created
 	PlacementFailures int // see PlacementErrors
+
+	// Runs that found the set busy and waited for it (in the set's FIFO
+	// line), and the total time they waited, each counted when its wait
+	// ends: when it gets the set, or leaves the line because its context
+	// is done (RunContext, ForRangeContext). Close's wait is not counted.
+	// Waits / WaitTime is the mean wait of a run that had to wait.
+	Waits    uint64
+	WaitTime time.Duration
 }
 
 // Stats returns the set's counters. Reading them costs one load per counter
@@ -34,8 +46,10 @@ func (w *Workers) Stats() Stats {
 	s := Stats{
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
-		CallerCopies: w.callerCopies.Load() + inline,
+		CallerCopies: w.callerCopies.Load(),
 		Created:      w.CreatedWorkers(),
+		Waits:        w.waits.Load(),
+		WaitTime:     time.Duration(w.waitNanos.Load()),
 	}
 	for i := range s.Created {
 		ws := w.d.WorkerStats(i)
@@ -53,6 +67,6 @@ func (w *Workers) Stats() Stats {
 
 // String formats the snapshot as one log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("runs=%d inline=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d",
-		s.Runs, s.InlineRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures)
+	return fmt.Sprintf("runs=%d inline=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }

@@ -56,6 +56,11 @@ type Workers struct {
 	inlineRuns   atomic.Uint64
 	callerCopies atomic.Uint64
 
+	// Runs that waited for the lock and their total wait in nanoseconds,
+	// written by the waiters (slow path only).
+	waits     atomic.Uint64
+	waitNanos atomic.Uint64
+
 	// d is read-only after New.
 	d *gang.Dispatcher
 
@@ -107,6 +112,7 @@ func newFromConfig(name string, maxWorkers int, c config) *Workers {
 		workers: make([]atomic.Pointer[worker], maxWorkers)}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
+	register(w) // every set takes part in the cycle check; Close unregisters
 	return w
 }
 
@@ -169,7 +175,12 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // as A -> B -> A); the message names the sets.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
-func (w *Workers) runN(op string, t tasks.Task, n int) {
+func (w *Workers) runN(op string, t tasks.Task, n int) { _ = w.runNContext(nil, op, t, n) }
+
+// runNContext is runN for a run with a context: if ctx is done while the run
+// waits for the set, it returns ctx's cause having run nothing (see
+// lockContext). With a nil ctx it always returns nil.
+func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
 	}
@@ -179,11 +190,16 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 		panic(pe)
 	}
 	if trace.IsEnabled() {
-		defer trace.StartRegion(context.Background(), gang.SafeName(t)).End()
+		// Name is user code like Work: a panic in it is the run's
+		// failure, reported before anything runs or is counted.
+		name, pe := gang.CheckedName(t)
+		if pe != nil {
+			panic(pe)
+		}
+		defer trace.StartRegion(context.Background(), name).End()
 	}
 	if n == 1 && plan.CallerRuns() {
-		w.runInline(op, t)
-		return
+		return w.runInline(ctx, op, t)
 	}
 	need := n
 	if plan.CallerRuns() {
@@ -192,29 +208,40 @@ func (w *Workers) runN(op string, t tasks.Task, n int) {
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
-	if p := w.runLocked(op, plan, n); p != nil {
+	p, err := w.runLocked(ctx, op, plan, n)
+	if p != nil {
 		panic(p)
 	}
+	return err
 }
 
 // runInline runs the single copy of a caller-runs task on the caller: no
 // worker, no dispatcher, but under the run lock, so that it never overlaps
 // another run of the set (copies of different runs share worker ids, and
 // users key per-worker scratch data by them).
-func (w *Workers) runInline(op string, t tasks.Task) {
-	w.lock(op, true)
+func (w *Workers) runInline(ctx context.Context, op string, t tasks.Task) error {
+	if err := w.lockContext(ctx, op, true); err != nil {
+		return err
+	}
 	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
 	w.inlineRuns.Add(1)
-	if p := gang.RunInline(t); p != nil {
+	p := gang.RunInline(t)
+	// Counted once the copy returned (or panicked), as every caller copy
+	// is: a copy that called runtime.Goexit never gets here.
+	w.callerCopies.Add(1)
+	if p != nil {
 		panic(p)
 	}
+	return nil
 }
 
-func (w *Workers) runLocked(op string, plan gang.Plan, n int) *PanicError {
-	w.lock(op, plan.CallerRuns())
+func (w *Workers) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*PanicError, error) {
+	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
+		return nil, err
+	}
 	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
@@ -224,7 +251,7 @@ func (w *Workers) runLocked(op string, plan gang.Plan, n int) *PanicError {
 	if ran > 0 {
 		w.callerCopies.Add(uint64(ran))
 	}
-	return p
+	return p, nil
 }
 
 // token is what the run lock records as its holder. A holder that runs
@@ -270,11 +297,21 @@ func (w *Workers) close() {
 // it (see token).
 func (w *Workers) lock(op string, runsUserCode bool) {
 	if !w.mu.tryLock(token(runsUserCode)) {
-		w.lockSlow(op, runsUserCode)
+		_ = w.lockSlow(op, runsUserCode, nil) // without a context it always gets the lock
 	}
 }
 
-func (w *Workers) lockSlow(op string, runsUserCode bool) {
+// lockContext is lock for a run with a context: if ctx is done while the run
+// waits for the set, it returns ctx's cause without the lock (see waitLock).
+// A nil ctx waits for good, as lock does.
+func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
+	if w.mu.tryLock(token(runsUserCode)) {
+		return nil
+	}
+	return w.lockSlow(op, runsUserCode, ctx)
+}
+
+func (w *Workers) lockSlow(op string, runsUserCode bool, ctx context.Context) error {
 	g := goid.Get()
 	if w.mu.owner() == g {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
@@ -282,14 +319,9 @@ func (w *Workers) lockSlow(op string, runsUserCode bool) {
 	if i := w.workerOf(g); i >= 0 {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
 	}
-	tok := token(runsUserCode)
-	if !insideAnyRun(g) {
-		// Plain contention from outside every run: no cycle can go
-		// through this goroutine. Wait in line.
-		w.mu.lock(tok)
-		return
-	}
-	waitNested(w, g, tok, op)
+	// A goroutine outside every run cannot close a cycle (nothing waits
+	// for it); one inside a run waits in the same line but re-checks.
+	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
 }
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
@@ -300,14 +332,6 @@ func (w *Workers) workerOf(g uintptr) int {
 		}
 	}
 	return -1
-}
-
-// inRun reports whether the calling goroutine is running user code of a run
-// of this set: a copy on one of its workers, or a copy on the caller (the
-// owner of a caller-runs or inline run).
-func (w *Workers) inRun() bool {
-	g := goid.Get()
-	return w.mu.owner() == g || w.workerOf(g) >= 0
 }
 
 func (w *Workers) checkN(op string, n int) {
@@ -330,9 +354,6 @@ func (w *Workers) ensureCreated(op string, n int) {
 		w.panicClosed(op)
 	}
 	var started []*worker
-	if w.created.Load() == 0 && n > 0 {
-		register(w) // a set with workers takes part in the cycle check; Close unregisters
-	}
 	for i := int(w.created.Load()); i < n; i++ {
 		wk := &worker{placed: make(chan struct{})}
 		w.workers[i].Store(wk)

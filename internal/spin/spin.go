@@ -51,12 +51,22 @@ func budgetFor(goroutines, procs int) time.Duration {
 	}
 }
 
-// CapFor lowers budget to what the policy allows goroutines goroutines on
-// procs processors; it is how an explicit budget (an option set by the user)
-// still yields to oversubscription. The caller supplies GOMAXPROCS, so that
-// a hot path can cache it.
+// CapFor returns budget (an explicit one, such as a set's WithSpin) as the
+// policy allows it for goroutines goroutines on procs processors: unchanged
+// when they fit, at most Oversubscribed when they outnumber procs (spinning
+// would take a processor from the goroutines being waited for), and 0 with
+// one processor. Only oversubscription cuts an explicit budget: when the
+// goroutines fit, the user's budget stands even above Default. The caller
+// supplies GOMAXPROCS, so that a hot path can cache it.
 func CapFor(budget time.Duration, goroutines, procs int) time.Duration {
-	return min(budget, budgetFor(goroutines, procs))
+	switch {
+	case procs <= 1:
+		return 0
+	case goroutines > procs:
+		return min(budget, Oversubscribed)
+	default:
+		return budget
+	}
 }
 
 // burst bounds. A poll is a load of a cached line, so a maxBurst burst lasts

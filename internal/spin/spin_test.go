@@ -27,6 +27,11 @@ func TestBudgetFor(t *testing.T) {
 	assert.Equal(t, Oversubscribed, CapFor(time.Hour, 3, 2))
 	assert.Equal(t, time.Microsecond, CapFor(time.Microsecond, 2, 2))
 	assert.Equal(t, time.Duration(0), CapFor(time.Hour, 2, 1))
+	// An explicit budget above Default stands when nothing is
+	// oversubscribed: only oversubscription (or one processor) cuts it.
+	assert.Equal(t, 20*time.Millisecond, CapFor(20*time.Millisecond, 2, 2))
+	assert.Equal(t, time.Hour, CapFor(time.Hour, 3, 4))
+	assert.Equal(t, time.Duration(0), CapFor(0, 2, 4))
 }
 
 func TestUntil(t *testing.T) {
