@@ -210,3 +210,14 @@ func (l *runLock) unlockSlow() {
 
 // owner returns the holder's token, 0 if the lock is free.
 func (l *runLock) owner() uintptr { return l.state.Load() >> 1 }
+
+// queued returns the number of waiters in the queue (for tests and
+// diagnostics; it takes the queue's mutex).
+func (l *runLock) queued() (n int) {
+	l.queue.Lock()
+	defer l.queue.Unlock()
+	for p := l.head; p != nil; p = p.next {
+		n++
+	}
+	return n
+}
