@@ -305,7 +305,7 @@ func TestRunContextCancelledWhileWaiting(t *testing.T) {
 				} else {
 					go call()
 				}
-				waitUntil(t, 10*time.Second, "the run waits in line", func() bool { return w.Queued() == 1 })
+				waitUntil(t, 10*time.Second, "the run waits in line", func() bool { return workers.Queued(w) == 1 })
 				cancel(cause)
 				var err error
 				select {
@@ -315,7 +315,7 @@ func TestRunContextCancelledWhileWaiting(t *testing.T) {
 				}
 				assert.Same(t, cause, err)
 				assert.Zero(t, ran.Load(), "nothing may run")
-				assert.Zero(t, w.Queued(), "the waiter left the line")
+				assert.Zero(t, workers.Queued(w), "the waiter left the line")
 				st := w.Stats()
 				assert.Equal(t, before.Waits+1, st.Waits, "the wait is counted")
 				assert.Greater(t, st.WaitTime, before.WaitTime)
@@ -355,7 +355,7 @@ func TestStatsCountWaits(t *testing.T) {
 			w.RunN(tasks.CallerRuns(tasks.Func("wait", func(int) {})), 1)
 		}()
 	}
-	waitUntil(t, 10*time.Second, "waiters in line", func() bool { return w.Queued() == waiters })
+	waitUntil(t, 10*time.Second, "waiters in line", func() bool { return workers.Queued(w) == waiters })
 	pause := 2 * time.Millisecond
 	time.Sleep(pause)
 	unblock()
@@ -405,7 +405,7 @@ func TestWaitersServedInOrder(t *testing.T) {
 		} else {
 			go func() { defer wg.Done(); run() }()
 		}
-		waitUntil(t, 10*time.Second, "queued", func() bool { return w.Queued() == i+1 })
+		waitUntil(t, 10*time.Second, "queued", func() bool { return workers.Queued(w) == i+1 })
 	}
 	unblock()
 	within(t, 20*time.Second, wg.Wait)
@@ -426,7 +426,7 @@ func TestWithSpinSetsEndWait(t *testing.T) {
 		var parked atomic.Bool
 		w.RunN(tasks.Func("sleep", func(int) {
 			time.Sleep(3 * time.Millisecond)
-			parked.Store(w.CoordinatorParked())
+			parked.Store(workers.CoordinatorParked(w))
 		}), 1)
 		assert.False(t, parked.Load(), "rep %d: the coordinator parked within 3 ms with a one-minute budget", rep)
 	}
@@ -436,10 +436,10 @@ func TestWithSpinSetsEndWait(t *testing.T) {
 	w.RunN(tasks.Func("wait-park", func(id int) {
 		if id == 0 {
 			deadline := time.Now().Add(10 * time.Second)
-			for !w.CoordinatorParked() && time.Now().Before(deadline) {
+			for !workers.CoordinatorParked(w) && time.Now().Before(deadline) {
 				time.Sleep(100 * time.Microsecond)
 			}
-			parked.Store(w.CoordinatorParked())
+			parked.Store(workers.CoordinatorParked(w))
 		}
 	}), procs)
 	assert.True(t, parked.Load(), "oversubscribed: the coordinator should park")

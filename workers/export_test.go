@@ -9,7 +9,7 @@ func SharedSets() int {
 
 // CoordinatorParked reports whether the coordinator of the set's current run
 // sleeps in its end wait (it spun for its budget first).
-func (w *Workers) CoordinatorParked() bool { return w.d.CoordinatorParked() }
+func CoordinatorParked(w *Workers) bool { return w.d.CoordinatorParked() }
 
 // Queued returns the number of goroutines waiting in the set's run-lock line.
-func (w *Workers) Queued() int { return w.mu.queued() }
+func Queued(w *Workers) int { return w.mu.queued() }
