@@ -1,12 +1,15 @@
 package workers
 
 import (
+	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRunLockMutualExclusion: many goroutines take the lock in turns; no two
@@ -75,4 +78,131 @@ func TestRunLockNoStarvation(t *testing.T) {
 	}
 	close(stop)
 	hog.Wait()
+}
+
+// TestRunLockFIFOAndAbandon: waiters get the lock in the order they queued,
+// straight from the holder (the owner is the next waiter before it even
+// receives); a waiter that leaves is skipped; the last one to leave restores
+// the fast unlock; a waiter that leaves after its grant holds the lock.
+func TestRunLockFIFOAndAbandon(t *testing.T) {
+	l := newRunLock()
+	require.True(t, l.tryLock(10))
+	var ws []*lockWaiter
+	for tok := uintptr(11); tok <= 15; tok++ {
+		wt := l.enqueue(tok)
+		require.NotNil(t, wt, "the lock is held: enqueue must queue")
+		ws = append(ws, wt)
+	}
+	assert.Equal(t, 5, l.queued())
+	assert.False(t, l.tryLock(99), "a newcomer never overtakes the line")
+	assert.False(t, l.abandon(ws[2]), "13 leaves before any grant")
+	l.done(ws[2])
+	for _, i := range []int{0, 1, 3} {
+		l.unlock()
+		assert.Equal(t, ws[i].token, l.owner(), "handed to the next in line")
+		select {
+		case <-ws[i].ready:
+		default:
+			t.Fatalf("waiter %d was not woken", ws[i].token)
+		}
+		l.done(ws[i])
+	}
+	// 15 is the last waiter; it is granted, then leaves: it holds the lock.
+	l.unlock()
+	assert.Equal(t, uintptr(15), l.owner())
+	assert.True(t, l.abandon(ws[4]), "granted before it left")
+	l.done(ws[4])
+	assert.Zero(t, l.queued())
+	assert.Zero(t, l.state.Load()&queuedBit, "empty line: the bit is clear")
+	l.unlock()
+	assert.Zero(t, l.state.Load(), "free")
+
+	// The last waiter leaving clears the bit, so the holder's fast unlock
+	// frees the lock.
+	require.True(t, l.tryLock(20))
+	wt := l.enqueue(21)
+	assert.NotZero(t, l.state.Load()&queuedBit)
+	assert.False(t, l.abandon(wt))
+	l.done(wt)
+	assert.Equal(t, uintptr(20)<<1, l.state.Load())
+	l.unlock()
+	assert.Zero(t, l.state.Load())
+	// Enqueue on a free lock takes it.
+	assert.Nil(t, l.enqueue(22))
+	assert.Equal(t, uintptr(22), l.owner())
+	l.unlock()
+}
+
+// TestRunLockStressWithAbandons: goroutines take the lock by the fast path,
+// by waiting in line, and by waiting with a random short bound after which
+// they leave (holding the lock if it was handed to them meanwhile). No two
+// ever hold it at once, no hand-off is lost (every waiter finishes), and the
+// lock ends free with an empty line.
+func TestRunLockStressWithAbandons(t *testing.T) {
+	l := newRunLock()
+	var in, held, left atomic.Int64
+	const goroutines, each = 8, 1500
+	var wg sync.WaitGroup
+	critical := func() {
+		if in.Add(1) != 1 {
+			t.Error("two holders at once")
+		}
+		held.Add(1)
+		for range rand.IntN(50) {
+			runtime.Gosched()
+		}
+		in.Add(-1)
+		l.unlock()
+	}
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			token := uintptr(100 + g)
+			timer := time.NewTimer(time.Hour)
+			defer timer.Stop()
+			for i := range each {
+				switch (g + i) % 3 {
+				case 0:
+					l.lock(token)
+					critical()
+				case 1, 2:
+					if l.tryLock(token) {
+						critical()
+						continue
+					}
+					wt := l.enqueue(token)
+					if wt == nil {
+						critical()
+						continue
+					}
+					timer.Reset(time.Duration(rand.IntN(30)) * time.Microsecond)
+					select {
+					case <-wt.ready:
+						l.done(wt)
+						critical()
+					case <-timer.C:
+						holds := l.abandon(wt)
+						l.done(wt)
+						if holds {
+							critical()
+						} else {
+							left.Add(1)
+						}
+					}
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("a waiter never got the lock: a hand-off was lost")
+	}
+	assert.Equal(t, int64(goroutines*each), held.Load()+left.Load())
+	assert.Zero(t, l.state.Load(), "free at the end")
+	assert.Zero(t, l.queued())
+	t.Logf("held %d times, %d waits abandoned", held.Load(), left.Load())
 }
