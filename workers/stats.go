@@ -42,11 +42,14 @@ type Stats struct {
 // per worker; the counters themselves live on per-worker cache lines, so
 // counting adds no shared line to a run.
 func (w *Workers) Stats() Stats {
+	// Goexits first: each is counted after its run's inlineRuns, so this
+	// order keeps goexits <= inline and the difference below from wrapping.
+	goexits := w.inlineGoexits.Load()
 	inline := w.inlineRuns.Load()
 	s := Stats{
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
-		CallerCopies: w.callerCopies.Load(),
+		CallerCopies: w.callerCopies.Load() + inline - goexits,
 		Created:      w.CreatedWorkers(),
 		Waits:        w.waits.Load(),
 		WaitTime:     time.Duration(w.waitNanos.Load()),

@@ -52,9 +52,10 @@ type Workers struct {
 	// Counters written only by the holder of mu (single writer; atomics
 	// so Stats may read them at any time). They share the coordinator's
 	// line with mu, which the coordinator owns during a run anyway.
-	runs         atomic.Uint64
-	inlineRuns   atomic.Uint64
-	callerCopies atomic.Uint64
+	runs          atomic.Uint64
+	inlineRuns    atomic.Uint64
+	inlineGoexits atomic.Uint64 // inline runs whose copy called runtime.Goexit
+	callerCopies  atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
@@ -228,10 +229,17 @@ func (w *Workers) runInline(ctx context.Context, op string, t tasks.Task) error 
 		w.panicClosed(op)
 	}
 	w.inlineRuns.Add(1)
-	p := gang.RunInline(t)
-	// Counted once the copy returned (or panicked), as every caller copy
-	// is: a copy that called runtime.Goexit never gets here.
-	w.callerCopies.Add(1)
+	// An inline run's copy counts as a caller copy (Stats adds inlineRuns)
+	// unless it called runtime.Goexit, as for every caller copy: that
+	// rare case is subtracted, so the common one adds no atomic.
+	returned := false
+	defer func() {
+		if !returned {
+			w.inlineGoexits.Add(1)
+		}
+	}()
+	p := gang.RunInline(t) // returns after a panic too: only a Goexit skips the line below
+	returned = true
 	if p != nil {
 		panic(p)
 	}
