@@ -39,16 +39,17 @@ type Shared struct {
 // maxWorkers, opts...) if no holder has it, and a release function the
 // holder calls once when done with it (later calls do nothing). The last
 // release closes the set; it panics, consuming nothing, if called from inside
-// a copy of a run on that set. Every Acquire of a name returns the same *Shared
+// a copy of a run on that set, directly or through runs nested in it on
+// other sets (a goroutine that holds this set and another one counts as
+// inside both). Every Acquire of a name returns the same *Shared
 // until that name's last release.
 //
 // Many runtimes in one process can so share one set of workers instead of
 // each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
 // when the set is created; later holders get the existing set and should size
 // their runs with its MaxWorkers. Runs from all holders are serialized by the
-// set's run lock, which queues waiters on a sync.Mutex (FIFO once one has
-// waited a millisecond: its starvation mode) and hands itself over to the
-// first of them, so no holder is starved.
+// set's run lock, which serves waiters in FIFO order and hands itself over to
+// the first of them, so no holder is starved.
 //
 // Acquire panics for the same arguments New does, whether or not the name is
 // held (its messages name Acquire); a panicking Acquire registers nothing,
@@ -72,9 +73,10 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 
 // releaseShared drops the reference of the release function whose flag is
 // released, once. The last release closes the set, so it must not run inside
-// one of the set's own copies (Close there would wait for the run it is part
-// of): it then panics before changing anything (issue 10.5), the reference
-// is kept and the release function still works once the run is over.
+// one of the set's own copies or a run nested in one (Close there would wait
+// for the run it is part of): it then panics before changing anything, the
+// reference is kept and the release function still works once the run is
+// over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {

@@ -11,8 +11,8 @@
 // with one copy nothing is woken at all.
 //
 // Runs on one set are serialized: concurrent calls of Run from several
-// goroutines all complete, one after another, in the order the set's mutex
-// grants them. A run uses every worker it asks for, so running two at once
+// goroutines all complete, one after another, in the order they queued for
+// the set (FIFO, nested calls from copies on other sets included). A run uses every worker it asks for, so running two at once
 // would only make them compete for the same goroutines and processors.
 package workers
 
