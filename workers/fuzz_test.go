@@ -1,10 +1,13 @@
 package workers_test
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"runtime"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,6 +101,7 @@ type fzMachine struct {
 	opIndex atomic.Int32
 	curMu   sync.Mutex
 	cur     string
+	tracing bool // runtime/trace started by the program (opTrace)
 }
 
 func (m *fzMachine) current() string {
@@ -137,9 +141,25 @@ func (m *fzMachine) run() {
 		b := m.next()
 		s := m.sets[b>>4&1]
 		k := b & 0x0f
-		if k == 8 {
+		switch k {
+		case 8:
 			m.opHostile(s)
 			k = 255 // done
+		case 9:
+			m.opCycle(s)
+			k = 255
+		case 10:
+			m.opNestedRelease(s)
+			k = 255
+		case 11:
+			m.opContended(s)
+			k = 255
+		case 12:
+			m.opCtxWait(s)
+			k = 255
+		case 13:
+			m.opTrace()
+			k = 255
 		}
 		switch k % 8 {
 		case 0:
@@ -157,7 +177,9 @@ func (m *fzMachine) run() {
 		case 6:
 			m.opClose(s)
 		case 7:
-			m.opCloseRacing(s)
+			if k == 7 || k == 15 {
+				m.opCloseRacing(s)
+			}
 		}
 		_ = k
 		if m.err == nil {
@@ -168,6 +190,10 @@ func (m *fzMachine) run() {
 
 // closeAll closes the program's sets and checks their final statistics.
 func (m *fzMachine) closeAll() {
+	if m.tracing {
+		trace.Stop()
+		m.tracing = false
+	}
 	for _, s := range m.sets {
 		if s == nil {
 			continue
@@ -922,6 +948,15 @@ func (h *fzHostile) CallerCanRun() bool {
 	return h.fzTask.CallerCanRun()
 }
 
+// wantNothingRan checks that no copy of task ran.
+func (m *fzMachine) wantNothingRan(task *fzHostile) {
+	for id := range fzMaxSet {
+		if r := task.ran[id].Load(); r != 0 {
+			m.failf("copy %d ran %d times; want none", id, r)
+		}
+	}
+}
+
 // opHostile: a run of a task whose Name or CallerCanRun misbehaves while its
 // copies panic (issue 10.1: a typed-nil task pointer panics in both Name and
 // Work). Nothing may crash, hang or lose a copy; the panic comes back as a
@@ -947,9 +982,24 @@ func (m *fzMachine) opHostile(s *fzSet) {
 		defer task.inRun.Store(false)
 		s.w.RunN(task, n)
 	})
+	if m.tracing && kind == 2 && o.goexit {
+		// The run's trace region calls Name on the caller first: its
+		// Goexit is the caller's own, before anything runs.
+		m.wantNothingRan(task)
+		return
+	}
 	pe, ok := o.v.(*workers.PanicError)
 	if o.goexit || !ok {
 		m.failf("hostile task: outcome %#v (goexit=%v); want *workers.PanicError", o.v, o.goexit)
+		return
+	}
+	if m.tracing && kind == 0 {
+		// The run's trace region calls Name before the run starts: its
+		// panic is the run's report; nothing ran, nothing is counted.
+		if pe.Method != "Name" || pe.Value != "fz hostile Name" {
+			m.failf("Name panic with tracing on reported as %+v", pe)
+		}
+		m.wantNothingRan(task)
 		return
 	}
 	if kind == 1 {
@@ -985,4 +1035,361 @@ func (m *fzMachine) opHostile(s *fzSet) {
 		s.inline++
 	}
 	s.copies += uint64(n)
+}
+
+// ---- workerless cycles, nested releases, contention, waits with a context, tracing ----
+
+// fzOther returns the program's set other than s, if it is open.
+func (m *fzMachine) fzOther(s *fzSet) *fzSet {
+	o := m.sets[0]
+	if o == s {
+		o = m.sets[1]
+	}
+	if o == nil || o == s || o.closed {
+		return nil
+	}
+	return o
+}
+
+// fzInlineRunners start a single-copy run that runs on its caller, in each
+// of the API's ways; each is an inline run for Stats.
+var fzInlineRunners = []struct {
+	name string
+	run  func(w *workers.Workers, body func())
+}{
+	{"RunN(CallerRuns, 1)", func(w *workers.Workers, body func()) {
+		w.RunN(tasks.CallerRuns(tasks.Func("fz-inline", func(int) { body() })), 1)
+	}},
+	{"RunContext(1)", func(w *workers.Workers, body func()) {
+		_ = w.RunContext(context.Background(), 1, func(context.Context, int) error { body(); return nil })
+	}},
+	{"ForRange(1 chunk, caller-runs)", func(w *workers.Workers, body func()) {
+		w.ForRange(1, func(int, int, int) { body() }, workers.WithCallerRuns())
+	}},
+	{"ForRangeContext(1 chunk, caller-runs)", func(w *workers.Workers, body func()) {
+		_ = w.ForRangeContext(context.Background(), 1, func(context.Context, int, int, int) error { body(); return nil },
+			workers.WithCallerRuns())
+	}},
+}
+
+// opCycle: goroutine X holds s with an inline run whose copy runs on the
+// other set, which goroutine Y holds with an inline run whose copy runs on s.
+// Whether or not the sets have workers, at least one of the nested calls
+// must panic naming both sets; neither may hang; a nested call that does not
+// panic runs once the other side's outer run is over.
+func (m *fzMachine) opCycle(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	o := m.fzOther(s)
+	if o == nil {
+		return
+	}
+	a := m.next()
+	rx, ry := fzInlineRunners[a%4], fzInlineRunners[a>>2%4]
+	m.setCurrent(fmt.Sprintf("cycle: %s.%s -> %s.%s -> %s (created %d, %d)", s.name, rx.name, o.name, ry.name, s.name,
+		s.w.CreatedWorkers(), o.w.CreatedWorkers()))
+	var inS, inO sync.WaitGroup
+	inS.Add(1)
+	inO.Add(1)
+	var vx, vy any
+	var wg sync.WaitGroup
+	side := func(outer, inner *fzSet, r struct {
+		name string
+		run  func(w *workers.Workers, body func())
+	}, mine, theirs *sync.WaitGroup, v *any) {
+		defer wg.Done()
+		r.run(outer.w, func() {
+			mine.Done()
+			theirs.Wait()
+			func() {
+				defer func() { *v = recover() }()
+				r.run(inner.w, func() {})
+			}()
+		})
+	}
+	wg.Add(2)
+	go side(s, o, rx, &inS, &inO, &vx)
+	go side(o, s, ry, &inO, &inS, &vy)
+	wg.Wait()
+	if vx == nil && vy == nil {
+		m.failf("cycle through %s and %s: neither nested call panicked", s.name, o.name)
+	}
+	for _, v := range []any{vx, vy} {
+		if v == nil {
+			continue
+		}
+		msg, _ := v.(string)
+		if !strings.Contains(msg, "would deadlock") || !strings.Contains(msg, fmt.Sprintf("%q", s.name)) ||
+			!strings.Contains(msg, fmt.Sprintf("%q", o.name)) {
+			m.failf("cycle: panic %#v; want a message naming %q and %q", v, s.name, o.name)
+		}
+	}
+	for _, st := range []*fzSet{s, o} { // the outer runs
+		st.runs++
+		st.inline++
+		st.copies++
+	}
+	if vx == nil { // X's nested run on o ran
+		o.runs++
+		o.inline++
+		o.copies++
+	}
+	if vy == nil {
+		s.runs++
+		s.inline++
+		s.copies++
+	}
+}
+
+var fzSharedSeq atomic.Int64
+
+// opNestedRelease: the last release of a shared set from a copy nested in
+// its run (directly, or through a run on s, plain or inline) must panic
+// consuming nothing; the set then still works and the release closes it.
+func (m *fzMachine) opNestedRelease(s *fzSet) {
+	a := m.next()
+	kind := int(a % 4) // 0 direct plain, 1 direct inline, 2 through s plain, 3 through s inline
+	if (kind >= 2) && (s == nil || s.closed) {
+		kind -= 2
+	}
+	name := fmt.Sprintf("fz-shared-%d", fzSharedSeq.Add(1))
+	max := 1 + int(a>>2)%3
+	m.setCurrent(fmt.Sprintf("nested last release of %s (max %d), kind %d", name, max, kind))
+	before := workers.SharedSets()
+	sh, rel := workers.Acquire(name, max)
+	wrap := func(caller bool, t tasks.Task) tasks.Task {
+		if caller {
+			return tasks.CallerRuns(t)
+		}
+		return t
+	}
+	var v any
+	release := func() {
+		defer func() { v = recover() }()
+		rel()
+	}
+	innerCaller := a&0x40 != 0
+	o := fzCall(func() {
+		sh.RunN(wrap(kind == 1, tasks.Func("fz-rel-outer", func(int) {
+			if kind < 2 {
+				release()
+				return
+			}
+			func() {
+				defer func() { _ = recover() }() // the inner run reports nothing: release recovers
+				s.w.RunN(wrap(innerCaller, tasks.Func("fz-rel-inner", func(int) { release() })), 1)
+			}()
+		})), 1)
+	})
+	m.wantNoPanic(o)
+	if kind >= 2 {
+		s.runs++
+		if innerCaller {
+			s.inline++
+		}
+		s.copies++
+	}
+	want := fmt.Sprintf(`workers: last release of shared set %q called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, name)
+	if v != want {
+		m.failf("nested last release: panic %#v; want %q", v, want)
+	}
+	if got := workers.SharedSets(); got != before+1 {
+		m.failf("after a refused release: %d shared names; want %d", got, before+1)
+	}
+	ran := atomic.Int32{}
+	m.wantNoPanic(fzCall(func() { sh.RunN(tasks.Func("fz-rel-after", func(int) { ran.Add(1) }), max) }))
+	if ran.Load() != int32(max) {
+		m.failf("shared set after a refused release ran %d copies; want %d", ran.Load(), max)
+	}
+	m.wantNoPanic(fzCall(rel))
+	if got := workers.SharedSets(); got != before {
+		m.failf("after the release: %d shared names; want %d", got, before)
+	}
+}
+
+// opContended: 1-2 goroutines make short runs on s back to back while a copy
+// on the other set (plain or inline) runs on s: the nested waiter queues
+// with them and every run completes with its copies once.
+func (m *fzMachine) opContended(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	o := m.fzOther(s)
+	if o == nil {
+		return
+	}
+	a, b := m.next(), m.next()
+	loopers, each := 1+int(a&1), 1+int(a>>1)%6
+	outerCaller := a&0x80 != 0
+	innerN := 1 + int(b)%s.max
+	inner := m.newTask(b&0x80 != 0, 0, 0)
+	m.setCurrent(fmt.Sprintf("%s: %d loopers x %d runs while a copy on %s (caller=%v) runs %s n=%d", s.name, loopers, each,
+		o.name, outerCaller, inner.name, innerN))
+	type result struct {
+		task *fzTask
+		n    int
+		o    fzOutcome
+	}
+	results := make([][]result, loopers)
+	var wg sync.WaitGroup
+	for g := range loopers {
+		ts := make([]*fzTask, each)
+		ns := make([]int, each)
+		for i := range ts {
+			p := m.next()
+			ts[i], ns[i] = m.newTask(p&0x80 != 0, 0, 0), 1+int(p)%s.max
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, task := range ts {
+				r := fzCall(func() {
+					task.callerG = goid.Get()
+					task.inRun.Store(true)
+					defer task.inRun.Store(false)
+					s.w.RunN(task, ns[i])
+				})
+				results[g] = append(results[g], result{task, ns[i], r})
+			}
+		}()
+	}
+	var innerO fzOutcome
+	var outerT tasks.Task = tasks.Func("fz-contended-outer", func(int) {
+		innerO = fzCall(func() {
+			inner.callerG = goid.Get()
+			inner.inRun.Store(true)
+			defer inner.inRun.Store(false)
+			s.w.RunN(inner, innerN)
+		})
+	})
+	if outerCaller {
+		outerT = tasks.CallerRuns(outerT)
+	}
+	m.wantNoPanic(fzCall(func() { o.w.RunN(outerT, 1) }))
+	wg.Wait()
+	o.runs++
+	if outerCaller {
+		o.inline++
+	}
+	o.copies++
+	m.checkRun(s, inner, innerN, innerO)
+	for _, rs := range results {
+		for _, r := range rs {
+			m.checkRun(s, r.task, r.n, r.o)
+		}
+	}
+}
+
+// opCtxWait: s is held by a run; a RunContext or ForRangeContext (from a
+// plain goroutine or nested in a copy on the other set) waits for it and its
+// context is cancelled, once it is queued or after a short delay. It must
+// return the cause without running anything, while s is still held; the
+// wait is counted in Stats.
+func (m *fzMachine) opCtxWait(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	a, b := m.next(), m.next()
+	kind := int(a % 4) // RunContext, ForRangeContext, ForRangeContext caller-runs, RunContext n=1
+	nested := a&4 != 0
+	queued := a&8 != 0 // cancel once queued, else after a delay
+	delay := time.Duration(b) * time.Microsecond
+	o := m.fzOther(s)
+	if o == nil {
+		nested = false
+	}
+	holdCaller := a&0x10 != 0
+	n := 1 + int(b)%s.max
+	if kind == 3 {
+		n = 1
+	}
+	m.setCurrent(fmt.Sprintf("%s: held; context kind %d n=%d nested=%v queued=%v delay=%v", s.name, kind, n, nested, queued, delay))
+	hold := m.newTask(holdCaller, 0, 0)
+	holding, release := make(chan struct{}), make(chan struct{})
+	hold.hook = func(int, bool) {
+		close(holding)
+		<-release
+	}
+	holdDone := make(chan fzOutcome, 1)
+	go func() {
+		holdDone <- fzCall(func() {
+			hold.callerG = goid.Get()
+			hold.inRun.Store(true)
+			defer hold.inRun.Store(false)
+			s.w.RunN(hold, 1)
+		})
+	}()
+	<-holding
+	before := s.w.Stats().Waits
+	errCause := errors.New("fz: cancelled while waiting")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var ran atomic.Int32
+	call := func() error {
+		switch kind {
+		case 0, 3:
+			return s.w.RunContext(ctx, n, func(context.Context, int) error { ran.Add(1); return nil })
+		case 1:
+			return s.w.ForRangeContext(ctx, 64, func(context.Context, int, int, int) error { ran.Add(1); return nil },
+				workers.WithCopies(n))
+		default:
+			return s.w.ForRangeContext(ctx, 64, func(context.Context, int, int, int) error { ran.Add(1); return nil },
+				workers.WithCopies(n), workers.WithCallerRuns())
+		}
+	}
+	errc := make(chan error, 1)
+	var outerO fzOutcome
+	outerDone := make(chan struct{})
+	go func() {
+		defer close(outerDone)
+		if nested {
+			outerO = fzCall(func() { o.w.RunN(tasks.Func("fz-ctx-outer", func(int) { errc <- call() }), 1) })
+		} else {
+			outerO = fzCall(func() { errc <- call() })
+		}
+	}()
+	if queued {
+		for workers.Queued(s.w) == 0 {
+			time.Sleep(20 * time.Microsecond)
+		}
+	} else {
+		time.Sleep(delay)
+	}
+	cancel(errCause)
+	err := <-errc
+	<-outerDone
+	m.wantNoPanic(outerO)
+	if err != errCause {
+		m.failf("a run whose context was cancelled while it waited returned %v; want its cause", err)
+	}
+	if r := ran.Load(); r != 0 {
+		m.failf("a run whose context was cancelled while it waited ran %d copies or chunks", r)
+	}
+	waits := s.w.Stats().Waits - before
+	if waits > 1 || queued && waits != 1 {
+		m.failf("Stats counts %d waits; want %s", waits, map[bool]string{true: "1", false: "0 or 1"}[queued])
+	}
+	close(release)
+	m.checkRun(s, hold, 1, <-holdDone)
+	if nested {
+		o.runs++
+		o.copies++
+	}
+}
+
+// opTrace toggles runtime/trace for the rest of the program (off again when
+// it ends): with tracing on, Name is called for every run's and copy's region.
+func (m *fzMachine) opTrace() {
+	m.setCurrent(fmt.Sprintf("tracing %v -> %v", m.tracing, !m.tracing))
+	if m.tracing {
+		trace.Stop()
+		m.tracing = false
+		return
+	}
+	if trace.IsEnabled() {
+		return // someone else traces
+	}
+	if err := trace.Start(io.Discard); err == nil {
+		m.tracing = true
+	}
 }
