@@ -652,12 +652,41 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 	a := m.next()
 	gs, per := 2+int(a&1), 1+int(a>>1)%3
 	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d RunN (closed=%v)", s.name, gs, per, s.closed))
-	type result struct {
-		task *fzTask
-		n    int
-		o    fzOutcome
+	results := m.submitters(s, gs, per)()
+	for _, rs := range results {
+		for _, r := range rs {
+			if s.closed {
+				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
+				continue
+			}
+			m.checkRun(s, r.task, r.n, r.o)
+		}
 	}
-	results := make([][]result, gs)
+}
+
+// fzResult is one run a submitter made.
+type fzResult struct {
+	task *fzTask
+	n    int
+	o    fzOutcome
+}
+
+// fzRunN makes one RunN of task on s from a fresh goroutine, as the task's
+// caller.
+func fzRunN(s *fzSet, task *fzTask, n int) fzOutcome {
+	return fzCall(func() {
+		task.callerG = goid.Get()
+		task.inRun.Store(true)
+		defer task.inRun.Store(false)
+		s.w.RunN(task, n)
+	})
+}
+
+// submitters starts gs goroutines that make per RunN calls each on s, back to
+// back, with tasks and copy counts from the program (caller-runs or not, n in
+// range); the returned function waits for them and returns their runs.
+func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult) {
+	results := make([][]fzResult, gs)
 	var wg sync.WaitGroup
 	for g := range gs {
 		params := make([]byte, per)
@@ -673,25 +702,13 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 			defer wg.Done()
 			for i, p := range params {
 				task, n := ts[i], 1+int(p)%s.max
-				o := fzCall(func() {
-					task.callerG = goid.Get()
-					task.inRun.Store(true)
-					defer task.inRun.Store(false)
-					s.w.RunN(task, n)
-				})
-				results[g] = append(results[g], result{task, n, o})
+				results[g] = append(results[g], fzResult{task, n, fzRunN(s, task, n)})
 			}
 		}()
 	}
-	wg.Wait()
-	for _, rs := range results {
-		for _, r := range rs {
-			if s.closed {
-				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
-				continue
-			}
-			m.checkRun(s, r.task, r.n, r.o)
-		}
+	return func() [][]fzResult {
+		wg.Wait()
+		return results
 	}
 }
 
@@ -1051,27 +1068,6 @@ func (m *fzMachine) fzOther(s *fzSet) *fzSet {
 	return o
 }
 
-// fzInlineRunners start a single-copy run that runs on its caller, in each
-// of the API's ways; each is an inline run for Stats.
-var fzInlineRunners = []struct {
-	name string
-	run  func(w *workers.Workers, body func())
-}{
-	{"RunN(CallerRuns, 1)", func(w *workers.Workers, body func()) {
-		w.RunN(tasks.CallerRuns(tasks.Func("fz-inline", func(int) { body() })), 1)
-	}},
-	{"RunContext(1)", func(w *workers.Workers, body func()) {
-		_ = w.RunContext(context.Background(), 1, func(context.Context, int) error { body(); return nil })
-	}},
-	{"ForRange(1 chunk, caller-runs)", func(w *workers.Workers, body func()) {
-		w.ForRange(1, func(int, int, int) { body() }, workers.WithCallerRuns())
-	}},
-	{"ForRangeContext(1 chunk, caller-runs)", func(w *workers.Workers, body func()) {
-		_ = w.ForRangeContext(context.Background(), 1, func(context.Context, int, int, int) error { body(); return nil },
-			workers.WithCallerRuns())
-	}},
-}
-
 // opCycle: goroutine X holds s with an inline run whose copy runs on the
 // other set, which goroutine Y holds with an inline run whose copy runs on s.
 // Whether or not the sets have workers, at least one of the nested calls
@@ -1086,7 +1082,8 @@ func (m *fzMachine) opCycle(s *fzSet) {
 		return
 	}
 	a := m.next()
-	rx, ry := fzInlineRunners[a%4], fzInlineRunners[a>>2%4]
+	rx, ry := cycleRunners[a%4], cycleRunners[a>>2%4] // each an inline run
+
 	m.setCurrent(fmt.Sprintf("cycle: %s.%s -> %s.%s -> %s (created %d, %d)", s.name, rx.name, o.name, ry.name, s.name,
 		s.w.CreatedWorkers(), o.w.CreatedWorkers()))
 	var inS, inO sync.WaitGroup
@@ -1094,10 +1091,7 @@ func (m *fzMachine) opCycle(s *fzSet) {
 	inO.Add(1)
 	var vx, vy any
 	var wg sync.WaitGroup
-	side := func(outer, inner *fzSet, r struct {
-		name string
-		run  func(w *workers.Workers, body func())
-	}, mine, theirs *sync.WaitGroup, v *any) {
+	side := func(outer, inner *fzSet, r cycleRunner, mine, theirs *sync.WaitGroup, v *any) {
 		defer wg.Done()
 		r.run(outer.w, func() {
 			mine.Done()
@@ -1226,48 +1220,16 @@ func (m *fzMachine) opContended(s *fzSet) {
 	inner := m.newTask(b&0x80 != 0, 0, 0)
 	m.setCurrent(fmt.Sprintf("%s: %d loopers x %d runs while a copy on %s (caller=%v) runs %s n=%d", s.name, loopers, each,
 		o.name, outerCaller, inner.name, innerN))
-	type result struct {
-		task *fzTask
-		n    int
-		o    fzOutcome
-	}
-	results := make([][]result, loopers)
-	var wg sync.WaitGroup
-	for g := range loopers {
-		ts := make([]*fzTask, each)
-		ns := make([]int, each)
-		for i := range ts {
-			p := m.next()
-			ts[i], ns[i] = m.newTask(p&0x80 != 0, 0, 0), 1+int(p)%s.max
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i, task := range ts {
-				r := fzCall(func() {
-					task.callerG = goid.Get()
-					task.inRun.Store(true)
-					defer task.inRun.Store(false)
-					s.w.RunN(task, ns[i])
-				})
-				results[g] = append(results[g], result{task, ns[i], r})
-			}
-		}()
-	}
+	wait := m.submitters(s, loopers, each)
 	var innerO fzOutcome
 	var outerT tasks.Task = tasks.Func("fz-contended-outer", func(int) {
-		innerO = fzCall(func() {
-			inner.callerG = goid.Get()
-			inner.inRun.Store(true)
-			defer inner.inRun.Store(false)
-			s.w.RunN(inner, innerN)
-		})
+		innerO = fzRunN(s, inner, innerN)
 	})
 	if outerCaller {
 		outerT = tasks.CallerRuns(outerT)
 	}
 	m.wantNoPanic(fzCall(func() { o.w.RunN(outerT, 1) }))
-	wg.Wait()
+	results := wait()
 	o.runs++
 	if outerCaller {
 		o.inline++
@@ -1312,14 +1274,7 @@ func (m *fzMachine) opCtxWait(s *fzSet) {
 		<-release
 	}
 	holdDone := make(chan fzOutcome, 1)
-	go func() {
-		holdDone <- fzCall(func() {
-			hold.callerG = goid.Get()
-			hold.inRun.Store(true)
-			defer hold.inRun.Store(false)
-			s.w.RunN(hold, 1)
-		})
-	}()
+	go func() { holdDone <- fzRunN(s, hold, 1) }()
 	<-holding
 	before := s.w.Stats().Waits
 	errCause := errors.New("fz: cancelled while waiting")
