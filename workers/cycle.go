@@ -130,10 +130,11 @@ func insideRunOf(w *Workers, g uintptr) bool {
 // held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
 // inside some run) also wakes on a timer, with a backoff up to a
 // millisecond, to check whether waiting closes a cycle of nested runs, and
-// panics if it does. With a non-nil ctx, the waiter leaves the queue as soon
-// as ctx is done and returns its cause, holding nothing; a waiter that gets
-// the lock once ctx is done lets it go again, so the run runs nothing.
-// Every wait of a run (not of Close) is counted in the set's Stats.
+// panics if it does. The waiter leaves the queue as soon as ctx is done and
+// returns its cause, holding nothing; a waiter that gets the lock once ctx is
+// done lets it go again, so the run runs nothing. A ctx already done when the
+// set is found busy returns at once, without queueing. Every wait of a run
+// (not of Close) is counted in the set's Stats.
 func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	var done <-chan struct{}
 	if ctx != nil {
@@ -169,7 +170,7 @@ func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.C
 	select {
 	case <-wt.ready:
 		return w.gotLock(ctx)
-	case <-done: // nil without a ctx: never ready
+	case <-done: // nil for a ctx that is never done: never ready
 		return w.leave(wt, ctx)
 	}
 }

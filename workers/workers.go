@@ -176,11 +176,13 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // as A -> B -> A); the message names the sets.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
-func (w *Workers) runN(op string, t tasks.Task, n int) { _ = w.runNContext(nil, op, t, n) }
+func (w *Workers) runN(op string, t tasks.Task, n int) {
+	_ = w.runNContext(context.Background(), op, t, n) // never done: always runs
+}
 
 // runNContext is runN for a run with a context: if ctx is done while the run
 // waits for the set, it returns ctx's cause having run nothing (see
-// lockContext). With a nil ctx it always returns nil.
+// lockContext). With a ctx that is never done it always returns nil.
 func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
@@ -305,13 +307,13 @@ func (w *Workers) close() {
 // it (see token).
 func (w *Workers) lock(op string, runsUserCode bool) {
 	if !w.mu.tryLock(token(runsUserCode)) {
-		_ = w.lockSlow(op, runsUserCode, nil) // without a context it always gets the lock
+		_ = w.lockSlow(op, runsUserCode, context.Background()) // never done: always gets the lock
 	}
 }
 
 // lockContext is lock for a run with a context: if ctx is done while the run
 // waits for the set, it returns ctx's cause without the lock (see waitLock).
-// A nil ctx waits for good, as lock does.
+// A ctx that is never done (Done returns nil) waits for good, as lock does.
 func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
