@@ -133,3 +133,13 @@ func BenchmarkGrain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewClose is the fixed cost of a set that never runs: New and
+// Close of a set of GOMAXPROCS workers (none is created). Every set joins the
+// cycle check's registry in New and leaves it in Close.
+func BenchmarkNewClose(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		workers.New("bench", runtime.GOMAXPROCS(0)).Close()
+	}
+}

@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -43,31 +42,39 @@ import (
 // holder of an inline run on a set that never created a worker is inside a
 // run too. The registry holds the sets weakly, so a set dropped without
 // Close (it has no worker goroutines, or they would keep it alive) is still
-// collected, and its entry goes with it.
+// collected; register prunes the entries of collected sets whenever the map
+// has doubled since the last pruning, so they cost amortized O(1) (cheaper
+// than a cleanup per set: BenchmarkNewClose).
 var registry struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[Workers]]struct{}
+	pruneAt int                  // prune when len(sets) reaches this
 	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
 }
 
 func register(w *Workers) {
 	wp := weak.Make(w)
 	registry.mu.Lock()
+	defer registry.mu.Unlock()
 	if registry.sets == nil {
 		registry.sets = make(map[weak.Pointer[Workers]]struct{})
 		registry.waiting = make(map[uintptr]*Workers)
 	}
+	if len(registry.sets) >= registry.pruneAt {
+		for p := range registry.sets {
+			if p.Value() == nil {
+				delete(registry.sets, p)
+			}
+		}
+		registry.pruneAt = max(2*len(registry.sets), 64)
+	}
 	registry.sets[wp] = struct{}{}
-	registry.mu.Unlock()
-	runtime.AddCleanup(w, unregisterWeak, wp)
 }
 
-func unregister(w *Workers) { unregisterWeak(weak.Make(w)) }
-
-func unregisterWeak(wp weak.Pointer[Workers]) {
+func unregister(w *Workers) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	delete(registry.sets, wp)
+	delete(registry.sets, weak.Make(w))
 }
 
 // liveSets returns the registered sets. Called with registry.mu held.
