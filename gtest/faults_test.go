@@ -2,6 +2,7 @@ package gtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -673,4 +675,103 @@ func TestFaultHostileMethods(t *testing.T) {
 		}
 	}
 	checkUsable(t, w)
+}
+
+// TestFaultContendedSubmitters: several goroutines share one set, directly
+// and from copies nested in runs on sets of their own (plain and inline),
+// with copies that panic, and runs with a context cancelled at random while
+// they may be waiting for the set. Every run either runs each copy exactly
+// once (its failures reported as *workers.PanicError) or, a run with a
+// context that ended while it waited, returns the cause having run nothing;
+// nothing hangs, nested waiters included, and the set stays usable.
+func TestFaultContendedSubmitters(t *testing.T) {
+	s := workers.New("fault-contended", 3)
+	defer s.Close()
+	const submitters = 3
+	reps := max(faultReps()/10, 10)
+	errCause := errors.New("fault: request gone")
+	var mu sync.Mutex
+	var problems []string
+	report := func(format string, args ...any) {
+		mu.Lock()
+		problems = append(problems, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	var cancelled atomic.Int64
+	finishWithin(t, "contended submitters", func() {
+		var wg sync.WaitGroup
+		for g := range submitters {
+			own := workers.New(fmt.Sprintf("fault-contended-own-%d", g), 1)
+			defer own.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(g), 17))
+				for rep := range reps {
+					n := 1 + rng.IntN(3)
+					nested, inlineOuter := rng.IntN(2) == 1, rng.IntN(2) == 1
+					// on runs f on s, from this goroutine or from a copy
+					// of a run on own.
+					on := func(f func()) {
+						if !nested {
+							f()
+							return
+						}
+						task := tasks.Func("outer", func(int) { f() })
+						if inlineOuter {
+							task = tasks.CallerRuns(task)
+						}
+						own.RunN(task, 1)
+					}
+					what := fmt.Sprintf("submitter %d rep %d: n=%d nested=%v inline=%v", g, rep, n, nested, inlineOuter)
+					if rng.IntN(3) == 0 {
+						ctx, cancel := context.WithCancelCause(context.Background())
+						delay := time.Duration(rng.IntN(100)) * time.Microsecond
+						stop := time.AfterFunc(delay, func() { cancel(errCause) })
+						var ran atomic.Int32
+						var err error
+						on(func() {
+							err = s.RunContext(ctx, n, func(context.Context, int) error { ran.Add(1); return nil })
+						})
+						stop.Stop()
+						cancel(nil)
+						switch {
+						case err == errCause && ran.Load() == 0:
+							cancelled.Add(1)
+						case err == nil && int(ran.Load()) == n:
+						default:
+							report("%s: RunContext returned %v after %d of %d copies", what, err, ran.Load(), n)
+						}
+						continue
+					}
+					mask := rng.IntN(1 << n)
+					f := newFaultTask(n, rng.IntN(2) == 1, false, func(id int, _ bool) bool { return mask>>id&1 != 0 })
+					var v any
+					on(func() {
+						defer func() { v = recover() }()
+						f.callerG = goid.Get()
+						s.RunN(f, n)
+					})
+					for id := range f.ran {
+						if r := f.ran[id].Load(); r != 1 {
+							report("%s: copy %d ran %d times", what, id, r)
+						}
+					}
+					pe, isPE := v.(*workers.PanicError)
+					switch {
+					case mask == 0 && v != nil:
+						report("%s: unexpected panic %v", what, v)
+					case mask != 0 && (!isPE || !errors.Is(pe, errFault)):
+						report("%s: failing copies %b reported as %#v", what, mask, v)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	})
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Logf("%d submitters x %d runs: %d runs waited for the set, %d cancelled while waiting", submitters, reps, s.Stats().Waits, cancelled.Load())
+	checkUsable(t, s)
 }
