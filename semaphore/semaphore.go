@@ -6,7 +6,7 @@
 // or its spin budget (a duration) runs out. Only then does it park on a
 // channel. Spinning turns a quick hand-off into the transfer of one cache
 // line instead of a scheduler wake-up; parking bounds the CPU an idle waiter
-// burns. docs/perf.md has the figures (BenchmarkHandoff in this package,
+// burns. docs/perf.md has the figures (BenchmarkHandoff in perf/semcmp,
 // against x/sync's Weighted and a channel).
 //
 // It is a standalone primitive: workgang's dispatcher (package gang) has its
