@@ -146,7 +146,7 @@ func runGrain(h *harness) (any, error) {
 func grainImpls(ls *longSet) []impl {
 	var out []impl
 	for _, im := range peerImpls(ls) {
-		if im.name != nameDirect {
+		if im.name != nameSerial {
 			out = append(out, im)
 		}
 	}
@@ -156,7 +156,7 @@ func grainImpls(ls *longSet) []impl {
 // sweepGrain measures serial and every implementation of others at each
 // grain for n copies, interleaving them per iteration.
 func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep {
-	ims := append([]impl{findImpl(nameDirect)}, others...)
+	ims := append([]impl{findImpl(nameSerial)}, others...)
 	grains := grainGrains(h.cfg)
 	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
