@@ -87,9 +87,8 @@ type gcImpl struct {
 }
 
 // runGC times the examples/gc collector's pauses on a small and a large heap,
-// for the collector on a workgang set, the same collector's phases on go
-// statements and on errgroup (a fresh goroutine per copy, as such code
-// does), and the serial reference collector. Every cycle, the heap is mutated
+// for the collector on a workgang set, the same collector's phases on each
+// peer (runners.go), and the serial reference collector. Every cycle, the heap is mutated
 // once and each implementation collects a copy of the same heap; each parallel
 // result is checked against the serial one.
 func runGC(h *harness) (any, error) {
@@ -97,7 +96,7 @@ func runGC(h *harness) (any, error) {
 	set := workers.New("gc", n, setOptions...)
 	defer set.Close()
 	res := gcResult{Workers: n}
-	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; peers start a goroutine per copy\n", n)
+	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; the peers run the same collector's phases\n", n)
 	for _, spec := range gcHeaps(h.cfg) {
 		impls := []gcImpl{{nameSerial, nil}, {nameWorkgang, gccol.New(set)}}
 		var stops []func()

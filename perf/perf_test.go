@@ -207,11 +207,18 @@ func TestSVGPlots(t *testing.T) {
 	for _, im := range pauseImpls {
 		pauseNames = append(pauseNames, im.name+" (pause p50")
 	}
+	var gcNames []string
+	for _, p := range peers {
+		gcNames = append(gcNames, p.name)
+	}
+	gcNames = append(gcNames, nameWorkgang, nameSerial, "p50", "p99")
 	want := map[string][]string{
-		"grain-n2.svg":     append(grainNames, "serial = 1", "speedup over serial"),
-		"kernel.svg":       append(kernelNames, "serial = 1", "32", "100"),
-		"pause-phases.svg": append(pauseNames, "mark n=2 p", "resize-tlabs n=1 c"),
-		"mark.svg":         {"serial", "static partition", "work stealing"},
+		"grain-n2.svg":     append(grainNames, "serial (speedup 1)", "speedup over serial", "bound: pingpong", "µs"),
+		"kernel.svg":       append(kernelNames, "serial (speedup 1)", "32", "100"),
+		"pause-phases.svg": append(pauseNames, "mark n=2 p", "resize-tlabs n=1 c", "µs"),
+		"mark.svg":         {"serial", "static partition", "workgang work-stealing mark"},
+		"gc-small.svg":     append(gcNames, "small heap", "µs"),
+		"gc-large.svg":     append(gcNames, "large heap"),
 	}
 	for file, names := range want {
 		doc, ok := r.svgs[file]
