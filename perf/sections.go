@@ -106,12 +106,8 @@ func (h *harness) unitNS() float64 {
 	return h.unit
 }
 
-// schemaVersion is the version of the JSON report's layout: 3 names every
-// implementation the same way in every section, keeps the targets (each
-// with its reason) only in the targets section, and gives the surplus
-// section's wake-ups per run; 2 had one unit per kind of figure (every
-// duration in ns) and null for "none"; 1 mixed _us and _ns fields and wrote
-// 0 for none.
+// schemaVersion is the version of the JSON report's layout (described in
+// docs/perf.md): it changes whenever a field changes its meaning or place.
 const schemaVersion = 3
 
 // report is the JSON document -json writes (described in docs/perf.md).
