@@ -114,7 +114,8 @@ type waitShares struct {
 	// the copies: with caller-runs, workers see many runs whose copies the
 	// caller took, so sightings can outnumber worker copies many times.)
 	Ready, Spun, Woken float64
-	// PerRun is the sightings per run.
+	// Seen is the number of sightings, PerRun the sightings per run.
+	Seen   uint64
 	PerRun float64
 }
 
@@ -122,6 +123,7 @@ type waitShares struct {
 func sharesOf(w waitStats, copies, runs uint64) waitShares {
 	seen := float64(w.Ready + w.Spun + w.Parked)
 	return waitShares{
+		Seen:    w.Ready + w.Spun + w.Parked,
 		Workers: ratio(float64(w.WorkerCopies), float64(copies)),
 		Ready:   ratio(float64(w.Ready), seen),
 		Spun:    ratio(float64(w.Spun), seen),
@@ -132,7 +134,7 @@ func sharesOf(w waitStats, copies, runs uint64) waitShares {
 
 // String says the shares in a sentence.
 func (s waitShares) String() string {
-	return fmt.Sprintf("workers ran %.0f%% of the copies, the caller %.0f%%; workers saw each run %.2f times on average: "+
+	return fmt.Sprintf("workers ran %.0f%% of the copies, the caller %.0f%%; workers saw a run %d times (%.2f per run): "+
 		"%.0f%% of the times it was already posted, %.0f%% it was posted while they spun, %.0f%% they were woken from park",
-		100*s.Workers, 100*(1-s.Workers), s.PerRun, 100*s.Ready, 100*s.Spun, 100*s.Woken)
+		100*s.Workers, 100*(1-s.Workers), s.Seen, s.PerRun, 100*s.Ready, 100*s.Spun, 100*s.Woken)
 }

@@ -678,6 +678,7 @@ func TestWaitShares(t *testing.T) {
 	}
 	assert.InDelta(t, 1, s.Ready+s.Spun+s.Woken, 1e-9, "the sightings' shares sum to 1")
 	assert.InDelta(t, 1133.0/1200, s.Spun, 1e-9)
+	assert.Equal(t, uint64(1200), s.Seen)
 	assert.InDelta(t, 1.2, s.PerRun, 1e-9, "1200 sightings in 1000 runs")
 	assert.Equal(t, waitShares{}, sharesOf(waitStats{}, 0, 0), "nothing measured: zero shares, no NaN")
 }
