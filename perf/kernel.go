@@ -128,9 +128,6 @@ type kernelImpl struct {
 	par        func(ls *longSet, s *spectral, c int) (phase func(), stop func())
 }
 
-// kernelPeerLabel names the fastest peer in the kernel's targets.
-const kernelPeerLabel = "best peer"
-
 // kernelImpls are the implementations the kernel section compares; serial
 // first (the reference result and the speedups' numerator), then the peers
 // and workgang's modes.
