@@ -25,8 +25,8 @@ const (
 	smallGCSlots      = 1024
 	largeGCSlots      = 128 << 10
 	longGCSlots       = 1_000_000
-	smallGCCycles     = 1000
-	largeGCCycles     = 60
+	smallGCCycles     = 800
+	largeGCCycles     = 48
 	longGCSmallCycles = 10000
 	longGCCycles      = 30
 	quickGCDivisor    = 4 // -quick runs a quarter of the cycles

@@ -307,7 +307,7 @@ func plotGrain(results map[string]any, dir string) (string, error) {
 		}
 		top := maxY(ss)
 		if bound != nil {
-			if err := f.addBound(bound, "bound: pingpong, the cheapest hand-off"); err != nil {
+			if err := f.addBound(bound, "bound: pingpong (cheapest hand-off)"); err != nil {
 				return "", err
 			}
 			top = max(top, maxY([]series{{xys: bound}}))
