@@ -87,9 +87,11 @@ func (f *figure) save(dir, name string) (string, error) {
 	margin := vg.Points(6) // the renderer's font may be taller or wider than measured
 	dc := draw.Crop(draw.New(c), margin, -margin, margin, -margin)
 	gap := vg.Points(12)
-	// The layout is measured with Liberation Sans; a renderer without it
-	// draws the text in its own sans serif, which can be a fifth wider
-	// (DejaVu Sans), so the legend's column leaves that much room.
+	// The layout is measured with gonum's Liberation fonts (metric-compatible
+	// with Times New Roman and Arial, so most renderers draw them the same
+	// width); a renderer with neither falls back to a font such as DejaVu
+	// Serif, about a fifth wider, so the legend's column leaves that much
+	// room.
 	lw := f.legend.Rectangle(dc).Size().X*fallbackFontSlack + gap
 	area := draw.Crop(dc, 0, -lw, 0, 0)
 	f.p.Draw(area)
