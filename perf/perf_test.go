@@ -187,11 +187,11 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 		assert.Positive(t, d.P99NS)
 	}
 
-	var peers peersResult
-	require.NoError(t, json.Unmarshal(rep.Sections["peers"], &peers))
-	require.Len(t, peers.Groups, 2, "full and min")
+	var pr peersResult
+	require.NoError(t, json.Unmarshal(rep.Sections["peers"], &pr))
+	require.Len(t, pr.Groups, 2, "full and min")
 	rows := peerImpls(&longSet{})
-	for _, g := range peers.Groups {
+	for _, g := range pr.Groups {
 		require.Len(t, g.Rows, len(rows), "level %s", g.Label)
 		for i, r := range g.Rows {
 			assert.Equal(t, rows[i].name, r.Impl)
@@ -218,7 +218,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	// goals, 2 per surplus case (-max 2: one n per mode), 2 pause goals, 1
 	// per kernel N and 1 per kernel N >= 64, and the gc section's: serial and
 	// every peer on the large heap, the best peer on the small one.
-	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1 + 1 + 3 /* the peers */ + 1
+	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1 + 1 + len(peers) + 1
 	require.Len(t, ts, want)
 	for _, prefix := range []string{"full: workgang / best peer", "full: 1set:workgang / pingpong",
 		"surplus: workgang n=1 5us", "surplus: workgang+caller n=2 50us", "pause p50: serial / workgang",

@@ -127,14 +127,14 @@ var ratioGoals = []ratioGoal{
 
 // runTargets evaluates every target on the results of the sections it needs.
 func runTargets(h *harness) (any, error) {
-	peers, _ := h.results["peers"].(*peersResult)
+	empty, _ := h.results["peers"].(*peersResult)
 	grain, _ := h.results["grain"].(*grainResult)
-	if peers == nil || grain == nil {
+	if empty == nil || grain == nil {
 		return nil, fmt.Errorf("targets need the peers and grain results")
 	}
 	fmt.Fprintln(h.out, "each target: a ratio of two figures of this run (medians), the goal, and why the goal exists;")
 	fmt.Fprintln(h.out, "a MISS is a figure to look at, not an error (both sides ran on the same machine at about the same time)")
-	ts := peerTargets(peers)
+	ts := peerTargets(empty)
 	ts = append(ts, breakEvenTargets(h, grain)...)
 	if r, ok := h.results["surplus"].(*surplusResult); ok {
 		ts = append(ts, surplusTargets(r)...)
