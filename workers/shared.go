@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 )
 
 // The process-wide registry of shared sets, by name. A set is created by the
@@ -143,6 +144,9 @@ func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx conte
 
 // Stats returns the set's counters (all holders' runs); see Workers.Stats.
 func (s *Shared) Stats() Stats { return s.w.Stats() }
+
+// RunTeam runs a gang-scheduled team; see Workers.RunTeam.
+func (s *Shared) RunTeam(name string, n int, fn func(m *team.Member)) { s.w.RunTeam(name, n, fn) }
 
 // PlacementErrors returns the set's placement failures; see
 // Workers.PlacementErrors.
