@@ -14,8 +14,8 @@ import (
 // prefetcher of x86 does not pair a hot word with a neighbour's.
 const cacheLine = 128
 
-// The run word: gen<<genShift | stopBit | callerBit | n.
 const (
+	// The run word: gen<<genShift | stopBit | callerBit | n.
 	nBits     = 20
 	nMask     = 1<<nBits - 1
 	callerBit = 1 << nBits
@@ -24,8 +24,8 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// MaxWorkers is the most worker slots a Dispatcher can have (n must
-	// fit in the run word).
+	// MaxWorkers is the most worker slots a Dispatcher can have; New
+	// panics above it.
 	MaxWorkers = nMask
 
 	// groupSize is how many copies share one countdown line at the end of

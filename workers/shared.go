@@ -73,7 +73,7 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 // releaseShared drops the reference of the release function whose flag is
 // released, once. The last release closes the set, so it must not run inside
 // one of the set's own copies (Close there would wait for the run it is part
-// of): it then panics before changing anything (issue 10.5), the reference
+// of): it then panics before changing anything, the reference
 // is kept and the release function still works once the run is over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
