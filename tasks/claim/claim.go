@@ -15,7 +15,7 @@
 // observed by a late copy of the previous run; code that hands copies out
 // some other way must give the same guarantee.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/pad.
 package claim
 
 import (
@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Subtasks is a set of k subtasks, each claimed at most once. Create one with
@@ -147,15 +149,11 @@ type Sequential struct {
 	// next is the single contended word: every claim is one fetch-and-add
 	// on it. The pads keep it on a cache line of its own, so neighbours in an
 	// enclosing struct do not bounce with it.
-	_    [cacheLine]byte
+	_    pad.Line
 	next atomic.Int64
 	n    int64 // read-only during a run
-	_    [cacheLine - 16]byte
+	_    [pad.CacheLine - 16]byte
 }
-
-// cacheLine is the padding unit: 128 bytes covers the adjacent-line
-// prefetcher of x86 and the 128-byte lines of some arm64 parts.
-const cacheLine = 128
 
 // NewSequential returns a Sequential that hands out 0..k-1. It panics if k is
 // negative.

@@ -23,5 +23,6 @@
 // gives the argument. Push, Pop and Steal are allocation-free in the steady
 // state.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and the module's internal
+// packages spin (the terminator's waiting policy) and pad.
 package steal
