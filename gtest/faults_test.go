@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -161,7 +162,7 @@ func faultReps() int {
 	switch {
 	case testing.Short():
 		return 20
-	case raceEnabled:
+	case race.Enabled:
 		return 200
 	default:
 		return 1000
@@ -448,7 +449,7 @@ func TestFaultManySets(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	before := runtime.NumGoroutine()
 	sets := 800
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		sets = 200
 	}
 	const makers = 4

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -96,7 +97,7 @@ func TestSoak(t *testing.T) {
 		switch {
 		case testing.Short():
 			runs = 2000
-		case raceEnabled:
+		case race.Enabled:
 			runs = 6000
 		default:
 			runs = 100000
