@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/steal"
 )
 
@@ -21,25 +22,19 @@ import (
 func drainLocalTree(s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
 	var others atomic.Int64
 	s.Local(0).Push(0)
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
-				counts[v].Add(1)
-				if l.Worker() != 0 {
-					others.Add(1)
+	testutil.RunCopies(n, func(w int) {
+		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+			counts[v].Add(1)
+			if l.Worker() != 0 {
+				others.Add(1)
+			}
+			for _, c := range []int{2*v + 1, 2*v + 2} {
+				if c < limit {
+					l.Push(c)
 				}
-				for _, c := range []int{2*v + 1, 2*v + 2} {
-					if c < limit {
-						l.Push(c)
-					}
-				}
-			})
-		}()
-	}
-	wg.Wait()
+			}
+		})
+	})
 	return others.Load()
 }
 
@@ -84,27 +79,21 @@ func TestDrainLocalPublishesToHungry(t *testing.T) {
 	term := steal.NewTerminator(2, s.HasWork)
 	var byOne, processed atomic.Int64
 	s.Local(0).Push(-1) // the root: 64 children
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
-				processed.Add(1)
-				switch {
-				case v < 0:
-					for c := range 64 {
-						l.Push(c)
-					}
-				case l.Worker() == 1:
-					byOne.Add(1)
-				default:
-					time.Sleep(time.Millisecond)
+	testutil.RunCopies(2, func(w int) {
+		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+			processed.Add(1)
+			switch {
+			case v < 0:
+				for c := range 64 {
+					l.Push(c)
 				}
-			})
-		}()
-	}
-	wg.Wait()
+			case l.Worker() == 1:
+				byOne.Add(1)
+			default:
+				time.Sleep(time.Millisecond)
+			}
+		})
+	})
 	assert.Positive(t, byOne.Load(), "worker 1 never got a published value")
 	assert.Equal(t, int64(65), processed.Load())
 	assert.Zero(t, s.Size())
