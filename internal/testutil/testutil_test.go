@@ -75,7 +75,8 @@ func TestCall(t *testing.T) {
 	assert.ErrorAs(t, o.Value.(error), &pn)
 }
 
-type blob struct{ b [64]byte }
+// blob is large enough not to be a tiny allocation (see OnCollect).
+type blob [64]byte
 
 func TestCollected(t *testing.T) {
 	p := &blob{}
