@@ -1,7 +1,6 @@
 package steal_test
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,7 +18,7 @@ import (
 // worker 0 and kept on private stacks: the others get work only through the
 // publication to the hungry. It counts each processed item in counts and
 // returns the items processed by workers other than 0.
-func drainLocalTree(s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
+func drainLocalTree(_ *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
 	var others atomic.Int64
 	s.Local(0).Push(0)
 	testutil.RunCopies(n, func(w int) {
@@ -38,36 +37,15 @@ func drainLocalTree(s *steal.Set[int], term *steal.Terminator, n, limit int, cou
 	return others.Load()
 }
 
-// TestStressDrainLocalCountsEveryItem: every item exactly once, on 1..4
-// workers, phase after phase on the same set; nothing left afterwards.
+// TestStressDrainLocalCountsEveryItem: every item exactly once with
+// DrainLocal, phase after phase on the same set; nothing left afterwards,
+// neither in the deques nor on the private stacks.
 func TestStressDrainLocalCountsEveryItem(t *testing.T) {
-	runs := scale(15, 150)
-	for _, n := range []int{1, 2, 3, 4} {
-		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			s := steal.NewSet[int](n)
-			term := steal.NewTerminator(n, s.HasWork)
-			const limit = 1 << 13
-			counts := make([]atomic.Int32, limit)
-			var spread int64
-			for run := range runs {
-				spread += drainLocalTree(s, term, n, limit, counts)
-				for v := range counts {
-					if c := counts[v].Swap(0); c != 1 {
-						t.Fatalf("run %d: item %d processed %d times; want 1", run, v, c)
-					}
-				}
-				require.False(t, s.HasWork(), "run %d: queues not empty", run)
-				for w := range n {
-					require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
-				}
-				require.True(t, term.Terminated(), "run %d", run)
-				term.Reset()
-			}
-			if n > 1 {
-				assert.Positive(t, spread, "no worker but 0 processed an item: nothing was published")
-			}
-		})
-	}
+	stressPhases(t, drainLocalTree, func(t *testing.T, s *steal.Set[int], n, run int) {
+		for w := range n {
+			require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
+		}
+	})
 }
 
 // TestDrainLocalPublishesToHungry: worker 0 discovers 64 values, all kept on

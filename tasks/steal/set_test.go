@@ -136,12 +136,15 @@ func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit
 	return byThieves.Load()
 }
 
-// TestStressCountsEveryItem runs many phases on 1..4 workers (more than the
-// CPUs, so waiters also reach the sleep stage) and checks that every item is
-// processed exactly once, that no worker was told to terminate while work
-// remained, that every queue is empty afterwards, and that the terminator
-// ended the phase.
-func TestStressCountsEveryItem(t *testing.T) {
+// stressPhases runs many phases of limit items on sets of 1..4 workers
+// (more than the CPUs, so waiters also reach the sleep stage), each phase by
+// phase on the same set and terminator. After each phase it checks that
+// every item was processed exactly once (counts), that the queues are empty,
+// that check (if not nil) holds and that the terminator ended the phase; on
+// more than one worker, that some item was processed by a worker other than
+// 0 (phase returns how many), else the test exercised no stealing.
+func stressPhases(t *testing.T, phase func(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64,
+	check func(t *testing.T, s *steal.Set[int], n, run int)) {
 	runs := scale(15, 150)
 	for _, n := range []int{1, 2, 3, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
@@ -157,18 +160,27 @@ func TestStressCountsEveryItem(t *testing.T) {
 				t.Logf("%d runs of %d items; %d processed by workers other than 0", runs, limit, spread)
 			}()
 			for run := range runs {
-				spread += stressRun(t, s, term, n, limit, counts)
+				spread += phase(t, s, term, n, limit, counts)
 				for v := range counts {
 					if c := counts[v].Swap(0); c != 1 {
 						t.Fatalf("run %d: item %d processed %d times; want 1", run, v, c)
 					}
 				}
 				require.False(t, s.HasWork(), "run %d: queues not empty", run)
+				if check != nil {
+					check(t, s, n, run)
+				}
 				require.True(t, term.Terminated(), "run %d", run)
 				term.Reset()
 			}
 		})
 	}
+}
+
+// TestStressCountsEveryItem: every item exactly once with Pop, Steal and
+// Offer, no worker told to terminate while work remained (stressRun).
+func TestStressCountsEveryItem(t *testing.T) {
+	stressPhases(t, stressRun, nil)
 }
 
 // TestStressThinWork has a single chain of items (each spawns one), so at
