@@ -28,26 +28,13 @@ import (
 // machine, not a timing assertion.
 const faultLimit = time.Minute
 
-// finishWithin runs fn on its own goroutine and, if fn has not returned
-// within faultLimit, ends the test binary with a panic that carries every
-// goroutine's stack: a hung run holds its set's lock, so the test's deferred
-// Close (and goleak) would only hang behind it.
+// finishWithin runs fn and, if fn has not returned within faultLimit, ends
+// the test binary with every goroutine's stack (testutil.Within): a hung run
+// holds its set's lock, so the test's deferred Close (and goleak) would only
+// hang behind it.
 func finishWithin(t *testing.T, what string, fn func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	timer := time.NewTimer(faultLimit)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-		buf := make([]byte, 8<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		panic(fmt.Sprintf("%s: %s: hung (not done after %v). All goroutines:\n%s", t.Name(), what, faultLimit, buf))
-	}
+	testutil.Within(t, what, faultLimit, fn)
 }
 
 // outcome is how a call on its own goroutine ended (testutil.Call), with

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/race"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -301,10 +302,8 @@ func watchdog(t *testing.T, what string, progress *atomic.Int64, limit time.Dura
 			if time.Since(since) >= limit {
 				// A hung run cannot be unblocked from here, so the process
 				// must end; panic prints the message with all stacks.
-				buf := make([]byte, 8<<20)
-				buf = buf[:runtime.Stack(buf, true)]
 				panic(fmt.Sprintf("%s (%s): no progress for %v after %d operations; a run hangs. All goroutines:\n%s",
-					t.Name(), what, limit, last, buf))
+					t.Name(), what, limit, last, testutil.AllStacks()))
 			}
 		}
 	}()

@@ -1,13 +1,14 @@
 // Package testutil holds the helpers that the module's tests share: running
-// n copies of a function on goroutines, telling how a call ended (return,
-// panic or runtime.Goexit), waiting for an object to be collected, and
-// checking a padded struct's layout. It is imported by _test.go files only;
+// n copies of a function on goroutines, a hang detector, telling how a call
+// ended (return, panic or runtime.Goexit), waiting for an object to be
+// collected, and checking a padded struct's layout. It is imported by _test.go files only;
 // no library package imports it.
 //
 // The package imports only the standard library and internal/pad.
 package testutil
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -35,6 +36,36 @@ func RunCopies(n int, fn func(id int)) {
 	}
 	close(start)
 	wg.Wait()
+}
+
+// Within runs fn on a goroutine of its own and returns when fn has returned.
+// If fn has not returned within limit, Within ends the test binary with a
+// panic whose message names the test and what, and carries every
+// goroutine's stack: a hung call cannot be unblocked from outside, and the
+// test's deferred cleanups (Close, goleak) would only hang behind it. limit
+// is a hang detector, to be set far above the call's duration on a loaded
+// machine, never a timing assertion.
+func Within(t testing.TB, what string, limit time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		panic(fmt.Sprintf("%s: %s: hung (not done after %v). All goroutines:\n%s", t.Name(), what, limit, AllStacks()))
+	}
+}
+
+// AllStacks returns the stacks of all goroutines, as a crash prints them, for
+// the message of a hang detector.
+func AllStacks() []byte {
+	buf := make([]byte, 8<<20)
+	return buf[:runtime.Stack(buf, true)]
 }
 
 // Outcome is how a call ended: it returned, panicked (Value holds the

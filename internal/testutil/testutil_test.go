@@ -46,6 +46,26 @@ func TestRunCopies(t *testing.T) {
 	testutil.RunCopies(0, func(int) { t.Error("RunCopies(0) ran a copy") })
 }
 
+// Within returns once fn has returned; a call that does not return in time
+// ends in a panic naming it, with the stacks of all goroutines (the stuck
+// one is released afterwards, so it does not leak).
+func TestWithin(t *testing.T) {
+	ran := false
+	testutil.Within(t, "quick", time.Minute, func() { ran = true })
+	assert.True(t, ran, "Within did not run fn, or returned before it")
+
+	release := make(chan struct{})
+	v := func() (v any) {
+		defer func() { v = recover() }()
+		testutil.Within(t, "stuck call", 10*time.Millisecond, func() { <-release })
+		return nil
+	}()
+	close(release)
+	msg, _ := v.(string)
+	assert.Contains(t, msg, "stuck call: hung (not done after 10ms)")
+	assert.Contains(t, msg, "testutil_test.TestWithin", "the stacks are in the message")
+}
+
 func TestCall(t *testing.T) {
 	boom := errors.New("boom")
 	ran := false
