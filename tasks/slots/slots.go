@@ -36,8 +36,8 @@ import (
 // prefetcher), so two values 64 bytes apart can still bounce a pair of lines
 // between cores. It is the padding unit of the whole module: the dispatcher
 // (package gang), the claiming helpers (tasks/claim, tasks/ranges), the
-// deques and terminator of tasks/steal and tasks/phases pad their hot words
-// to the same number of bytes.
+// deques and terminator of tasks/steal, tasks/phases and tasks/team pad their
+// hot words to the same number of bytes.
 //
 // Because the pad lies between the values, rather than filling a slot up to
 // a fixed size, a slot works for a T of any size: two values are always at
