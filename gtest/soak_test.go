@@ -13,13 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/race"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
 var (
 	soakRuns = flag.Int("soak.runs", 0, "TestSoak: back-to-back runs per configuration; 0 means a short default "+
-		"(the full soak of docs/reliability.md is -soak.runs=1000000)")
+		"(the full soak of docs/testing.md is -soak.runs=1000000)")
 	soakSeed = flag.Uint64("soak.seed", 0, "TestSoak: random seed; 0 picks one from the clock (it is logged)")
 )
 
@@ -96,7 +98,7 @@ func TestSoak(t *testing.T) {
 		switch {
 		case testing.Short():
 			runs = 2000
-		case raceEnabled:
+		case race.Enabled:
 			runs = 6000
 		default:
 			runs = 100000
@@ -300,10 +302,8 @@ func watchdog(t *testing.T, what string, progress *atomic.Int64, limit time.Dura
 			if time.Since(since) >= limit {
 				// A hung run cannot be unblocked from here, so the process
 				// must end; panic prints the message with all stacks.
-				buf := make([]byte, 8<<20)
-				buf = buf[:runtime.Stack(buf, true)]
 				panic(fmt.Sprintf("%s (%s): no progress for %v after %d operations; a run hangs. All goroutines:\n%s",
-					t.Name(), what, limit, last, buf))
+					t.Name(), what, limit, last, testutil.AllStacks()))
 			}
 		}
 	}()

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"text/tabwriter"
 	"time"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
@@ -309,7 +311,7 @@ type grainWork struct {
 // paddedWord is a word on a cache line of its own.
 type paddedWord struct {
 	v uint64
-	_ [cacheLine - 8]byte
+	_ [pad.CacheLine - 8]byte
 }
 
 // newGrainWork returns the work of W ns split across n copies.

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -247,10 +248,6 @@ func (r fanOutRunner) MaxWorkers() int { return r.max }
 // RunN runs copies 0..n-1 of t and waits for them.
 func (r fanOutRunner) RunN(t tasks.Task, n int) { r.run(n, t.Work) }
 
-// cacheLine is the padding unit that keeps hot words on lines of their own
-// (128 bytes: adjacent-line prefetch pairs 64-byte lines on x86).
-const cacheLine = 128
-
 // pingPongYield is how many polls a ping-pong spinner makes between two
 // runtime.Gosched calls, so that it cannot stall a GOMAXPROCS=1 process or
 // a goroutine waiting for its P.
@@ -263,18 +260,20 @@ const pingStop = math.MaxUint64
 // waits on another: the cheapest hand-off two goroutines can do, one cache
 // line each way. The caller runs copies [0, split), the partner [split, n).
 type pingPong struct {
+	// ping and seq, written by the caller, on line 1; pong, written by the
+	// partner, on line 2 (layout_test.go checks the lines).
+	_    pad.Line
+	ping atomic.Uint64 // the run number handed to the partner, or pingStop
+	seq  uint64        // the caller's run number; only the caller touches it
+	_    [pad.CacheLine - 16]byte
+	pong atomic.Uint64 // the last run number the partner finished
+	_    [pad.CacheLine - 8]byte
+
 	// Read-only after start: read by both goroutines, so kept off the
 	// lines that are written per run.
 	n, split int
 	work     func(int)
 	done     chan struct{} // closed when the partner exits
-
-	_    [cacheLine]byte
-	ping atomic.Uint64 // the run number handed to the partner, or pingStop
-	seq  uint64        // the caller's run number; only the caller touches it
-	_    [cacheLine - 16]byte
-	pong atomic.Uint64 // the last run number the partner finished
-	_    [cacheLine - 8]byte
 }
 
 // startPingPong starts the partner goroutine.

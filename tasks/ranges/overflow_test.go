@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// Regression tests for issue 10.2: range arithmetic near MaxInt.
+// Regression tests: range arithmetic near MaxInt must not overflow.
 
 func TestChunkSizeNoOverflow(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,7 +96,7 @@ func TestTaskHugeChunkThreeCopies(t *testing.T) {
 	})
 	for range 20 {
 		got = nil
-		run(task, 3)
+		testutil.RunCopies(3, task.Work)
 		require.Equal(t, [][2]int{{0, 10}}, got)
 		task.Reset(10, 1<<62)
 	}
