@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/workgang/workgang/tasks/ranges"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -85,7 +83,7 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
 	}
-	copies, chunk, callerRuns := w.rangeSetup("ForRangeContext", n, body != nil, opts)
+	r := w.rangeSetup("ForRangeContext", n, body != nil, opts)
 	if n == 0 {
 		return nil
 	}
@@ -93,14 +91,14 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 		return cause(ctx)
 	}
 	t := rangeCtxPool.Get().(*rangeCtxTask)
-	t.loop.Reset(n, chunk)
+	copies := t.loop.reset(n, r)
 	t.body = body
-	t.callerRuns = callerRuns
+	t.callerRuns = r.callerRuns
 	cancel := t.start(ctx)
 	defer cancel(nil) // as in RunContext
-	w.RunN(t, min(copies, t.loop.NumChunks()))
+	w.RunN(t, copies)
 	err := t.finish()
-	if err == nil && t.loop.Claimed() < n {
+	if err == nil && t.loop.claimed() < n {
 		// Copies stop early without an error only when the derived
 		// context is done, and only ctx being done cancels it then (a
 		// panic would have made RunN panic).
@@ -194,7 +192,7 @@ var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 // is empty, the run's context is done, or a body call fails.
 type rangeCtxTask struct {
 	errRun
-	loop       ranges.Loop
+	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	callerRuns bool
 }
@@ -217,7 +215,7 @@ func (t *rangeCtxTask) Work(worker int) {
 			return
 		default:
 		}
-		lo, hi, ok := t.loop.Next()
+		lo, hi, ok := t.loop.next()
 		if !ok {
 			break
 		}

@@ -128,7 +128,8 @@ func TestForRangeContextStopsAfterCancel(t *testing.T) {
 	for round := range 50 {
 		for _, opts := range [][]workers.RangeOption{
 			{workers.WithChunk(1)},
-			{workers.WithChunk(1), workers.WithCallerRuns()},
+			{workers.WithChunk(1), workers.WithWorkersOnly()},
+			{workers.WithGuided(1)},
 		} {
 			stop := errors.New("stop")
 			parent, cancel := context.WithCancelCause(context.Background())
