@@ -604,7 +604,11 @@ func (m *fzMachine) opRun(s *fzSet, useN bool) {
 	case nilTask:
 		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: nil task", op, s.name))
 	case n < 1 || n > s.max:
-		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]", op, s.name, n, s.max))
+		hint := ""
+		if n > s.max && useN {
+			hint = "; for more copies than workers use RunContext (any n) or ForRange"
+		}
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, s.name, n, s.max, hint))
 	case s.closed:
 		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: set is closed", op, s.name))
 		for id := range task.ran {
