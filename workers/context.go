@@ -33,12 +33,16 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // idle until the copies finish, and running one itself saves a hand-off; with
 // n == 1, fn runs inline and no worker is woken. But it also runs every copy
 // no worker has started yet, one after another, so copies that block (on the
-// network, a lock, a sleep) are serialized when workers are slow to start,
-// as they are when other goroutines keep the processors busy
-// (BenchmarkRunContextBlocking: 8 copies that each wait, beside two
-// CPU-burning goroutines, against a goroutine per copy). For work that
-// blocks, start a goroutine per call (errgroup); use RunN with a task of your
-// own to keep every copy on the workers (for instance on placed threads).
+// network, a lock, a sleep) start late when workers are slow to start, as
+// they are when other goroutines keep the processors busy; and at most
+// MaxWorkers of them wait at a time, so on a set smaller than n they wait in
+// turns. BenchmarkRunContextBlocking measures that case (8 copies that each
+// sleep, with and without two CPU-burning goroutines, on sets of 8 and of
+// GOMAXPROCS, against a goroutine per copy): a set of 8 matches a goroutine
+// per copy on an idle machine and is slower beside the burners; a set of
+// GOMAXPROCS is several times slower. For work that blocks, start a
+// goroutine per call (errgroup); use RunN with a task of your own to keep
+// every copy on the workers (for instance on placed threads).
 //
 // Memory model, nested runs and panics are as for RunN: a copy's panic (or
 // Goexit on a worker) cancels the others' context with a cause of its own,
@@ -79,8 +83,10 @@ func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Con
 }
 
 // ForRangeContext is ForRange with a context and errors: it runs body over
-// [0, n) in chunks as ForRange does, with the same options, but copies stop
-// claiming chunks once ctx is done or a body call returned an error. Each body
+// [0, n) in chunks as ForRange does, with the same options and the same
+// default (the caller runs copies too; it is for CPU-bound bodies, see
+// RunContext on blocking ones), but copies stop claiming chunks once ctx is
+// done or a body call returned an error. Each body
 // call gets a context derived from ctx, cancelled (with the error as its
 // cause) as soon as a body call fails. A body call already running is not
 // interrupted: cancellation is seen between chunks, so a smaller WithChunk

@@ -280,20 +280,35 @@ func TestContextAllocations(t *testing.T) {
 }
 
 // RunContext runs copies errgroup-style: the first error cancels the
-// context the others see and is returned.
+// context the others see and is returned. n may exceed the set's size: here
+// 8 shards are scored on a set of 2, at most 2 at a time.
 func ExampleWorkers_RunContext() {
-	w := workers.New("fetch", 4)
+	w := workers.New("shards", 2)
 	defer w.Close()
 
-	err := w.RunContext(context.Background(), 4, func(ctx context.Context, worker int) error {
-		if worker == 2 {
-			return fmt.Errorf("shard %d: unavailable", worker)
+	shards := make([][]int, 8)
+	for i := range shards {
+		shards[i] = make([]int, 1000)
+		for j := range shards[i] {
+			shards[i][j] = i + j
 		}
-		<-ctx.Done() // the other shards give up once one failed
-		return ctx.Err()
+	}
+	shards[5][10] = -1 // a corrupt entry
+	scores := make([]int, len(shards))
+	err := w.RunContext(context.Background(), len(shards), func(ctx context.Context, i int) error {
+		for j, x := range shards[i] {
+			if ctx.Err() != nil {
+				return nil // another shard failed: stop early
+			}
+			if x < 0 {
+				return fmt.Errorf("shard %d: corrupt entry %d", i, j)
+			}
+			scores[i] += x * x
+		}
+		return nil
 	})
-	fmt.Println(err)
-	// Output: shard 2: unavailable
+	fmt.Println(err) // the shards scored before it are in scores
+	// Output: shard 5: corrupt entry 10
 }
 
 // ForRangeContext stops handing out chunks once a body call fails (or its
