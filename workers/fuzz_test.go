@@ -17,9 +17,10 @@ import (
 )
 
 // FuzzAPI interprets its input as a program of calls on up to two worker sets
-// (New with random sizes and options, SetActiveWorkers, Run, RunN, runs from
-// several goroutines at once, nested runs from inside copies, panicking and
-// Goexit-ing copies, invalid arguments, Close, Close racing runs) and checks
+// (New with random sizes and options, WithConcurrentRuns among them,
+// SetActiveWorkers, Run, RunN, runs from several goroutines at once, nested
+// runs from inside copies, panicking and Goexit-ing copies, invalid
+// arguments, Close, Close racing runs) and checks
 // every call against a simple model of the set: the active count, whether it
 // is closed, and what each call must do. It requires that
 //
@@ -34,6 +35,10 @@ import (
 // The seed corpus is in testdata/fuzz/FuzzAPI; `go test ./workers` runs it.
 func FuzzAPI(f *testing.F) {
 	f.Add([]byte{0x00, 0x03, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x06})
+	// A set with concurrent runs: three submitters at once, a caller-runs
+	// run nested in a dispatched one, a plain run and Close nested in an
+	// inline one.
+	f.Add([]byte{0x00, 0x03, 0x83, 0x04, 0x07, 0x81, 0x83, 0x02, 0x05, 0x03, 0x08, 0x05, 0x01, 0x00, 0x05, 0x01, 0x04})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		fzExec(t, prog)
 	})
@@ -75,12 +80,15 @@ func fzExec(t *testing.T, prog []byte) {
 
 // fzSet is the model of one set.
 type fzSet struct {
-	w       *workers.Workers
-	name    string
-	max     int
-	active  int
-	closed  bool
-	created int // lower bound: CreatedWorkers never decreases
+	w      *workers.Workers
+	name   string
+	max    int
+	active int
+	closed bool
+	// concurrent is WithConcurrentRuns: caller-runs runs may then run on
+	// their callers when the set is busy, and nested ones run inline.
+	concurrent bool
+	created    int // lower bound: CreatedWorkers never decreases
 
 	// What Stats must count (inline runs are counted in runs too).
 	runs, inline uint64
@@ -203,6 +211,9 @@ func (m *fzMachine) checkStats(s *fzSet) {
 	st := s.w.Stats()
 	if st.Runs != s.runs || st.InlineRuns != s.inline {
 		m.failf("set %q: Stats runs/inline = %d/%d; want %d/%d (%v)", s.name, st.Runs, st.InlineRuns, s.runs, s.inline, st)
+	}
+	if !s.concurrent && st.BusyRuns != 0 || st.BusyRuns+st.InlineRuns > st.Runs {
+		m.failf("set %q (concurrent=%v): Stats busy = %d of %d runs (%v)", s.name, s.concurrent, st.BusyRuns, st.Runs, st)
 	}
 	got := st.CallerCopies + st.WorkerCopies
 	if !s.goexits && got != s.copies || s.goexits && got > s.copies {
@@ -469,9 +480,15 @@ func (m *fzMachine) opNew(slot int) {
 	var opts []workers.Option
 	var want string
 	active := max
-	// b: bits 0-1 spin (3: none), bits 2-4 active (0: none; 7: invalid), bit 5 nil option, bit 6 negative spin.
+	// b: bits 0-1 spin (3: none), bits 2-4 active (0: none; 7: invalid, bit 7
+	// then picks the bad value), bit 5 nil option, bit 6 negative spin, bit 7
+	// WithConcurrentRuns (when active is valid).
 	if sp := b & 3; sp < 3 {
 		opts = append(opts, workers.WithSpin(fzSpins[sp]))
+	}
+	concurrent := b&0x80 != 0 && b>>2&7 != 7
+	if concurrent {
+		opts = append(opts, workers.WithConcurrentRuns())
 	}
 	switch ac := int(b >> 2 & 7); {
 	case ac == 0:
@@ -490,7 +507,7 @@ func (m *fzMachine) opNew(slot int) {
 		nilAt = len(opts)
 		opts = append(opts, nil)
 	}
-	m.setCurrent(fmt.Sprintf("New(%q, %d, %d options, active=%d, nil option at %d, negative spin=%v)", name, max, len(opts), active, nilAt, b&0x40 != 0))
+	m.setCurrent(fmt.Sprintf("New(%q, %d, %d options, active=%d, nil option at %d, negative spin=%v, concurrent=%v)", name, max, len(opts), active, nilAt, b&0x40 != 0, concurrent))
 	if b&0x40 != 0 {
 		o := fzCall(func() { workers.WithSpin(-time.Duration(1 + int(a))) })
 		m.wantMisuse(o, fmt.Sprintf("workers: WithSpin: negative spin budget %v", -time.Duration(1+int(a))))
@@ -521,7 +538,7 @@ func (m *fzMachine) opNew(slot int) {
 		}
 		m.checkStats(old)
 	}
-	m.sets[slot] = &fzSet{w: w, name: name, max: max, active: active}
+	m.sets[slot] = &fzSet{w: w, name: name, max: max, active: active, concurrent: concurrent}
 }
 
 // nArg decodes a copy count: mostly in range, sometimes 0, -1 or max+1.
@@ -676,7 +693,9 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 // opNested: a run whose copies call the API on the same set (or on the other
 // set) from inside. Nested runs on the same set, inline ones included (runs
 // never overlap), must panic at once with a clear message; a run on another
-// set must work.
+// set must work. On a set with concurrent runs, a nested caller-runs run
+// runs inline instead; and an inline outer run holds no lock, so every
+// nested call from it runs (Close closes the set).
 func (m *fzMachine) opNested(s *fzSet) {
 	if s == nil || s.closed {
 		return
@@ -752,9 +771,13 @@ func (m *fzMachine) opNested(s *fzSet) {
 	var wantPrefix string
 	op := map[int]string{0: "RunN", 1: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
 	// Runs on one set never overlap, inline ones included: every nested
-	// call on the same set panics, from inline outer copies too.
-	switch kind {
-	case 0, 1, 2, 3, 4:
+	// call on the same set panics, from inline outer copies too. With
+	// concurrent runs, nested caller-runs runs run inline, and an inline
+	// outer run holds no lock: nothing nested in it panics.
+	switch {
+	case s.concurrent && inlineOuter:
+	case s.concurrent && (kind == 1 || kind == 2):
+	case kind <= 4:
 		wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
 	}
 	var innerRuns int
@@ -780,6 +803,10 @@ func (m *fzMachine) opNested(s *fzSet) {
 			}
 		}
 	}
+	if kind == 4 && wantPrefix == "" {
+		s.closed = true // Close from an inline outer copy on a concurrent set
+	}
+
 	if kind == 5 && other != nil && !other.closed {
 		want := 0
 		for id := range outerN {
@@ -805,6 +832,15 @@ func (m *fzMachine) opNested(s *fzSet) {
 			s.inline += uint64(innerRuns)
 		}
 		s.copies += uint64(innerRuns * n)
+		for id := range fzMaxSet {
+			want := 0
+			if id < n {
+				want = innerRuns // one inner task for all the nested runs
+			}
+			if got := int(inner.ran[id].Load()); got != want {
+				m.failf("nested %s: copy %d ran %d times in %d nested runs of %d; want %d", names[kind], id, got, innerRuns, n, want)
+			}
+		}
 	}
 	// How the outer run ended.
 	anyPanic := false
