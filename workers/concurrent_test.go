@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,7 +119,7 @@ func TestConcurrentRunsManySubmitters(t *testing.T) {
 
 // holdSet starts a plain run of n copies on w that blocks until release is
 // called; it returns once every copy is running, so the set is busy.
-func holdSet(w *workers.Workers, n int) (release func()) {
+func holdSet(w runner, n int) (release func()) {
 	var started sync.WaitGroup
 	started.Add(n)
 	gate := make(chan struct{})
@@ -424,9 +425,7 @@ func TestOneGoroutinesRunsInOrder(t *testing.T) {
 			var mu sync.Mutex
 			for r := range 200 {
 				body := func(int) {
-					if live.Add(1) < 1 {
-						t.Errorf("goroutine %d: counter broken", g)
-					}
+					live.Add(1)
 					mu.Lock()
 					if last > r {
 						t.Errorf("goroutine %d: a copy of run %d after run %d", g, r, last)
@@ -517,4 +516,60 @@ func TestRunContextAnyNErrorsAndPanics(t *testing.T) {
 		assert.Equal(t, "boom", pe.Value)
 	}
 	require.NoError(t, w.RunContext(context.Background(), 9, func(context.Context, int) error { return nil }))
+}
+
+// Sets from Acquire always have concurrent runs.
+func TestAcquiredSetsHaveConcurrentRuns(t *testing.T) {
+	s, release := workers.Acquire("acquired-busy", 2)
+	defer release()
+	unhold := holdSet(s, 2)
+	me := goid.Get()
+	p := newProbe(2, true)
+	s.RunN(p, 2) // would wait for the hold without concurrent runs
+	assert.Equal(t, 2, p.check(t, me))
+	unhold()
+	assert.Equal(t, uint64(1), s.Stats().BusyRuns)
+}
+
+// A copy's runtime.Goexit in a busy run: the later copies still run, then
+// the Goexit proceeds, or, if a copy panicked, that panic is raised instead.
+func TestBusyRunGoexit(t *testing.T) {
+	w := workers.New("busy-goexit", 3, workers.WithConcurrentRuns())
+	defer w.Close()
+	release := holdSet(w, 3)
+	defer release()
+	for _, panicking := range []bool{false, true} {
+		var ran [3]atomic.Int32
+		task := tasks.CallerRuns(tasks.Func("exit", func(id int) {
+			ran[id].Add(1)
+			switch {
+			case id == 0:
+				runtime.Goexit()
+			case id == 2 && panicking:
+				panic("late boom")
+			}
+		}))
+		var v any
+		exited := true
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { v = recover() }()
+			w.RunN(task, 3)
+			exited = false
+		}()
+		<-done
+		for id := range ran {
+			assert.Equal(t, int32(1), ran[id].Load(), "panicking=%v: copy %d", panicking, id)
+		}
+		if !panicking {
+			assert.True(t, exited, "the caller's Goexit proceeds")
+			assert.Nil(t, v)
+			continue
+		}
+		require.IsType(t, &workers.PanicError{}, v, "the panic replaces the Goexit")
+		pe := v.(*workers.PanicError)
+		assert.Equal(t, "late boom", pe.Value)
+		assert.Equal(t, 2, pe.Worker)
+	}
 }
