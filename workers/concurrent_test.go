@@ -478,33 +478,31 @@ func TestRunContextAnyN(t *testing.T) {
 	}
 }
 
-// With more ids than workers the first error still cancels the context the
-// later ids see, every id still runs, and a panic names the id that
-// panicked.
+// With more ids than workers the first error is returned and every id
+// still runs (seeing a cancelled context once the error is recorded), and a
+// panic names the id that panicked.
 func TestRunContextAnyNErrorsAndPanics(t *testing.T) {
 	w := workers.New("any-n-err", 2)
 	defer w.Close()
 	bad := errors.New("bad")
-	var cancelled, ran atomic.Int32
+	var ran atomic.Int32
+	var sawCancel atomic.Bool
 	err := w.RunContext(context.Background(), 50, func(ctx context.Context, id int) error {
 		ran.Add(1)
 		if id == 0 {
 			return bad
 		}
-		if id >= 40 && ctx.Err() != nil {
-			cancelled.Add(1)
+		if ctx.Err() != nil {
+			sawCancel.Store(true)
 		}
 		return nil
 	})
 	assert.Equal(t, bad, err)
 	assert.Equal(t, int32(50), ran.Load(), "every id runs")
-	// The last ids start after id 0 returned unless a copy took them all
-	// before: at least those the copy that ran id 0 took later.
-	t.Logf("%d of the last 10 ids saw the cancelled context", cancelled.Load())
+	t.Logf("a later id saw the cancelled context: %v", sawCancel.Load())
 
 	for _, bad := range []int{0, 1, 2, 17, 49} {
-		var pe *workers.PanicError
-		pe = capturePanic(t, func() {
+		pe := capturePanic(t, func() {
 			_ = w.RunContext(context.Background(), 50, func(_ context.Context, id int) error {
 				if id == bad {
 					panic("boom")
