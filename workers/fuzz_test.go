@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,10 +36,10 @@ import (
 // The seed corpus is in testdata/fuzz/FuzzAPI; `go test ./workers` runs it.
 func FuzzAPI(f *testing.F) {
 	f.Add([]byte{0x00, 0x03, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x06})
-	// A set with concurrent runs: three submitters at once, a caller-runs
-	// run nested in a dispatched one, a plain run and Close nested in an
-	// inline one.
-	f.Add([]byte{0x00, 0x03, 0x83, 0x04, 0x07, 0x81, 0x83, 0x02, 0x05, 0x03, 0x08, 0x05, 0x01, 0x00, 0x05, 0x01, 0x04})
+	// A set with concurrent runs: three submitters at once (one makes a
+	// RunContext of more ids than workers), a caller-runs run nested in a
+	// dispatched one, a plain run and Close nested in an inline one.
+	f.Add([]byte{0x00, 0x03, 0x83, 0x04, 0x07, 0x81, 0x83, 0xc5, 0x05, 0x03, 0x08, 0x05, 0x01, 0x00, 0x05, 0x01, 0x04})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		fzExec(t, prog)
 	})
@@ -638,18 +639,21 @@ func (m *fzMachine) opRun(s *fzSet, useN bool) {
 	}
 }
 
-// opConcurrent: 2-3 goroutines make 1-3 RunN calls each on the same set at
-// once; every run must complete with its own copies only.
+// opConcurrent: 2-3 goroutines make 1-3 runs each on the same set at once,
+// RunN of plain or caller-runs tasks and RunContext with up to twice the
+// set's size of ids; every run must complete with its own copies only.
 func (m *fzMachine) opConcurrent(s *fzSet) {
 	if s == nil {
 		return
 	}
 	a := m.next()
 	gs, per := 2+int(a&1), 1+int(a>>1)%3
-	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d RunN (closed=%v)", s.name, gs, per, s.closed))
+	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d runs (closed=%v, concurrent=%v)", s.name, gs, per, s.closed, s.concurrent))
 	type result struct {
 		task *fzTask
 		n    int
+		ids  []atomic.Int32 // RunContext's ids (nil for RunN)
+		err  error
 		o    fzOutcome
 	}
 	results := make([][]result, gs)
@@ -667,14 +671,26 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 		go func() {
 			defer wg.Done()
 			for i, p := range params {
-				task, n := ts[i], 1+int(p)%s.max
-				o := fzCall(func() {
-					task.callerG = goid.Get()
-					task.inRun.Store(true)
-					defer task.inRun.Store(false)
-					s.w.RunN(task, n)
+				r := result{task: ts[i], n: 1 + int(p)%s.max}
+				if p&0x40 != 0 { // RunContext, any n
+					r.n = 1 + int(p&0x3f)%(2*s.max)
+					r.ids = make([]atomic.Int32, r.n)
+					r.o = fzCall(func() {
+						r.err = s.w.RunContext(context.Background(), r.n, func(_ context.Context, id int) error {
+							r.ids[id].Add(1)
+							return nil
+						})
+					})
+					results[g] = append(results[g], r)
+					continue
+				}
+				r.o = fzCall(func() {
+					r.task.callerG = goid.Get()
+					r.task.inRun.Store(true)
+					defer r.task.inRun.Store(false)
+					s.w.RunN(r.task, r.n)
 				})
-				results[g] = append(results[g], result{task, n, o})
+				results[g] = append(results[g], r)
 			}
 		}()
 	}
@@ -685,7 +701,26 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
 				continue
 			}
-			m.checkRun(s, r.task, r.n, r.o)
+			if r.ids == nil {
+				m.checkRun(s, r.task, r.n, r.o)
+				continue
+			}
+			m.wantNoPanic(r.o)
+			if r.err != nil {
+				m.failf("RunContext(n=%d): %v", r.n, r.err)
+			}
+			for id := range r.ids {
+				if got := r.ids[id].Load(); got != 1 {
+					m.failf("RunContext(n=%d) on a set of %d: id %d ran %d times; want 1", r.n, s.max, id, got)
+				}
+			}
+			// A run of min(n, max) copies of a caller-runs task.
+			k := min(r.n, s.max)
+			s.runs++
+			if k == 1 {
+				s.inline++
+			}
+			s.copies += uint64(k)
 		}
 	}
 }
