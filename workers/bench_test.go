@@ -159,10 +159,11 @@ func burnCPU(k int) (stop func()) {
 }
 
 // BenchmarkRunContextBlocking is RunContext with copies that block instead
-// of computing: 8 copies that each sleep 5 ms, while two other goroutines
-// burn CPU, on a set of 8 workers and on a set of GOMAXPROCS, against a
-// goroutine per copy (what errgroup does). Copies that wait concurrently
-// take 5 ms in all; copies run one after another take 40 ms.
+// of computing: 8 copies that each sleep 5 ms, alone and while two other
+// goroutines burn CPU, on a set of 8 workers (default spin and WithSpin(0))
+// and on a set of GOMAXPROCS, against a goroutine per copy (what errgroup
+// does). Copies that wait concurrently take 5 ms in all; copies run one
+// after another take 40 ms.
 func BenchmarkRunContextBlocking(b *testing.B) {
 	const copies, wait = 8, 5 * time.Millisecond
 	fn := func(context.Context, int) error {
@@ -170,12 +171,14 @@ func BenchmarkRunContextBlocking(b *testing.B) {
 		return nil
 	}
 	for _, burners := range []int{0, 2} {
-		for _, impl := range []string{"set=8", "set=GOMAXPROCS", "goroutines"} {
+		for _, impl := range []string{"set=8", "set=8/spin=0", "set=GOMAXPROCS", "goroutines"} {
 			b.Run(fmt.Sprintf("burners=%d/%s", burners, impl), func(b *testing.B) {
 				var w *workers.Workers
 				switch impl {
 				case "set=8":
 					w = workers.New("blocking", copies)
+				case "set=8/spin=0":
+					w = workers.New("blocking", copies, workers.WithSpin(0))
 				case "set=GOMAXPROCS":
 					w = workers.New("blocking", runtime.GOMAXPROCS(0))
 				}

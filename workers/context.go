@@ -39,10 +39,14 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // turns. BenchmarkRunContextBlocking measures that case (8 copies that each
 // sleep, with and without two CPU-burning goroutines, on sets of 8 and of
 // GOMAXPROCS, against a goroutine per copy): a set of 8 matches a goroutine
-// per copy on an idle machine and is slower beside the burners; a set of
-// GOMAXPROCS is several times slower. For work that blocks, start a
-// goroutine per call (errgroup); use RunN with a task of your own to keep
-// every copy on the workers (for instance on placed threads).
+// per copy on an idle machine; beside the burners it is slower, because its
+// idle workers spin for processor time the finishing copies need, unless the
+// set is made WithSpin(0) (idle workers park at once), which brings it back
+// to a goroutine per copy; a set of GOMAXPROCS is several times slower, since
+// it runs the copies in turns. For work that blocks, start a goroutine per
+// call (errgroup), or give it a set of its own with WithSpin(0) and at least
+// n workers; use RunN with a task of your own to keep every copy on the
+// workers (for instance on placed threads).
 //
 // Memory model, nested runs and panics are as for RunN: a copy's panic (or
 // Goexit on a worker) cancels the others' context with a cause of its own,
