@@ -201,7 +201,11 @@ func (w *Workers) panicRangeOption(op string, i int, o RangeOption) {
 	case optGuided:
 		panic(fmt.Sprintf("workers: %s on %q: WithGuided(%d): minChunk < 1", op, w.Name(), o.n))
 	case optCopies:
-		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]", op, w.Name(), o.n, w.MaxWorkers()))
+		hint := ""
+		if o.n > w.MaxWorkers() {
+			hint = "; a loop needs no more copies than workers (a smaller WithChunk balances finer)"
+		}
+		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]%s", op, w.Name(), o.n, w.MaxWorkers(), hint))
 	}
 	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.Name(), i))
 }

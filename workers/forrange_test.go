@@ -242,7 +242,7 @@ func TestForRangeMisuse(t *testing.T) {
 		{"zero chunk", func() { w.ForRange(1, body, workers.WithChunk(0)) }, `workers: ForRange on "misuse": WithChunk(0): chunk < 1`},
 		{"zero guided", func() { w.ForRange(1, body, workers.WithGuided(0)) }, `workers: ForRange on "misuse": WithGuided(0): minChunk < 1`},
 		{"negative guided", func() { w.ForRange(0, body, workers.WithGuided(-3)) }, `workers: ForRange on "misuse": WithGuided(-3): minChunk < 1`},
-		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]`},
+		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]; a loop needs no more copies than workers (a smaller WithChunk balances finer)`},
 		{"negative copies", func() { w.ForRange(1, body, workers.WithCopies(-1)) }, `workers: ForRange on "misuse": WithCopies(-1) out of range [1, 2]`},
 		{"zero copies", func() { w.ForRange(0, body, workers.WithCopies(0)) }, `workers: ForRange on "misuse": WithCopies(0) out of range [1, 2]`},
 	} {
