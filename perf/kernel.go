@@ -107,14 +107,15 @@ func (s *spectral) solve(par func()) float64 {
 func block(i, c, n int) (lo, hi int) { return i * n / c, (i + 1) * n / c }
 
 // forRange is the one place the harness calls Workers.ForRange: copies copies,
-// the chunk size left to ForRange, the caller running copies if callerRuns.
+// the chunk size left to ForRange, the caller running copies if callerRuns
+// (ForRange's default), the body only on workers otherwise.
 // (When ForRange's options change, only this call changes.)
 func forRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies int, callerRuns bool) {
 	if callerRuns {
-		w.ForRange(n, body, workers.WithCopies(copies), workers.WithCallerRuns())
+		w.ForRange(n, body, workers.WithCopies(copies))
 		return
 	}
-	w.ForRange(n, body, workers.WithCopies(copies))
+	w.ForRange(n, body, workers.WithCopies(copies), workers.WithWorkersOnly())
 }
 
 // kernelImpl is one way to run the phases of a solve: par returns the

@@ -45,16 +45,19 @@ type Shared struct {
 // Many runtimes in one process can so share one set of workers instead of
 // each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
 // when the set is created; later holders get the existing set and should size
-// their runs with its MaxWorkers. Runs from all holders are serialized by the
-// set's run lock, which queues waiters on a sync.Mutex (FIFO once one has
-// waited a millisecond: its starvation mode) and hands itself over to the
-// first of them, so no holder is starved.
+// their runs with its MaxWorkers. The set always has WithConcurrentRuns: a
+// holder's caller-runs run (ForRange, RunContext, ...) that finds the set busy
+// runs on the holder's own goroutine instead of waiting, and plain runs wait
+// their turn on the set's run lock, which queues waiters on a sync.Mutex
+// (FIFO once one has waited a millisecond: its starvation mode) and hands
+// itself over to the first of them, so no holder is starved.
 //
 // Acquire panics for the same arguments New does, whether or not the name is
 // held (its messages name Acquire); a panicking Acquire registers nothing,
 // takes no reference and leaves an existing set unchanged.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
+	c.concurrent = true                               // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	e := shared.sets[name]

@@ -16,6 +16,11 @@
 // against contention on that word (large chunks); ChunkSize picks a default
 // from n and the worker count. Loop and its iterators are allocation-free.
 //
+// Guided is the same loop with chunks that shrink as it drains (OpenMP's
+// guided schedule): each claim takes max(minChunk, remaining/(2*copies))
+// iterations with one compare-and-swap, so a loop costs few claims and the
+// small chunks at its end even out copies that started late.
+//
 // Package workers' ForRange runs such a loop on a worker set in one call.
 //
 // The package imports only the standard library and internal/pad.
