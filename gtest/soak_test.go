@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/internal/testutil"
-	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
