@@ -30,7 +30,7 @@ type plotFunc func(results map[string]any, dir string) (string, error)
 
 // plots are the figures -svg writes, each from one section's result (absent
 // sections are skipped). Every figure's numbers are also in the text output.
-var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark}
+var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark, plotOpenMP}
 
 // writePlots writes every figure the results allow to dir (created if
 // missing) and lists the files on w.

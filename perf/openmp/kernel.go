@@ -1,0 +1,58 @@
+package openmp
+
+import (
+	"math"
+	"time"
+)
+
+// The Go side's delay and grain work: the xorshift chain of epcc.c's kernel,
+// one dependent step after another. kernel is not inlined, so its count is
+// never a constant the compiler could specialise on; the loop carries x from
+// one iteration to the next, so it can be neither vectorized nor reordered;
+// and work uses the result, so nothing is dropped. Its cost per iteration is
+// calibrated in this process, as epcc.c calibrates its own.
+
+// kernelSeedMul spreads the count into the seed (the constant epcc.c uses).
+const kernelSeedMul = 0x9E3779B97F4A7C15
+
+// sink receives work's result in the case that never happens (xorshift never
+// reaches 0 from a non-zero seed): a use the compiler cannot prove dead.
+var sink uint64
+
+// kernel runs n steps of xorshift from x.
+//
+//go:noinline
+func kernel(x uint64, n int) uint64 {
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+// work runs n iterations of the kernel.
+func work(n int) {
+	if x := kernel(uint64(n)*kernelSeedMul|1, n); x == 0 {
+		sink = x
+	}
+}
+
+// calibrateKernel returns the kernel's cost per iteration in ns: the best of
+// a few timings of about 2 ms each (the best is the least disturbed), as
+// epcc.c's calibrate.
+func calibrateKernel() float64 {
+	const n = 1 << 20
+	best := time.Duration(math.MaxInt64)
+	for range 7 {
+		start := time.Now()
+		work(n)
+		best = min(best, time.Since(start))
+	}
+	return float64(best) / n
+}
+
+// itersFor returns the kernel iterations that take about ns, at least 1.
+func itersFor(ns, nsPerIter float64) int {
+	return max(1, int(math.Round(ns/nsPerIter)))
+}
