@@ -20,7 +20,7 @@ func runOpenMP(h *harness) (any, error) {
 	case c.Quick:
 		o.Rounds, o.Target = 3, 500*time.Microsecond
 	case c.Long:
-		o.Rounds, o.Target = 11, 2*time.Millisecond
+		o.Rounds, o.Target = 15, 2*time.Millisecond
 	}
 	return openmp.Run(context.Background(), h.out, o)
 }

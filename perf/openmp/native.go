@@ -92,6 +92,8 @@ type nativeRun struct {
 	nsPerIter  float64 // the kernel's calibrated cost
 	delayIters int     // kernel iterations of the delay
 	delayNS    float64 // delayIters * nsPerIter
+	// nsPerIters are the calibrations of every process merged (merge).
+	nsPerIters []float64
 	// overhead holds per construct one figure per round (ns).
 	overhead map[string][]float64
 	// serial and parallel hold per grain (ns of W) one time per round.
@@ -247,6 +249,31 @@ func (n *nativeRun) check() error {
 			return fmt.Errorf("epcc output: grain %g ns has %d rounds, want %d", w, got, n.rounds)
 		}
 	}
+	return nil
+}
+
+// merge appends the rounds of m, a run of the same binary, to n's. A nil n
+// has nothing to merge with (the first run is kept as it is). The
+// calibration is the median of the processes'.
+func (n *nativeRun) merge(m *nativeRun) error {
+	if n == nil {
+		m.nsPerIters = []float64{m.nsPerIter}
+		return nil
+	}
+	if m.version != n.version || m.threads != n.threads {
+		return fmt.Errorf("epcc: runs disagree: _OPENMP %d, %d threads after %d, %d", m.version, m.threads, n.version, n.threads)
+	}
+	n.rounds += m.rounds
+	for k, v := range m.overhead {
+		n.overhead[k] = append(n.overhead[k], v...)
+	}
+	for k, v := range m.serial {
+		n.serial[k] = append(n.serial[k], v...)
+		n.parallel[k] = append(n.parallel[k], m.parallel[k]...)
+	}
+	n.nsPerIters = append(n.nsPerIters, m.nsPerIter)
+	n.delayIters, n.delayNS = m.delayIters, m.delayNS // the last process's
+	n.nsPerIter, _, _ = summary(n.nsPerIters)
 	return nil
 }
 

@@ -54,7 +54,7 @@ type Options struct {
 	// Threads is the team size: OpenMP threads, and copies per workgang run.
 	// Default GOMAXPROCS.
 	Threads int
-	// Rounds is the number of rounds of every measurement (default 5).
+	// Rounds is the number of rounds of every measurement (default 7).
 	Rounds int
 	// Target is the length one measurement is sized to (default 1 ms).
 	Target time.Duration
@@ -73,7 +73,7 @@ func (o Options) defaults() Options {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
 	if o.Rounds == 0 {
-		o.Rounds = 5
+		o.Rounds = 7
 	}
 	if o.Target == 0 {
 		o.Target = time.Millisecond
@@ -116,24 +116,47 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 			res.addSkipped(c, err)
 		}
 	}
+	g := newGoSide(p, o)
+	defer g.close()
+
+	// Round after round, every runtime once: each OpenMP runtime in a fresh
+	// process of one round, then a round of workgang's, so that a
+	// disturbance of the shared machine hits one round of every runtime
+	// rather than every round of one.
+	natives := make([]*nativeRun, len(compilers))
+	p1 := p
+	p1.rounds = 1
+	for r := range p.rounds {
+		for i, c := range compilers {
+			if bins[i] == "" {
+				continue
+			}
+			o.Status("openmp: %s, round %d of %d (a process of its own)", c.runtime, r+1, p.rounds)
+			n, err := runNative(ctx, bins[i], p1)
+			if err == nil {
+				err = natives[i].merge(n)
+			}
+			if err != nil {
+				res.addSkipped(c, fmt.Errorf("round %d: %w", r+1, err))
+				bins[i], natives[i] = "", nil
+				continue
+			}
+			if natives[i] == nil {
+				natives[i] = n
+			}
+		}
+		o.Status("openmp: workgang, round %d of %d (this process)", r+1, p.rounds)
+		g.round()
+	}
+	if g.b.reduceErr != nil {
+		return nil, g.b.reduceErr
+	}
 	for i, c := range compilers {
-		if bins[i] == "" {
-			continue
+		if natives[i] != nil {
+			res.addNative(c, natives[i])
 		}
-		o.Status("openmp: %s (%d rounds, in a process of its own)", c.runtime, p.rounds)
-		n, err := runNative(ctx, bins[i], p)
-		if err != nil {
-			res.addSkipped(c, err)
-			continue
-		}
-		res.addNative(c, n)
 	}
-	o.Status("openmp: workgang (%d rounds, in this process)", p.rounds)
-	g, err := runWorkgang(p, o)
-	if err != nil {
-		return nil, err
-	}
-	res.addWorkgang(g)
+	res.addWorkgang(g.result())
 	res.finish()
 	res.print(out)
 	return res, nil
@@ -154,28 +177,43 @@ type goRun struct {
 	speedup    map[float64][][]float64
 }
 
-// runWorkgang measures the workgang side on one long-lived set.
-func runWorkgang(p params, o Options) (*goRun, error) {
-	w := workers.New("omp", max(runtime.GOMAXPROCS(0), p.threads), o.WorkerOptions...)
-	defer w.Close()
-	g := &goRun{nsPerIter: calibrateKernel(), modes: map[string][]mode{}, overhead: map[string][][]float64{}, speedup: map[float64][][]float64{}}
-	g.delayIters = itersFor(p.delayNS, g.nsPerIter)
-	b := newBench(w, p.threads, g.delayIters)
+// goSide is the workgang side: one long-lived set, every test sized once,
+// then measured a round at a time.
+type goSide struct {
+	w         *workers.Workers
+	b         *bench
+	p         params
+	nsPerIter float64
+	tests     []sizedConstruct
+	grain     []mode
+	grainSize []grainSize
+	speedup   map[float64][][]float64
+}
 
-	// Size every test once, then run the rounds: a round measures every
-	// construct once, so that a disturbance hits one round of many
-	// constructs rather than every round of one.
-	type sized struct {
-		c          construct
-		ref        func(int)
-		refReps    int
-		modes      []mode
-		reps       []int
-		overheadNS [][]float64
-	}
-	var all []sized
+// sizedConstruct is a construct's modes with their repetitions.
+type sizedConstruct struct {
+	c          construct
+	ref        func(int)
+	refReps    int
+	modes      []mode
+	reps       []int
+	overheadNS [][]float64 // per mode, per round
+}
+
+// grainSize is a grain's repetitions: serial's and each mode's.
+type grainSize struct {
+	serialReps int
+	reps       []int
+}
+
+// newGoSide creates the set, calibrates the kernel and sizes every test.
+func newGoSide(p params, o Options) *goSide {
+	g := &goSide{p: p, w: workers.New("omp", max(runtime.GOMAXPROCS(0), p.threads), o.WorkerOptions...),
+		nsPerIter: calibrateKernel(), speedup: map[float64][][]float64{}}
+	o.Status("openmp: workgang, sizing the tests")
+	g.b = newBench(g.w, p.threads, itersFor(p.delayNS, g.nsPerIter))
 	for _, c := range constructs {
-		s := sized{c: c, ref: b.ref(c), modes: b.modes(c)}
+		s := sizedConstruct{c: c, ref: g.b.ref(c), modes: g.b.modes(c)}
 		s.refReps = sizeReps(s.ref, p.target)
 		s.reps = make([]int, len(s.modes))
 		s.overheadNS = make([][]float64, len(s.modes))
@@ -184,48 +222,60 @@ func runWorkgang(p params, o Options) (*goRun, error) {
 				s.reps[i] = sizeReps(m.test, p.target)
 			}
 		}
-		all = append(all, s)
+		g.tests = append(g.tests, s)
 	}
-	for r := range p.rounds {
-		o.Status("openmp: workgang constructs, round %d of %d", r+1, p.rounds)
-		for _, s := range all {
-			ref := perRep(s.ref, s.refReps)
-			for i, m := range s.modes {
-				if m.test != nil {
-					s.overheadNS[i] = append(s.overheadNS[i], perRep(m.test, s.reps[i])-ref)
-				}
-			}
+	g.grain = g.b.grainModes()
+	serial := g.b.grainSerial()
+	for _, wns := range grainsNS {
+		g.setGrain(wns)
+		gs := grainSize{serialReps: sizeReps(serial, p.target)}
+		for _, m := range g.grain {
+			gs.reps = append(gs.reps, sizeReps(m.test, p.target))
 		}
+		g.grainSize = append(g.grainSize, gs)
+		g.speedup[wns] = make([][]float64, len(g.grain))
 	}
-	for _, s := range all {
-		g.modes[s.c.name] = s.modes
-		g.overhead[s.c.name] = s.overheadNS
-	}
-
-	gm := b.grainModes()
-	for _, m := range gm {
-		g.grainModes = append(g.grainModes, m.name)
-	}
-	serial := b.grainSerial()
-	type grainSize struct{ serialReps, reps []int }
-	sizes := make([]grainSize, len(grainsNS))
-	for gi, wns := range grainsNS {
-		b.grainIters = itersFor(wns/float64(p.threads), g.nsPerIter)
-		sizes[gi].serialReps = []int{sizeReps(serial, p.target)}
-		for _, m := range gm {
-			sizes[gi].reps = append(sizes[gi].reps, sizeReps(m.test, p.target))
-		}
-		g.speedup[wns] = make([][]float64, len(gm))
-	}
-	for r := range p.rounds {
-		o.Status("openmp: workgang grain sweep, round %d of %d", r+1, p.rounds)
-		for gi, wns := range grainsNS {
-			b.grainIters = itersFor(wns/float64(p.threads), g.nsPerIter)
-			ser := perRep(serial, sizes[gi].serialReps[0])
-			for i, m := range gm {
-				g.speedup[wns][i] = append(g.speedup[wns][i], ser/perRep(m.test, sizes[gi].reps[i]))
-			}
-		}
-	}
-	return g, b.reduceErr
+	return g
 }
+
+// setGrain sizes the grain test's copies for a total work of wns.
+func (g *goSide) setGrain(wns float64) {
+	g.b.grainIters = itersFor(wns/float64(g.p.threads), g.nsPerIter)
+}
+
+// round measures every construct and grain once.
+func (g *goSide) round() {
+	for _, s := range g.tests {
+		ref := perRep(s.ref, s.refReps)
+		for i, m := range s.modes {
+			if m.test != nil {
+				s.overheadNS[i] = append(s.overheadNS[i], perRep(m.test, s.reps[i])-ref)
+			}
+		}
+	}
+	serial := g.b.grainSerial()
+	for gi, wns := range grainsNS {
+		g.setGrain(wns)
+		ser := perRep(serial, g.grainSize[gi].serialReps)
+		for i, m := range g.grain {
+			g.speedup[wns][i] = append(g.speedup[wns][i], ser/perRep(m.test, g.grainSize[gi].reps[i]))
+		}
+	}
+}
+
+// result returns the figures of the rounds so far.
+func (g *goSide) result() *goRun {
+	r := &goRun{nsPerIter: g.nsPerIter, delayIters: g.b.delayIters, modes: map[string][]mode{},
+		overhead: map[string][][]float64{}, speedup: g.speedup}
+	for _, s := range g.tests {
+		r.modes[s.c.name] = s.modes
+		r.overhead[s.c.name] = s.overheadNS
+	}
+	for _, m := range g.grain {
+		r.grainModes = append(r.grainModes, m.name)
+	}
+	return r
+}
+
+// close closes the set; its workers have exited when it returns.
+func (g *goSide) close() { g.w.Close() }
