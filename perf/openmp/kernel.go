@@ -10,7 +10,10 @@ import (
 // never a constant the compiler could specialise on; the loop carries x from
 // one iteration to the next, so it can be neither vectorized nor reordered;
 // and work uses the result, so nothing is dropped. Its cost per iteration is
-// calibrated in this process, as epcc.c calibrates its own.
+// calibrated in this process, as epcc.c calibrates its own. gc, gcc and
+// clang compile the loop body to the same nine instructions (three moves,
+// three shifts, three xors) plus the loop's count, compare and branch (go
+// build -gcflags=-S; objdump -d of the built epcc).
 
 // kernelSeedMul spreads the count into the seed (the constant epcc.c uses).
 const kernelSeedMul = 0x9E3779B97F4A7C15

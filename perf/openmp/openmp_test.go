@@ -409,6 +409,14 @@ func TestFinishRatios(t *testing.T) {
 	}
 }
 
+func TestOpenMPEnv(t *testing.T) {
+	got := openmpEnv([]string{"PATH=/bin", "OMP_WAIT_POLICY=passive", "GOMP_SPINCOUNT=0", "HOME=/", "KMP_BLOCKTIME=0", "XOMP_=1"})
+	want := []string{"OMP_WAIT_POLICY=passive", "GOMP_SPINCOUNT=0", "KMP_BLOCKTIME=0"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("openmpEnv: got %q; want %q", got, want)
+	}
+}
+
 func TestSummary(t *testing.T) {
 	for _, c := range []struct {
 		in           []float64

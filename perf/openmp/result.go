@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -18,6 +20,9 @@ type Result struct {
 	TargetNS  float64 `json:"target_ns"`  // the length one measurement was sized to
 	DelayNS   float64 `json:"delay_ns"`   // the delay per thread asked for
 	LoopIters int     `json:"loop_iters"` // iterations of a schedule test's loop
+	// Env holds the OMP_, GOMP_ and KMP_ variables of the environment the
+	// runtimes ran with (they set how the runtimes wait; none by default).
+	Env []string `json:"env"`
 	// Runtimes are libgomp, libomp and workgang: each one's calibration, or
 	// why it did not run.
 	Runtimes   []Runtime   `json:"runtimes"`
@@ -84,11 +89,22 @@ const workgang = "workgang"
 
 func newResult(p params) *Result {
 	r := &Result{Threads: p.threads, Rounds: p.rounds, TargetNS: float64(p.target), DelayNS: p.delayNS,
-		LoopIters: loopItersPerThread * p.threads, Grain: Grain{GrainsNS: grainsNS}}
+		LoopIters: loopItersPerThread * p.threads, Grain: Grain{GrainsNS: grainsNS}, Env: openmpEnv(os.Environ())}
 	for _, c := range constructs {
 		r.Constructs = append(r.Constructs, Construct{Name: c.name, Title: c.title})
 	}
 	return r
+}
+
+// openmpEnv returns the variables of env that tune an OpenMP runtime.
+func openmpEnv(env []string) []string {
+	out := []string{} // [] rather than null in JSON
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "OMP_") || strings.HasPrefix(kv, "GOMP_") || strings.HasPrefix(kv, "KMP_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (r *Result) addSkipped(c compiler, err error) {
@@ -198,6 +214,9 @@ func summary(xs []float64) (med, lo, hi float64) {
 func (r *Result) print(out io.Writer) {
 	fmt.Fprintf(out, "%d threads, %d rounds (median, min-max), delay %.0f ns per thread, schedule loops of %d iterations\n",
 		r.Threads, r.Rounds, r.DelayNS, r.LoopIters)
+	if len(r.Env) > 0 {
+		fmt.Fprintf(out, "  environment: %s\n", strings.Join(r.Env, " "))
+	}
 	for _, rt := range r.Runtimes {
 		if rt.Skipped != "" {
 			fmt.Fprintf(out, "  %-9s skipped: %s\n", rt.Name, rt.Skipped)
