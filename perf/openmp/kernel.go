@@ -12,7 +12,7 @@ import (
 // and work uses the result, so nothing is dropped. Its cost per iteration is
 // calibrated in this process, as epcc.c calibrates its own. gc, gcc and
 // clang compile the loop body to the same nine instructions (three moves,
-// three shifts, three xors) plus the loop's count, compare and branch (go
+// three shifts, three xors) plus two or three for the loop (go
 // build -gcflags=-S; objdump -d of the built epcc).
 
 // kernelSeedMul spreads the count into the seed (the constant epcc.c uses).
