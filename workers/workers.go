@@ -77,6 +77,9 @@ type Workers struct {
 	// Stats and the nested-run checks read it without a lock.
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
+
+	// team is the team RunTeam keeps between runs (see RunTeam).
+	team atomic.Pointer[cachedTeam]
 }
 
 // worker is one worker goroutine's identity; its counters live in the
