@@ -26,9 +26,13 @@
 //
 // OpenMP's master thread always takes part in a region, so workgang's
 // caller-runs modes are the comparable ones; plain tasks and workers-only
-// loops have no OpenMP counterpart and are shown beside them. BARRIER and FOR
-// inside a region need gang-scheduled teams (the RunTeam hook) and are
-// reported as not expressible while the hook is nil.
+// loops have no OpenMP counterpart and are shown beside them. BARRIER, FOR
+// inside a region and the "team" rows of the schedules are one
+// (*workers.Workers).RunTeam of n copies per measurement, a Barrier or For
+// per repetition, as OpenMP's constructs inside one region (a team runs on
+// workers only; the caller waits). The RunTeam and WithGuided variables are
+// the hooks those rows go through; a nil hook makes its rows "not
+// expressible".
 //
 // Without a compiler with OpenMP support the section says how to get one and
 // measures workgang alone.

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -298,9 +299,15 @@ func TestRunWithoutCompiler(t *testing.T) {
 			}
 		}
 	}
-	if RunTeam == nil {
-		if got := rowOf(res, "barrier", modeTeam); got == nil || got.Note != noTeam {
-			t.Errorf("barrier team row: got %+v; want not expressible: %s", got, noTeam)
+	// The team constructs run on workgang's teams (teamhook.go).
+	for _, name := range []string{"for", "barrier", "static_8", "dynamic_1", "guided_8"} {
+		if row := rowOf(res, name, modeTeam); row == nil || row.MedianNS == nil {
+			t.Errorf("%s: team row %+v; want a figure", name, row)
+		}
+	}
+	if WithGuided == nil {
+		if got := rowOf(res, "guided_8", rangeModeNames[0]); got == nil || got.Note != noGuided {
+			t.Errorf("guided ForRange row: got %+v; want not expressible: %s", got, noGuided)
 		}
 	}
 	if len(res.Grain.Rows) != 4 {
@@ -368,6 +375,52 @@ func TestHooks(t *testing.T) {
 	}
 	if row := rowOf(res, "guided_8", rangeModeNames[0]); row == nil || row.MedianNS == nil {
 		t.Errorf("guided_8: ForRange row %+v; want a figure", row)
+	}
+}
+
+func TestTeamSchedule(t *testing.T) {
+	for _, c := range []struct {
+		in   Schedule
+		want team.Schedule
+	}{
+		{Schedule{Static, 0}, team.Static()},
+		{Schedule{StaticChunk, 8}, team.StaticChunk(8)},
+		{Schedule{Dynamic, 1}, team.Dynamic(1)},
+		{Schedule{Guided, 8}, team.Guided(8)},
+	} {
+		if got := teamSchedule(c.in); got != c.want {
+			t.Errorf("teamSchedule(%+v) = %+v; want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestTeamHookRunsATeam checks the hook against workgang's teams: every
+// member runs, on distinct goroutines at the same time (a barrier among them
+// returns), and For covers the loop once.
+func TestTeamHookRunsATeam(t *testing.T) {
+	w := workers.New("openmp-test", 2)
+	defer w.Close()
+	var mu sync.Mutex
+	ids := map[int]bool{}
+	hits := make([]int, 100)
+	RunTeam(w, "test", 2, func(m Member) {
+		mu.Lock()
+		ids[m.ID()] = true
+		mu.Unlock()
+		m.Barrier()
+		m.For(len(hits), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				hits[i]++
+			}
+		}, Schedule{Dynamic, 7})
+	})
+	if len(ids) != 2 || !ids[0] || !ids[1] {
+		t.Errorf("member ids: got %v; want 0 and 1", ids)
+	}
+	for i, h := range hits {
+		if h != 1 {
+			t.Fatalf("iteration %d ran %d times; want once", i, h)
+		}
 	}
 }
 
