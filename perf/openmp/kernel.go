@@ -38,10 +38,10 @@ func work(n int) {
 }
 
 // calibrateKernel returns the kernel's cost per iteration in ns: the best of
-// a few timings of about 2 ms each (the best is the least disturbed), as
+// a few timings of about half a millisecond each (the best is the least disturbed), as
 // epcc.c's calibrate.
 func calibrateKernel() float64 {
-	const n = 1 << 20
+	const n = 1 << 18
 	best := time.Duration(math.MaxInt64)
 	for range 7 {
 		start := time.Now()

@@ -61,9 +61,9 @@ static double now_ns(void) {
 }
 
 /* calibrate returns the kernel's cost per iteration in ns: the best of a few
- * timings of about a millisecond (the best is the least disturbed). */
+ * timings of about half a millisecond (the best is the least disturbed). */
 static double calibrate(void) {
-	const long n = 1L << 20;
+	const long n = 1L << 18;
 	double best = 1e30;
 	for (int i = 0; i < 7; i++) {
 		double t0 = now_ns();
