@@ -454,8 +454,8 @@ func TestFinishRatios(t *testing.T) {
 	if rows[3].Ratio != nil {
 		t.Errorf("not expressible row: ratio %v; want none", *rows[3].Ratio)
 	}
-	if got := r.Grain.Rows[2].Ratio[0]; got == nil || *got != 0.5 {
-		t.Errorf("grain ratio: got %v; want 0.5", got)
+	if got := r.Grain.Rows[2].Ratio[0]; got == nil || *got != 2 {
+		t.Errorf("grain ratio: got %v; want 2 (twice the best OpenMP time)", got)
 	}
 }
 

@@ -80,8 +80,10 @@ type GrainRow struct {
 	Speedup []float64 `json:"speedup"` // median over rounds of serial / parallel
 	Min     []float64 `json:"min"`
 	Max     []float64 `json:"max"`
-	// Ratio is the best OpenMP runtime's median time over this row's, that
-	// is Speedup over the best OpenMP speedup (null without one).
+	// Ratio is, per grain, the best OpenMP speedup over this row's: the
+	// row's time over the best OpenMP runtime's, each against its own
+	// process's serial time, so below 1 is faster, as for a Row (null
+	// without an OpenMP runtime).
 	Ratio []*float64 `json:"ratio_to_best_openmp"`
 }
 
@@ -189,8 +191,8 @@ func (r *Result) finish() {
 		for i := range r.Grain.Rows {
 			row := &r.Grain.Rows[i]
 			var v *float64
-			if best > 0 {
-				x := row.Speedup[gi] / best
+			if best > 0 && row.Speedup[gi] > 0 {
+				x := best / row.Speedup[gi]
 				v = &x
 			}
 			row.Ratio = append(row.Ratio, v)
