@@ -64,6 +64,12 @@ type Options struct {
 	Target time.Duration
 	// DelayNS is the delay per thread in ns (default 100).
 	DelayNS float64
+	// Budget bounds the section's time: no round starts after it is spent
+	// (at least one round runs). On a loaded machine a measurement sized to
+	// Target can take many times longer (an OpenMP team whose threads wait
+	// for each other's time slices), so the rounds, not the sizes, give
+	// way. Default 6 s.
+	Budget time.Duration
 	// WorkerOptions are passed to workers.New for the workgang set.
 	WorkerOptions []workers.Option
 	// Status, if not nil, shows progress (a line that the next call
@@ -85,6 +91,9 @@ func (o Options) defaults() Options {
 	if o.DelayNS == 0 {
 		o.DelayNS = 100
 	}
+	if o.Budget == 0 {
+		o.Budget = 6 * time.Second
+	}
 	if o.Status == nil {
 		o.Status = func(string, ...any) {}
 	}
@@ -99,13 +108,14 @@ func (o Options) defaults() Options {
 // when it returns.
 func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	o = o.defaults()
-	if o.Threads < 1 || o.Threads > workers.MaxLimit || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 {
+	if o.Threads < 1 || o.Threads > workers.MaxLimit || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 {
 		return nil, fmt.Errorf("openmp: bad options: threads %d (want [1, %d]), rounds %d, target %v, delay %v ns",
 			o.Threads, workers.MaxLimit, o.Rounds, o.Target, o.DelayNS)
 	}
 	p := params{threads: o.Threads, rounds: o.Rounds, target: o.Target, delayNS: o.DelayNS}
 	p.timeout = nativeTimeout(p)
 	res := newResult(p)
+	start := time.Now()
 
 	dir, err := os.MkdirTemp("", "workgang-openmp-")
 	if err != nil {
@@ -130,7 +140,12 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	natives := make([]*nativeRun, len(compilers))
 	p1 := p
 	p1.rounds = 1
+	rounds := 0
 	for r := range p.rounds {
+		if r > 0 && time.Since(start) > o.Budget {
+			break
+		}
+		rounds++
 		for i, c := range compilers {
 			if bins[i] == "" {
 				continue
@@ -155,6 +170,7 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	if g.b.reduceErr != nil {
 		return nil, g.b.reduceErr
 	}
+	res.Rounds = rounds
 	for i, c := range compilers {
 		if natives[i] != nil {
 			res.addNative(c, natives[i])

@@ -421,8 +421,30 @@ func TestTeamHookRunsATeam(t *testing.T) {
 	}
 }
 
+// TestBudgetCutsRounds checks that a spent budget stops the rounds after
+// the first, and that the result and the output say so.
+func TestBudgetCutsRounds(t *testing.T) {
+	withoutCompilers(t)
+	o := tinyOptions()
+	o.Rounds, o.Budget = 3, time.Nanosecond
+	var out bytes.Buffer
+	res, err := Run(context.Background(), &out, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 1 || res.RoundsPlanned != 3 {
+		t.Errorf("rounds %d of %d; want 1 of 3", res.Rounds, res.RoundsPlanned)
+	}
+	if row := rowOf(res, "parallel", "RunN "+modeCaller); row == nil || len(row.RoundsNS) != 1 {
+		t.Errorf("parallel caller-runs row %+v; want one round", row)
+	}
+	if !strings.Contains(out.String(), "only 1 of 3 rounds") {
+		t.Errorf("output does not say the rounds were cut:\n%s", out.String())
+	}
+}
+
 func TestRunRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxLimit + 1}, {DelayNS: -5}} {
+	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxLimit + 1}, {DelayNS: -5}, {Budget: -time.Second}} {
 		if _, err := Run(context.Background(), &bytes.Buffer{}, o); err == nil || !strings.HasPrefix(err.Error(), "openmp: ") {
 			t.Errorf("Run(%+v): got %v; want an error naming the package", o, err)
 		}

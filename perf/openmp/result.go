@@ -15,11 +15,12 @@ import (
 // does not exist (a mode that cannot express a construct, a runtime that did
 // not run) is null.
 type Result struct {
-	Threads   int     `json:"threads"`
-	Rounds    int     `json:"rounds"`
-	TargetNS  float64 `json:"target_ns"`  // the length one measurement was sized to
-	DelayNS   float64 `json:"delay_ns"`   // the delay per thread asked for
-	LoopIters int     `json:"loop_iters"` // iterations of a schedule test's loop
+	Threads       int     `json:"threads"`
+	Rounds        int     `json:"rounds"`         // rounds run: RoundsPlanned unless the budget ran out
+	RoundsPlanned int     `json:"rounds_planned"` // rounds asked for
+	TargetNS      float64 `json:"target_ns"`      // the length one measurement was sized to
+	DelayNS       float64 `json:"delay_ns"`       // the delay per thread asked for
+	LoopIters     int     `json:"loop_iters"`     // iterations of a schedule test's loop
 	// Env holds the OMP_, GOMP_ and KMP_ variables of the environment the
 	// runtimes ran with (they set how the runtimes wait; none by default).
 	Env []string `json:"env"`
@@ -90,7 +91,7 @@ type GrainRow struct {
 const workgang = "workgang"
 
 func newResult(p params) *Result {
-	r := &Result{Threads: p.threads, Rounds: p.rounds, TargetNS: float64(p.target), DelayNS: p.delayNS,
+	r := &Result{Threads: p.threads, Rounds: p.rounds, RoundsPlanned: p.rounds, TargetNS: float64(p.target), DelayNS: p.delayNS,
 		LoopIters: loopItersPerThread * p.threads, Grain: Grain{GrainsNS: grainsNS}, Env: openmpEnv(os.Environ())}
 	for _, c := range constructs {
 		r.Constructs = append(r.Constructs, Construct{Name: c.name, Title: c.title})
@@ -216,6 +217,9 @@ func summary(xs []float64) (med, lo, hi float64) {
 func (r *Result) print(out io.Writer) {
 	fmt.Fprintf(out, "%d threads, %d rounds (median, min-max), delay %.0f ns per thread, schedule loops of %d iterations\n",
 		r.Threads, r.Rounds, r.DelayNS, r.LoopIters)
+	if r.Rounds < r.RoundsPlanned {
+		fmt.Fprintf(out, "  only %d of %d rounds: the time budget ran out (a loaded machine stretches every measurement)\n", r.Rounds, r.RoundsPlanned)
+	}
 	if len(r.Env) > 0 {
 		fmt.Fprintf(out, "  environment: %s\n", strings.Join(r.Env, " "))
 	}
