@@ -277,19 +277,25 @@ func timeReps(fn func(int), reps int) time.Duration {
 }
 
 // sizeReps returns the repetitions that make fn take about target: doubling
-// until the best of three timings takes a tenth of it, then scaling, as
-// epcc.c's size_reps.
+// until the middle of three timings takes a tenth of it, then scaling, as
+// epcc.c's size_reps. The middle rather than the least keeps a measurement
+// near its target on a loaded machine.
 func sizeReps(fn func(int), target time.Duration) int {
 	reps := 1
 	var t time.Duration
 	for {
-		t = min(timeReps(fn, reps), timeReps(fn, reps), timeReps(fn, reps))
+		t = mid3(timeReps(fn, reps), timeReps(fn, reps), timeReps(fn, reps))
 		if t >= target/10 || reps >= 1<<30 {
 			break
 		}
 		reps *= 2
 	}
 	return max(1, int(float64(reps)*float64(target)/float64(max(t, 1))))
+}
+
+// mid3 returns the middle of a, b and c.
+func mid3(a, b, c time.Duration) time.Duration {
+	return max(min(a, b), min(max(a, b), c))
 }
 
 // perRep returns the time of fn(reps) per repetition, in ns.

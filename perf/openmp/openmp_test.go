@@ -489,6 +489,14 @@ func TestOpenMPEnv(t *testing.T) {
 	}
 }
 
+func TestMid3(t *testing.T) {
+	for _, c := range [][4]time.Duration{{1, 2, 3, 2}, {3, 2, 1, 2}, {2, 3, 1, 2}, {1, 3, 2, 2}, {5, 5, 1, 5}, {4, 4, 4, 4}} {
+		if got := mid3(c[0], c[1], c[2]); got != c[3] {
+			t.Errorf("mid3(%v, %v, %v) = %v; want %v", c[0], c[1], c[2], got, c[3])
+		}
+	}
+}
+
 func TestSummary(t *testing.T) {
 	for _, c := range []struct {
 		in           []float64

@@ -190,25 +190,32 @@ static double time_reps(test_fn fn, long reps) {
 	return now_ns() - t0;
 }
 
-/* best_of3 returns the least of three timings of fn(reps): the least
- * disturbed one, on a machine that other processes share. */
-static double best_of3(test_fn fn, long reps) {
-	double best = 1e300;
-	for (int i = 0; i < 3; i++) {
-		double t = time_reps(fn, reps);
-		if (t < best)
-			best = t;
+/* mid_of3 returns the middle of three timings of fn(reps). Sizing from the
+ * middle rather than the least keeps a measurement near its target on a
+ * loaded machine, where the least timing is the rare undisturbed one. */
+static double mid_of3(test_fn fn, long reps) {
+	double a = time_reps(fn, reps), b = time_reps(fn, reps), c = time_reps(fn, reps);
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
 	}
-	return best;
+	/* now a <= b: the middle is b clamped to [a, c] or c in between */
+	if (c < a)
+		return a;
+	if (c > b)
+		return b;
+	return c;
 }
 
 /* size_reps returns the repetitions that make fn take about target_ns:
- * doubling until a run takes a tenth of it, then scaling. */
+ * doubling until the middle of three runs takes a tenth of it, then
+ * scaling. */
 static long size_reps(test_fn fn, double target_ns) {
 	long reps = 1;
 	double t;
 	for (;;) {
-		t = best_of3(fn, reps);
+		t = mid_of3(fn, reps);
 		if (t >= target_ns / 10 || reps >= (1L << 30))
 			break;
 		reps *= 2;
