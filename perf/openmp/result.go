@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,9 @@ type Result struct {
 	// Env holds the OMP_, GOMP_ and KMP_ variables of the environment the
 	// runtimes ran with (they set how the runtimes wait; none by default).
 	Env []string `json:"env"`
+	// LoadAvg is /proc/loadavg's 1-minute load when the section began (null
+	// where the system has none).
+	LoadAvg *float64 `json:"loadavg_begin"`
 	// Runtimes are libgomp, libomp and workgang: each one's calibration, or
 	// why it did not run.
 	Runtimes   []Runtime   `json:"runtimes"`
@@ -92,11 +96,28 @@ const workgang = "workgang"
 
 func newResult(p params) *Result {
 	r := &Result{Threads: p.threads, Rounds: p.rounds, RoundsPlanned: p.rounds, TargetNS: float64(p.target), DelayNS: p.delayNS,
-		LoopIters: loopItersPerThread * p.threads, Grain: Grain{GrainsNS: grainsNS}, Env: openmpEnv(os.Environ())}
+		LoopIters: loopItersPerThread * p.threads, Grain: Grain{GrainsNS: grainsNS}, Env: openmpEnv(os.Environ()), LoadAvg: loadAvg()}
 	for _, c := range constructs {
 		r.Constructs = append(r.Constructs, Construct{Name: c.name, Title: c.title})
 	}
 	return r
+}
+
+// loadAvg returns the 1-minute load average, or nil.
+func loadAvg() *float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return nil
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // openmpEnv returns the variables of env that tune an OpenMP runtime.
@@ -219,6 +240,10 @@ func (r *Result) print(out io.Writer) {
 		r.Threads, r.Rounds, r.DelayNS, r.LoopIters)
 	if r.Rounds < r.RoundsPlanned {
 		fmt.Fprintf(out, "  only %d of %d rounds: the time budget ran out (a loaded machine stretches every measurement)\n", r.Rounds, r.RoundsPlanned)
+	}
+	if r.LoadAvg != nil && *r.LoadAvg >= float64(runtime.NumCPU()) {
+		fmt.Fprintf(out, "  the machine is loaded (load average %.1f on %d CPUs): OpenMP teams, whose threads spin while they wait for\n"+
+			"  each other, are hit hardest; compare runtimes on a quiet machine\n", *r.LoadAvg, runtime.NumCPU())
 	}
 	if len(r.Env) > 0 {
 		fmt.Fprintf(out, "  environment: %s\n", strings.Join(r.Env, " "))
