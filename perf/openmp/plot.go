@@ -87,7 +87,7 @@ func plotGrain(r *Result) (*plot.Plot, error) {
 	p.X.Tick.Marker = ticks
 	xs := r.Grain.GrainsNS
 	p.X.Min, p.X.Max = xs[0]/1e3/1.15, xs[len(xs)-1]/1e3*1.15
-	top := float64(r.Threads)
+	top := 1.0 // the serial line stays in view
 	var vs []any
 	for _, row := range r.Grain.Rows {
 		xys := make(plotter.XYs, len(xs))
@@ -108,7 +108,7 @@ func plotGrain(r *Result) (*plot.Plot, error) {
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
 	p.Legend.Add("serial", one)
-	p.Y.Min, p.Y.Max = 0, top*1.7 // room for the legend above the curves
+	p.Y.Min, p.Y.Max = 0, top*1.6 // room for the legend above the curves
 	return p, nil
 }
 
