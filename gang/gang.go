@@ -5,17 +5,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
 )
 
-// cacheLine is the padding unit: two 64-byte lines, so that the adjacent-line
-// prefetcher of x86 does not pair a hot word with a neighbour's.
-const cacheLine = 128
+// cacheLine is the padding unit (package internal/pad says why).
+const cacheLine = pad.CacheLine
 
-// The run word: gen<<genShift | stopBit | callerBit | n.
 const (
+	// The run word: gen<<genShift | stopBit | callerBit | n.
 	nBits     = 20
 	nMask     = 1<<nBits - 1
 	callerBit = 1 << nBits
@@ -24,8 +24,8 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// MaxWorkers is the most worker slots a Dispatcher can have (n must
-	// fit in the run word).
+	// MaxWorkers is the most worker slots a Dispatcher can have; New
+	// panics above it.
 	MaxWorkers = nMask
 
 	// groupSize is how many copies share one countdown line at the end of
@@ -96,7 +96,7 @@ type group struct {
 // Dispatcher hands copies of one task at a time to the goroutines that call
 // Serve. Create one with New. A Dispatcher must not be copied.
 type Dispatcher struct {
-	_ [cacheLine]byte
+	_ pad.Line
 
 	// The run line: written by the coordinator once per run (and cleared
 	// after it), read by every worker that looks for a run, so one transfer

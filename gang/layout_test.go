@@ -29,7 +29,7 @@ func TestLayout(t *testing.T) {
 	assert.Equal(t, uintptr(2*cacheLine), unsafe.Sizeof(s), "slot size")
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.claim), "claim starts the slot's second line")
 	assert.Less(t, unsafe.Offsetof(s.wake), uintptr(cacheLine))
-	assert.Zero(t, unsafe.Sizeof(group{})%cacheLine, "group size %d", unsafe.Sizeof(group{}))
+	assert.Zero(t, unsafe.Sizeof(group{})%uintptr(cacheLine), "group size %d", unsafe.Sizeof(group{}))
 	d2 := New(3)
 	assert.Len(t, d2.slots, 3)
 	assert.Len(t, d2.groups, 1, "3 workers + caller = 4 copies: one group")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 )
 
@@ -260,10 +261,10 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 	for _, caller := range []bool{false, true} {
 		d := New(2)
 		stop := serve(d, 2)
-		collected := make(chan struct{})
+		var collected <-chan struct{}
 		func() {
 			bt := &bigTask{data: make([]byte, 1<<20)}
-			runtime.SetFinalizer(bt, func(*bigTask) { close(collected) })
+			collected = testutil.OnCollect(bt)
 			var task tasks.Task = bt
 			if caller {
 				task = tasks.CallerRuns(bt)
@@ -271,18 +272,7 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 			_, pe := run(d, task, 2)
 			require.Nil(t, pe)
 		}()
-		ok := false
-		for range 50 {
-			runtime.GC()
-			select {
-			case <-collected:
-				ok = true
-			case <-time.After(10 * time.Millisecond):
-			}
-			if ok {
-				break
-			}
-		}
+		ok := testutil.Collected(collected, time.Second)
 		assert.True(t, ok, "caller=%v: the finished task is still reachable", caller)
 		stop()
 	}

@@ -1,11 +1,13 @@
 package workers_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/team"
@@ -174,5 +176,78 @@ func BenchmarkTeamFor(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// burnCPU starts k goroutines that spin until the returned stop is called:
+// a process whose other goroutines keep every processor busy.
+func burnCPU(k int) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(1)
+			for !done.Load() {
+				x = spinWork(1000) ^ x
+			}
+			sink.Add(x)
+		}()
+	}
+	return func() {
+		done.Store(true)
+		wg.Wait()
+	}
+}
+
+// BenchmarkRunContextBlocking is RunContext with copies that block instead
+// of computing: 8 copies that each sleep 5 ms, alone and while two other
+// goroutines burn CPU, on a set of 8 workers (default spin and WithSpin(0))
+// and on a set of GOMAXPROCS, against a goroutine per copy (what errgroup
+// does). Copies that wait concurrently take 5 ms in all; copies run one
+// after another take 40 ms.
+func BenchmarkRunContextBlocking(b *testing.B) {
+	const copies, wait = 8, 5 * time.Millisecond
+	fn := func(context.Context, int) error {
+		time.Sleep(wait)
+		return nil
+	}
+	for _, burners := range []int{0, 2} {
+		for _, impl := range []string{"set=8", "set=8/spin=0", "set=GOMAXPROCS", "goroutines"} {
+			b.Run(fmt.Sprintf("burners=%d/%s", burners, impl), func(b *testing.B) {
+				var w *workers.Workers
+				switch impl {
+				case "set=8":
+					w = workers.New("blocking", copies)
+				case "set=8/spin=0":
+					w = workers.New("blocking", copies, workers.WithSpin(0))
+				case "set=GOMAXPROCS":
+					w = workers.New("blocking", runtime.GOMAXPROCS(0))
+				}
+				if w != nil {
+					defer w.Close()
+					_ = w.RunContext(context.Background(), copies, func(context.Context, int) error { return nil })
+				}
+				stop := burnCPU(burners)
+				defer stop()
+				b.ResetTimer()
+				for range b.N {
+					if w != nil {
+						_ = w.RunContext(context.Background(), copies, fn)
+						continue
+					}
+					var wg sync.WaitGroup
+					for id := range copies {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							_ = fn(context.Background(), id)
+						}()
+					}
+					wg.Wait()
+				}
+			})
+		}
 	}
 }

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
@@ -139,4 +140,33 @@ func ExampleWorkers_RunTeam() {
 	})
 	fmt.Println(cur)
 	// Output: [20 15 6 1 0 1 6 15]
+}
+
+// Request handlers share one set: each handler's loop runs on the workers
+// when the set is free and on the handler's own goroutine when another
+// handler's loop holds it, so no handler waits for another.
+func ExampleWithConcurrentRuns() {
+	w := workers.New("handlers", 2, workers.WithConcurrentRuns())
+	defer w.Close()
+
+	var wg sync.WaitGroup
+	sums := make([]int64, 8)
+	for h := range sums {
+		wg.Add(1)
+		go func() { // one request
+			defer wg.Done()
+			var sum atomic.Int64
+			w.ForRange(1000, func(_, lo, hi int) {
+				s := 0
+				for i := lo; i < hi; i++ {
+					s += i * (h + 1)
+				}
+				sum.Add(int64(s))
+			})
+			sums[h] = sum.Load()
+		}()
+	}
+	wg.Wait()
+	fmt.Println(sums[0], sums[7])
+	// Output: 499500 3996000
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 )
 
 // The process-wide registry of shared sets, by name. A set is created by the
@@ -44,16 +45,19 @@ type Shared struct {
 // Many runtimes in one process can so share one set of workers instead of
 // each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
 // when the set is created; later holders get the existing set and should size
-// their runs with its MaxWorkers. Runs from all holders are serialized by the
-// set's run lock, which queues waiters on a sync.Mutex (FIFO once one has
-// waited a millisecond: its starvation mode) and hands itself over to the
-// first of them, so no holder is starved.
+// their runs with its MaxWorkers. The set always has WithConcurrentRuns: a
+// holder's caller-runs run (ForRange, RunContext, ...) that finds the set busy
+// runs on the holder's own goroutine instead of waiting, and plain runs wait
+// their turn on the set's run lock, which queues waiters on a sync.Mutex
+// (FIFO once one has waited a millisecond: its starvation mode) and hands
+// itself over to the first of them, so no holder is starved.
 //
 // Acquire panics for the same arguments New does, whether or not the name is
 // held (its messages name Acquire); a panicking Acquire registers nothing,
 // takes no reference and leaves an existing set unchanged.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
+	c.concurrent = true                               // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	e := shared.sets[name]
@@ -72,7 +76,7 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 // releaseShared drops the reference of the release function whose flag is
 // released, once. The last release closes the set, so it must not run inside
 // one of the set's own copies (Close there would wait for the run it is part
-// of): it then panics before changing anything (issue 10.5), the reference
+// of): it then panics before changing anything, the reference
 // is kept and the release function still works once the run is over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
@@ -143,6 +147,9 @@ func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx conte
 
 // Stats returns the set's counters (all holders' runs); see Workers.Stats.
 func (s *Shared) Stats() Stats { return s.w.Stats() }
+
+// RunTeam runs a gang-scheduled team; see Workers.RunTeam.
+func (s *Shared) RunTeam(name string, n int, fn func(m *team.Member)) { s.w.RunTeam(name, n, fn) }
 
 // PlacementErrors returns the set's placement failures; see
 // Workers.PlacementErrors.

@@ -43,13 +43,11 @@ type Schedule struct {
 }
 
 // WithGuided returns ForRange's option for a guided schedule whose chunks
-// are at least min iterations. Nil while ForRange has no guided schedule;
-// then it becomes workers.WithGuided.
-var WithGuided func(min int) workers.RangeOption
+// are at least min iterations; nil would make the guided ForRange rows "not
+// expressible".
+var WithGuided func(min int) workers.RangeOption = workers.WithGuided
 
 // rangeModes are the options that select each of ForRange's two modes, the
-// caller running copies ("caller-runs") and only workers running them
-// ("workers-only"). When ForRange runs on the caller by default, with an
-// option to keep the body on workers, this line becomes
-// {nil, {workers.WithWorkersOnly()}}.
-var rangeModes = [2][]workers.RangeOption{{workers.WithCallerRuns()}, nil}
+// caller running copies ("caller-runs", ForRange's default) and only workers
+// running them ("workers-only").
+var rangeModes = [2][]workers.RangeOption{nil, {workers.WithWorkersOnly()}}

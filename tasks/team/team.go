@@ -28,7 +28,7 @@
 // its run, panics.
 //
 // The package imports only the standard library and the module's internal
-// spin policy and goroutine identity.
+// spin policy, goroutine identity and padding unit.
 package team
 
 import (
@@ -38,12 +38,9 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 )
-
-// cacheLine is the padding unit (two 64-byte lines, against x86's
-// adjacent-line prefetcher).
-const cacheLine = 128
 
 // The barrier word: broken<<63 | departed<<62 | epoch<<32 | arrived.
 const (
@@ -69,14 +66,14 @@ type Team struct {
 	// last arrival before every departure: each member's writes before a
 	// Barrier happen before every member's code after it.
 	bar atomic.Uint64
-	_   [cacheLine - 8]byte
+	_   [pad.CacheLine - 8]byte
 
 	// next is the current loop's claim counter (a chunk index for dynamic
 	// schedules, an iteration for guided ones). It is reset by the last
 	// arriver of the barrier that ends each loop, before it releases the
 	// others, so the next loop starts from 0 (see For).
 	next atomic.Int64
-	_    [cacheLine - 8]byte
+	_    [pad.CacheLine - 8]byte
 
 	// The slow path: waiters that spun for their budget sleep on cond.
 	// sleepers counts them; it is the Dekker partner of bar (a sleeper
@@ -92,7 +89,7 @@ type Team struct {
 	// reported is set by the one member that panics for a departed member;
 	// the others stop as for a broken barrier.
 	reported atomic.Bool
-	_        [cacheLine]byte // keeps the read-mostly fields off the sleepers' line
+	_        pad.Line // keeps the read-mostly fields off the sleepers' line
 
 	// Read-mostly after New or Reset.
 	n       int
@@ -112,7 +109,7 @@ type Member struct {
 	live atomic.Bool
 	g    uintptr // the goroutine running it (0 where goid is slow)
 	sp   spin.Spinner
-	_    [cacheLine - 8 - 8 - 4 - 8 - 4]byte
+	_    [pad.CacheLine - 36]byte // after t, id, live (+4 to align g), g and sp: 36 bytes; layout_test.go checks
 }
 
 // New returns a team of n members, ids 0..n-1. It panics if n is outside
