@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -56,8 +57,11 @@ func newSpectral(n int) *spectral {
 // rows computes rows [lo, hi) of the current phase's product. Each row is a
 // sum in the same order whoever computes it, so every implementation's
 // result is bit-for-bit the serial one.
-func (s *spectral) rows(lo, hi int) {
-	switch s.phase % 4 {
+func (s *spectral) rows(lo, hi int) { s.rowsOf(s.phase, lo, hi) }
+
+// rowsOf computes rows [lo, hi) of phase ph's product.
+func (s *spectral) rowsOf(ph, lo, hi int) {
+	switch ph % 4 {
 	case 0:
 		mulA(s.u, s.tmp, lo, hi, false)
 	case 1:
@@ -85,12 +89,16 @@ func mulA(in, out []float64, lo, hi int, transposed bool) {
 }
 
 // solve runs the benchmark with par running each phase (s.rows over [0, n))
-// and returns the spectral norm sqrt(u.v / v.v).
+// and returns the spectral norm sqrt(u.v / v.v). A par that sets
+// s.phase to wholeSolve runs every phase itself (the team implementation):
+// solve then calls it once.
 func (s *spectral) solve(par func()) float64 {
 	for i := range s.u {
 		s.u[i] = 1
 	}
-	for ph := range kernelPhases {
+	s.phase = 0
+	par()
+	for ph := 1; ph < kernelPhases && s.phase != wholeSolve; ph++ {
 		s.phase = ph
 		par()
 	}
@@ -101,6 +109,10 @@ func (s *spectral) solve(par func()) float64 {
 	}
 	return math.Sqrt(vBv / vv)
 }
+
+// wholeSolve is the phase a par leaves in s.phase to say that it ran every
+// phase of the solve in its first call.
+const wholeSolve = -1
 
 // block returns the rows of copy i of c over n rows: contiguous, sizes
 // differing by at most one.
@@ -154,8 +166,28 @@ var kernelImpls = func() []kernelImpl {
 		kernelImpl{nameForRange, "ForRange over the rows with caller-runs, on the same set", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
 			body := func(_, lo, hi int) { s.rows(lo, hi) }
 			return func() { forRange(ls.w, s.n, body, c, true) }, nop
-		}})
+		}},
+		kernelImpl{nameTeam, "one RunTeam per solve on the same set: each member computes its block of every phase, a barrier between phases", true, kernelTeam})
 }()
+
+// kernelTeam runs a whole solve as one RunTeam of c members: member i
+// computes block i of every phase and waits at a barrier before the next
+// phase reads what the others wrote; the barrier orders every member's rows
+// before every member's next phase, and RunTeam's return orders the last
+// phase before the caller's norm.
+func kernelTeam(ls *longSet, s *spectral, c int) (func(), func()) {
+	fn := func(m *team.Member) {
+		lo, hi := block(m.ID(), c, s.n)
+		for ph := range kernelPhases {
+			s.rowsOf(ph, lo, hi)
+			m.Barrier()
+		}
+	}
+	return func() {
+		ls.w.RunTeam("spectral-norm", c, fn)
+		s.phase = wholeSolve
+	}, func() {}
+}
 
 // kernelRunN runs each phase as RunN of c copies on ls, copy i computing
 // block i. The caller sets s.phase before RunN; RunN's start is synchronized

@@ -65,7 +65,8 @@ const (
 	nameWorkgang  = "workgang"
 	nameCaller    = "workgang+caller" // RunN of a tasks.CallerRuns task
 	nameForRange  = "workgang ForRange"
-	nameSerial    = "serial" // the copies called one after another on the caller
+	nameTeam      = "workgang RunTeam" // one run per solve, barriers between phases
+	nameSerial    = "serial"           // the copies called one after another on the caller
 	nameWaitGroup = "go+WaitGroup"
 	nameErrgroup  = "errgroup"
 	nameChanPool  = "chanpool"
