@@ -75,55 +75,108 @@ static double calibrate(void) {
 	return best / (double)n;
 }
 
-/* A test runs its construct reps times and returns nothing; the time is taken
- * around the call. */
-typedef void (*test_fn)(long reps);
+/* A test runs its construct up to reps times and returns how many times it
+ * did; the time is taken around the call. A test stops early, at a check
+ * every CHECK_EVERY repetitions, once it has run for cap_ns: on a loaded
+ * machine a construct sized from an undisturbed timing can take many times
+ * its size (a team whose threads wait for each other's time slices), and the
+ * repetitions done still give its time per repetition. */
+typedef long (*test_fn)(long reps);
+
+#define CHECK_EVERY 64
+
+static double meas_start; /* set by time_reps */
+static double cap_ns;     /* a test's time limit */
+
+/* over_cap reports, at every CHECK_EVERY-th repetition j > 0, whether the
+ * test has run past cap_ns. */
+static inline int over_cap(long j) {
+	return j > 0 && j % CHECK_EVERY == 0 && now_ns() - meas_start > cap_ns;
+}
+
+/* A test whose repetitions all run inside one parallel region stops with
+ * every thread at the same repetition: at a check, thread 0 writes the
+ * verdict into stop_slot before the repetition's barrier (the implied
+ * barrier of an omp for, or an omp barrier), and every thread reads it after
+ * that barrier. The slot alternates between checks, so the next write to a
+ * slot comes two checks later, after every thread has passed the barrier of
+ * the repetition after its last read. */
+static volatile int stop_slot[2];
+
+#define REGION_CHECK_BEFORE(j)                                                        \
+	do {                                                                          \
+		if ((j) % CHECK_EVERY == 0 && omp_get_thread_num() == 0)              \
+			stop_slot[((j) / CHECK_EVERY) & 1] = over_cap(j);             \
+	} while (0)
+#define REGION_STOP_AFTER(j) ((j) % CHECK_EVERY == 0 && stop_slot[((j) / CHECK_EVERY) & 1])
 
 static int nthreads;
 static long sched_iters; /* iterations of a schedule test's loop */
 static long grain_iters; /* kernel iterations per thread in the grain test */
 static long grain_serial; /* kernel iterations of the serial grain reference */
 
-static void ref_delay(long reps) {
-	for (long j = 0; j < reps; j++)
+static long ref_delay(long reps) {
+	long j;
+	for (j = 0; j < reps && !over_cap(j); j++)
 		delay();
+	return j;
 }
 
-static void test_parallel(long reps) {
-	for (long j = 0; j < reps; j++) {
+static long test_parallel(long reps) {
+	long j;
+	for (j = 0; j < reps && !over_cap(j); j++) {
 #pragma omp parallel
 		delay();
 	}
+	return j;
 }
 
-static void test_parallel_for(long reps) {
-	for (long j = 0; j < reps; j++) {
+static long test_parallel_for(long reps) {
+	long j;
+	for (j = 0; j < reps && !over_cap(j); j++) {
 #pragma omp parallel for
 		for (int i = 0; i < nthreads; i++)
 			delay();
 	}
+	return j;
 }
 
-static void test_for(long reps) {
+static long test_for(long reps) {
+	long done = reps;
 #pragma omp parallel
 	for (long j = 0; j < reps; j++) {
+		REGION_CHECK_BEFORE(j);
 #pragma omp for
 		for (int i = 0; i < nthreads; i++)
 			delay();
+		if (REGION_STOP_AFTER(j)) {
+			if (omp_get_thread_num() == 0)
+				done = j + 1;
+			break;
+		}
 	}
+	return done;
 }
 
-static void test_barrier(long reps) {
+static long test_barrier(long reps) {
+	long done = reps;
 #pragma omp parallel
 	for (long j = 0; j < reps; j++) {
+		REGION_CHECK_BEFORE(j);
 		delay();
 #pragma omp barrier
+		if (REGION_STOP_AFTER(j)) {
+			if (omp_get_thread_num() == 0)
+				done = j + 1;
+			break;
+		}
 	}
+	return done;
 }
 
-static void test_reduction(long reps) {
-	long total = 0;
-	for (long j = 0; j < reps; j++) {
+static long test_reduction(long reps) {
+	long total = 0, j;
+	for (j = 0; j < reps && !over_cap(j); j++) {
 		long a = 0;
 #pragma omp parallel reduction(+ : a)
 		{
@@ -132,21 +185,30 @@ static void test_reduction(long reps) {
 		}
 		total += a;
 	}
-	if (total != reps * nthreads) {
-		fprintf(stderr, "epcc: reduction: got %ld, want %ld\n", total, reps * nthreads);
+	if (total != j * nthreads) {
+		fprintf(stderr, "epcc: reduction: got %ld, want %ld\n", total, j * nthreads);
 		exit(1);
 	}
+	return j;
 }
 
 /* The schedule tests: a worksharing loop of sched_iters iterations, one delay
  * each, inside one parallel region (as schedbench). The reference is the
  * serial time of one thread's share, sched_iters / nthreads delays. */
 #define SCHED_TEST(fname, clause)                                              \
-	static void fname(long reps) {                                         \
+	static long fname(long reps) {                                         \
+		long done = reps;                                              \
 		_Pragma("omp parallel") for (long j = 0; j < reps; j++) {      \
+			REGION_CHECK_BEFORE(j);                                \
 			_Pragma(clause) for (long i = 0; i < sched_iters; i++) \
 				delay();                                       \
+			if (REGION_STOP_AFTER(j)) {                            \
+				if (omp_get_thread_num() == 0)                 \
+					done = j + 1;                          \
+				break;                                         \
+			}                                                      \
 		}                                                              \
+		return done;                                                   \
 	}
 SCHED_TEST(test_static, "omp for schedule(static)")
 SCHED_TEST(test_static8, "omp for schedule(static, 8)")
@@ -155,23 +217,28 @@ SCHED_TEST(test_dynamic8, "omp for schedule(dynamic, 8)")
 SCHED_TEST(test_dynamic64, "omp for schedule(dynamic, 64)")
 SCHED_TEST(test_guided8, "omp for schedule(guided, 8)")
 
-static void ref_sched(long reps) {
-	long share = sched_iters / nthreads;
-	for (long j = 0; j < reps; j++)
+static long ref_sched(long reps) {
+	long share = sched_iters / nthreads, j;
+	for (j = 0; j < reps && !over_cap(j); j++)
 		for (long i = 0; i < share; i++)
 			delay();
+	return j;
 }
 
-static void test_grain_parallel(long reps) {
-	for (long j = 0; j < reps; j++) {
+static long test_grain_parallel(long reps) {
+	long j;
+	for (j = 0; j < reps && !over_cap(j); j++) {
 #pragma omp parallel
 		work(grain_iters);
 	}
+	return j;
 }
 
-static void ref_grain(long reps) {
-	for (long j = 0; j < reps; j++)
+static long ref_grain(long reps) {
+	long j;
+	for (j = 0; j < reps && !over_cap(j); j++)
 		work(grain_serial);
+	return j;
 }
 
 /* set_grain sizes the grain test for a total work of w_ns: each thread's
@@ -183,12 +250,17 @@ static void set_grain(double w_ns, double ns_per_iter) {
 	grain_serial = grain_iters * nthreads;
 }
 
-/* time_reps returns the time of fn(reps) in ns. */
+/* time_reps returns the time of fn(reps) in ns: when the test stopped early
+ * at its cap, the time of the repetitions it did scaled to reps. */
 static double time_reps(test_fn fn, long reps) {
-	double t0 = now_ns();
-	fn(reps);
-	return now_ns() - t0;
+	meas_start = now_ns();
+	long done = fn(reps);
+	double t = now_ns() - meas_start;
+	return done < reps ? t * (double)reps / (double)done : t;
 }
+
+/* per_rep returns the time of one repetition of fn, measured over reps. */
+static double per_rep(test_fn fn, long reps) { return time_reps(fn, reps) / (double)reps; }
 
 /* mid_of3 returns the middle of three timings of fn(reps). Sizing from the
  * middle rather than the least keeps a measurement near its target on a
@@ -239,6 +311,7 @@ int main(int argc, char **argv) {
 	int rounds = atoi(argv[2]);
 	double target_ns = atof(argv[3]) * 1e3;
 	double delay_ns = atof(argv[4]);
+	cap_ns = 10 * target_ns;
 	if (nthreads < 1 || rounds < 1 || target_ns <= 0 || delay_ns <= 0) {
 		fprintf(stderr, "epcc: bad arguments\n");
 		return 2;
@@ -283,8 +356,8 @@ int main(int argc, char **argv) {
 	}
 	for (int r = 0; r < rounds; r++) {
 		for (int c = 0; c < ncs; c++) {
-			double test = time_reps(cs[c].test, cs[c].reps) / (double)cs[c].reps;
-			double ref = time_reps(cs[c].ref, cs[c].ref_reps) / (double)cs[c].ref_reps;
+			double test = per_rep(cs[c].test, cs[c].reps);
+			double ref = per_rep(cs[c].ref, cs[c].ref_reps);
 			printf("overhead construct=%s round=%d reps=%ld test_ns=%.1f ref_ns=%.1f ns=%.1f\n",
 			       cs[c].name, r, cs[c].reps, test, ref, test - ref);
 		}
@@ -303,8 +376,8 @@ int main(int argc, char **argv) {
 	for (int r = 0; r < rounds; r++) {
 		for (int g = 0; g < ng; g++) {
 			set_grain(grains_ns[g], ns_per_iter);
-			double par = time_reps(test_grain_parallel, reps[g]) / (double)reps[g];
-			double ser = time_reps(ref_grain, ref_reps[g]) / (double)ref_reps[g];
+			double par = per_rep(test_grain_parallel, reps[g]);
+			double ser = per_rep(ref_grain, ref_reps[g]);
 			printf("grain w_ns=%.0f round=%d reps=%ld serial_ns=%.1f parallel_ns=%.1f\n",
 			       grains_ns[g], r, reps[g], ser, par);
 		}
