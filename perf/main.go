@@ -64,14 +64,20 @@
 //   - gc: pauses of the examples/gc collector (p50/p99/max per collection)
 //     for a small and a large heap, workgang against the same phases on the
 //     peers, and serial.
+//   - openmp: workgang construct for construct against GCC's libgomp and
+//     LLVM's libomp, EPCC-style (package perf/openmp): the overhead of
+//     PARALLEL, PARALLEL FOR, FOR inside a region, BARRIER, REDUCTION and six
+//     loop schedules, and a grain sweep, the C side built at run time with
+//     gcc/clang -fopenmp and run in processes of its own; without a
+//     compiler it says how to get one and measures workgang alone.
 //   - targets (only with -targets or -scenario targets): the project's goals
 //     for its own performance, each a ratio of two figures of this run with
 //     the reason the goal exists, and PASS, MISS or N/A; every target is
 //     counted. It needs the sections it checks and selects them.
 //
-// -svg DIR draws the grain sweep, the pause's phases, the kernel, the mark
-// and the gc results with gonum.org/v1/plot; every figure is also in the
-// text output.
+// -svg DIR draws the grain sweep, the pause's phases, the kernel, the mark,
+// the gc and the openmp results with gonum.org/v1/plot; every figure is also
+// in the text output.
 //
 // Timing. The total and average of a batch of runs come from two clock reads
 // around the whole batch, so they carry no clock overhead. Per-run latencies

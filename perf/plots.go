@@ -37,7 +37,7 @@ type plotFunc func(results map[string]any, dir string) (string, error)
 // plots are the figures -svg writes, each from one section's result (absent
 // sections are skipped). Every figure's numbers are also in the text output.
 // A section's plot is one more entry.
-var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark, plotGC}
+var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark, plotGC, plotOpenMP}
 
 // writePlots writes every figure the results allow to dir (created if
 // missing) and lists the files on w.

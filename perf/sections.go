@@ -43,6 +43,7 @@ var sections = []section{
 	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
+	{name: "openmp", title: openmpTitle, run: runOpenMP},
 	{name: "targets", title: "targets: the project's performance goals, checked on this run's figures (opt-in: -targets)", needs: []string{"peers", "grain", "surplus", "pause", "kernel", "gc"}, run: runTargets, optIn: true},
 }
 
