@@ -19,6 +19,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/race"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -28,55 +30,32 @@ import (
 // machine, not a timing assertion.
 const faultLimit = time.Minute
 
-// finishWithin runs fn on its own goroutine and, if fn has not returned
-// within faultLimit, ends the test binary with a panic that carries every
-// goroutine's stack: a hung run holds its set's lock, so the test's deferred
-// Close (and goleak) would only hang behind it.
+// finishWithin runs fn and, if fn has not returned within faultLimit, ends
+// the test binary with every goroutine's stack (testutil.Within): a hung run
+// holds its set's lock, so the test's deferred Close (and goleak) would only
+// hang behind it.
 func finishWithin(t *testing.T, what string, fn func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	timer := time.NewTimer(faultLimit)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-		buf := make([]byte, 8<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		panic(fmt.Sprintf("%s: %s: hung (not done after %v). All goroutines:\n%s", t.Name(), what, faultLimit, buf))
-	}
+	testutil.Within(t, what, faultLimit, fn)
 }
 
-// outcome is how a call on its own goroutine ended.
+// outcome is how a call on its own goroutine ended (testutil.Call), with
+// the faultTask copies that had run by then.
 type outcome struct {
-	v      any  // recovered panic value
-	goexit bool // the goroutine called runtime.Goexit
-	copies int  // faultTask copies that had run when the goroutine ended
+	testutil.Outcome
+	copies int // faultTask copies that had run when the goroutine ended
 }
 
 // callOn runs fn on a new goroutine and reports how it ended; a Goexit there
-// ends only that goroutine. ft, if not nil, is sampled when it ends.
+// ends only that goroutine. ft, if not nil, is sampled as the goroutine ends
+// (in a deferred call, so also when fn panics or calls Goexit).
 func callOn(ft *faultTask, fn func()) (o outcome) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		returned := false
-		defer func() {
-			if !returned {
-				o.v = recover()
-				o.goexit = o.v == nil
-			}
-			if ft != nil {
-				o.copies = int(ft.total.Load())
-			}
-		}()
+	o.Outcome = testutil.Call(func() {
+		if ft != nil {
+			defer func() { o.copies = int(ft.total.Load()) }()
+		}
 		fn()
-		returned = true
-	}()
-	<-done
+	})
 	return o
 }
 
@@ -154,8 +133,8 @@ func checkUsable(t *testing.T, w *workers.Workers) {
 	p := newFaultTask(n, false, false, func(int, bool) bool { return false })
 	var o outcome
 	finishWithin(t, "a run after the fault", func() { o = p.run(w, n) })
-	require.Nil(t, o.v, "the set is not usable after the fault")
-	require.False(t, o.goexit)
+	require.Nil(t, o.Value, "the set is not usable after the fault")
+	require.False(t, o.Goexit)
 	p.checkEachOnce(t)
 }
 
@@ -163,7 +142,7 @@ func faultReps() int {
 	switch {
 	case testing.Short():
 		return 20
-	case raceEnabled:
+	case race.Enabled:
 		return 200
 	default:
 		return 1000
@@ -210,11 +189,11 @@ func TestFaultPanics(t *testing.T) {
 					panics += len(failed)
 					if len(failed) == 0 {
 						// "worker copies" with every copy on the caller.
-						require.Nil(t, o.v)
+						require.Nil(t, o.Value)
 						continue
 					}
-					require.IsType(t, &workers.PanicError{}, o.v, "n=%d", n)
-					pe := o.v.(*workers.PanicError)
+					require.IsType(t, &workers.PanicError{}, o.Value, "n=%d", n)
+					pe := o.Value.(*workers.PanicError)
 					assert.Contains(t, failed, pe.Worker, "the reported copy did not fail")
 					assert.Equal(t, len(failed), pe.Panics, "Panics counts every failing copy")
 					assert.Equal(t, f.onC[pe.Worker].Load(), pe.OnCaller)
@@ -274,19 +253,19 @@ func TestFaultGoexit(t *testing.T) {
 					callerExited = callerExited || f.onC[id].Load()
 				}
 				if callerExited {
-					require.True(t, o.goexit, "a caller copy called Goexit; the caller must exit")
-					require.Nil(t, o.v)
+					require.True(t, o.Goexit, "a caller copy called Goexit; the caller must exit")
+					require.Nil(t, o.Value)
 					require.Equal(t, tc.n, o.copies, "the caller exited before every copy finished")
 					continue
 				}
 				require.False(t, tc.callerExit && tc.n == 1, "the inline copy must run on the caller")
 				if len(failed) == 0 {
-					require.Nil(t, o.v)
+					require.Nil(t, o.Value)
 					continue
 				}
-				require.False(t, o.goexit, "a worker's Goexit must not end the caller")
-				require.IsType(t, &workers.PanicError{}, o.v)
-				pe := o.v.(*workers.PanicError)
+				require.False(t, o.Goexit, "a worker's Goexit must not end the caller")
+				require.IsType(t, &workers.PanicError{}, o.Value)
+				pe := o.Value.(*workers.PanicError)
 				assert.True(t, pe.Goexit)
 				assert.Nil(t, pe.Value)
 				assert.Contains(t, failed, pe.Worker)
@@ -303,8 +282,8 @@ func TestFaultGoexit(t *testing.T) {
 // TestFaultGoexitOnCallerWithWorkerPanic: a caller copy calls Goexit while a
 // worker copy of the same run panics. Whatever is reported, every copy runs
 // once, the caller exits only after all of them, and the set stays usable.
-// (The worker's panic is not re-raised: the caller's goroutine is exiting and
-// Run never returns; see docs/reliability.md.)
+// (Run re-raises the worker's panic, which replaces the caller's Goexit; see
+// docs/testing.md.)
 func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	w := workers.New("goexit-panic", 3)
@@ -322,10 +301,10 @@ func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
 		f.checkEachOnce(t)
 		// The workers' panic must not be swallowed by the caller's Goexit:
 		// Run re-raises it, which turns the Goexit into that panic. (This
-		// suite found the runtime dropping it; see docs/reliability.md.)
-		require.False(t, o.goexit, "the caller's Goexit hid the workers' panic")
-		require.IsType(t, &workers.PanicError{}, o.v)
-		pe := o.v.(*workers.PanicError)
+		// suite found the runtime dropping it; see docs/testing.md.)
+		require.False(t, o.Goexit, "the caller's Goexit hid the workers' panic")
+		require.IsType(t, &workers.PanicError{}, o.Value)
+		pe := o.Value.(*workers.PanicError)
 		require.False(t, pe.OnCaller, "the reported panic is a worker's")
 		require.False(t, pe.Goexit)
 		require.Equal(t, 2, pe.Panics, "the caller's own Goexit is not counted as a panic")
@@ -378,10 +357,10 @@ func TestFaultCloseRacingRun(t *testing.T) {
 					default:
 						o = f.run(w, n)
 					}
-					if o.v != nil {
+					if o.Value != nil {
 						want := fmt.Sprintf("workers: %s on %q: set is closed", op, w.Name())
-						if o.v != want {
-							errs <- fmt.Errorf("%s: panic %#v; want nil or %q", op, o.v, want)
+						if o.Value != want {
+							errs <- fmt.Errorf("%s: panic %#v; want nil or %q", op, o.Value, want)
 						} else if o.copies != 0 {
 							errs <- fmt.Errorf("%s panicked %q but %d copies ran", op, want, o.copies)
 						}
@@ -406,8 +385,8 @@ func TestFaultCloseRacingRun(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if o := callOn(nil, w.Close); o.v != nil || o.goexit {
-					errs <- fmt.Errorf("Close: panic %#v (goexit=%v)", o.v, o.goexit)
+				if o := callOn(nil, w.Close); o.Value != nil || o.Goexit {
+					errs <- fmt.Errorf("Close: panic %#v (goexit=%v)", o.Value, o.Goexit)
 				}
 			}()
 		}
@@ -450,7 +429,7 @@ func TestFaultManySets(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	before := runtime.NumGoroutine()
 	sets := 800
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		sets = 200
 	}
 	const makers = 4
@@ -472,7 +451,7 @@ func TestFaultManySets(t *testing.T) {
 					n := 1 + (i+r)%max
 					f := newFaultTask(n, r == 1, r == 2, func(id int, onC bool) bool { return !onC && id == (i+r)%n && (i+r)%4 == 0 })
 					o := f.run(w, n)
-					if o.goexit {
+					if o.Goexit {
 						errs <- fmt.Errorf("set %d run %d: the caller exited", i, r)
 						return
 					}
@@ -482,8 +461,8 @@ func TestFaultManySets(t *testing.T) {
 							return
 						}
 					}
-					if _, ok := o.v.(*workers.PanicError); o.v != nil && !ok {
-						errs <- fmt.Errorf("set %d run %d: panic %#v", i, r, o.v)
+					if _, ok := o.Value.(*workers.PanicError); o.Value != nil && !ok {
+						errs <- fmt.Errorf("set %d run %d: panic %#v", i, r, o.Value)
 						return
 					}
 				}
@@ -559,14 +538,14 @@ func TestFaultPlacementFailure(t *testing.T) {
 		f.checkEachOnce(t)
 		return o
 	}
-	require.Nil(t, run(barrier()).v)
+	require.Nil(t, run(barrier()).Value)
 	starts := max
 	require.Len(t, w.PlacementErrors(), starts)
 	for rep := range 5 {
 		o := run(newFaultTask(max, false, true, func(id int, _ bool) bool { return id == rep%max }))
-		require.IsType(t, &workers.PanicError{}, o.v)
+		require.IsType(t, &workers.PanicError{}, o.Value)
 		starts++ // the replacement of the worker that exited
-		require.Nil(t, run(barrier()).v)
+		require.Nil(t, run(barrier()).Value)
 		require.Len(t, w.PlacementErrors(), starts)
 	}
 	for _, err := range w.PlacementErrors() {

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -109,7 +110,7 @@ func tries(t *testing.T) int {
 	switch {
 	case testing.Short():
 		return 200
-	case raceEnabled:
+	case race.Enabled:
 		return 1000
 	default:
 		return 5000

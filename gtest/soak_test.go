@@ -13,13 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/race"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
 var (
 	soakRuns = flag.Int("soak.runs", 0, "TestSoak: back-to-back runs per configuration; 0 means a short default "+
-		"(the full soak of docs/reliability.md is -soak.runs=1000000)")
+		"(the full soak of docs/testing.md is -soak.runs=1000000)")
 	soakSeed = flag.Uint64("soak.seed", 0, "TestSoak: random seed; 0 picks one from the clock (it is logged)")
 )
 
@@ -37,6 +40,12 @@ type soakTask struct {
 	stray   atomic.Int64
 	work    atomic.Int32 // 0: empty copy; 1: a short busy loop; 2: runtime.Gosched
 	sink    atomic.Uint64
+	// callerG is the submitter's goroutine, plain is set for a run that does
+	// not opt in to caller-runs: its copies must never run on the
+	// submitter (onCaller counts those that did).
+	callerG  uintptr
+	plain    atomic.Bool
+	onCaller atomic.Int64
 }
 
 func newSoakTask(max int) *soakTask { return &soakTask{slots: make([]atomic.Uint64, max)} }
@@ -51,6 +60,9 @@ func (s *soakTask) Work(id int) {
 	if s.slots[id].Swap(g) == g {
 		s.doubled.Add(1)
 	}
+	if s.plain.Load() && goid.Get() == s.callerG {
+		s.onCaller.Add(1)
+	}
 	switch s.work.Load() {
 	case 1:
 		x := uint64(id)
@@ -64,21 +76,26 @@ func (s *soakTask) Work(id int) {
 	s.copies.Add(1)
 }
 
-// soakConfig is one soak configuration: GOMAXPROCS, the set's size, and how
-// many goroutines submit runs to the one set at once.
+// soakConfig is one soak configuration: GOMAXPROCS, the set's size, how
+// many goroutines submit runs to the one set at once, and whether the sets
+// have WithConcurrentRuns (caller-runs runs then run on their submitters
+// when the set is busy).
 type soakConfig struct {
 	name       string
 	procs      int
 	max        int
 	submitters int
+	concurrent bool
 }
 
 func soakConfigs() []soakConfig {
 	return []soakConfig{
-		{"GOMAXPROCS=1/max=3", 1, 3, 1},
-		{"GOMAXPROCS=2/max=2", 2, 2, 1},
-		{"GOMAXPROCS=2/max=8 (4x oversubscribed)", 2, 8, 1},
-		{"GOMAXPROCS=2/max=4/2 submitters", 2, 4, 2},
+		{"GOMAXPROCS=1/max=3", 1, 3, 1, false},
+		{"GOMAXPROCS=2/max=2", 2, 2, 1, false},
+		{"GOMAXPROCS=2/max=8 (4x oversubscribed)", 2, 8, 1, false},
+		{"GOMAXPROCS=2/max=4/2 submitters", 2, 4, 2, false},
+		{"GOMAXPROCS=2/max=4/4 submitters/concurrent runs", 2, 4, 4, true},
+		{"GOMAXPROCS=1/max=2/3 submitters/concurrent runs", 1, 2, 3, true},
 	}
 }
 
@@ -96,7 +113,7 @@ func TestSoak(t *testing.T) {
 		switch {
 		case testing.Short():
 			runs = 2000
-		case raceEnabled:
+		case race.Enabled:
 			runs = 6000
 		default:
 			runs = 100000
@@ -122,6 +139,7 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 		w        *workers.Workers
 		setRuns  int // runs left on the current set
 		sets     int
+		busy     uint64 // Stats.BusyRuns of the sets closed so far
 		progress atomic.Int64
 		caller   atomic.Int64
 		copies   atomic.Int64
@@ -138,12 +156,16 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 		if w == nil || setRuns <= 0 {
 			if w != nil {
 				w.Close()
+				busy += w.Stats().BusyRuns
 			}
 			var opts []workers.Option
 			if spin := soakSpins[setRNG.IntN(len(soakSpins))]; spin >= 0 {
 				opts = append(opts, workers.WithSpin(spin))
 			}
 			opts = append(opts, workers.WithActiveWorkers(1+setRNG.IntN(cfg.max)))
+			if cfg.concurrent {
+				opts = append(opts, workers.WithConcurrentRuns())
+			}
 			w = workers.New(fmt.Sprintf("soak-%d", sets), cfg.max, opts...)
 			sets++
 			setRuns = 50 + setRNG.IntN(1000)
@@ -172,11 +194,15 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 	}
 	mu.Lock()
 	w.Close()
+	busy += w.Stats().BusyRuns
 	mu.Unlock()
 	done := progress.Load()
 	require.Equal(t, int64(perSubmitter*cfg.submitters), done, "runs completed")
-	t.Logf("%s: %d runs (%d copies; %d runs with caller-runs) on %d sets in %v: %.0f runs/s, %.0f copies/s",
-		cfg.name, done, copies.Load(), caller.Load(), sets, elapsed.Round(time.Millisecond),
+	if !cfg.concurrent {
+		require.Zero(t, busy, "busy runs on sets without concurrent runs")
+	}
+	t.Logf("%s: %d runs (%d copies; %d runs with caller-runs, %d of them on a busy set) on %d sets in %v: %.0f runs/s, %.0f copies/s",
+		cfg.name, done, copies.Load(), caller.Load(), busy, sets, elapsed.Round(time.Millisecond),
 		float64(done)/elapsed.Seconds(), float64(copies.Load())/elapsed.Seconds())
 }
 
@@ -186,6 +212,7 @@ func soakSubmitter(cfg soakConfig, runs int, seed uint64, next func() *workers.W
 	progress, onCaller, copiesTotal *atomic.Int64) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	s := newSoakTask(cfg.max)
+	s.callerG = goid.Get()
 	plain := tasks.Task(s)
 	callerRuns := tasks.CallerRuns(s)
 	var gen uint64
@@ -209,6 +236,7 @@ func soakSubmitter(cfg soakConfig, runs int, seed uint64, next func() *workers.W
 		}
 		gen++
 		s.gen.Store(gen)
+		s.plain.Store(task == plain)
 		before := s.copies.Load()
 		closed, err := soakOne(w, task, n, useRun, s)
 		if err != nil {
@@ -232,6 +260,9 @@ func soakSubmitter(cfg soakConfig, runs int, seed uint64, next func() *workers.W
 		}
 		if d, st := s.doubled.Load(), s.stray.Load(); d != 0 || st != 0 {
 			return fmt.Errorf("run %d (n=%d, callerRuns=%v): %d doubled copies, %d copies outside RunN", r, n, task == callerRuns, d, st)
+		}
+		if oc := s.onCaller.Load(); oc != 0 {
+			return fmt.Errorf("run %d (n=%d): %d copies of a plain run ran on the submitter", r, n, oc)
 		}
 		copiesTotal.Add(int64(n))
 		if task == callerRuns {
@@ -300,10 +331,8 @@ func watchdog(t *testing.T, what string, progress *atomic.Int64, limit time.Dura
 			if time.Since(since) >= limit {
 				// A hung run cannot be unblocked from here, so the process
 				// must end; panic prints the message with all stacks.
-				buf := make([]byte, 8<<20)
-				buf = buf[:runtime.Stack(buf, true)]
 				panic(fmt.Sprintf("%s (%s): no progress for %v after %d operations; a run hangs. All goroutines:\n%s",
-					t.Name(), what, limit, last, buf))
+					t.Name(), what, limit, last, testutil.AllStacks()))
 			}
 		}
 	}()

@@ -73,7 +73,8 @@ func BenchmarkKernel(b *testing.B) {
 		for _, im := range kernelImpls {
 			b.Run(fmt.Sprintf("N=%d/%s", n, im.name), func(b *testing.B) {
 				s := newSpectral(n)
-				par := im.par(ls, s, min(ls.size, n))
+				par, stop := im.par(ls, s, min(ls.size, n))
+				defer stop()
 				s.solve(par)
 				b.ReportAllocs()
 				for b.Loop() {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -12,10 +13,32 @@ type level struct {
 	N     int    `json:"n"`
 }
 
-// levels returns full (size), half (size/2, at least 1) and min (1)
-// parallelism, as the original test has them, even where two coincide.
+// levels returns full (size), half (size/2) and min (1) parallelism, as
+// the original test has them, each n once: half is left out where it equals
+// min or full (size 2 or 1), full where it equals min (size 1).
 func levels(size int) []level {
-	return []level{{"full", size}, {"half", max(1, size/2)}, {"min", 1}}
+	var ls []level
+	if size > 1 {
+		ls = append(ls, level{"full", size})
+	}
+	if half := size / 2; half > 1 && half < size {
+		ls = append(ls, level{"half", half})
+	}
+	return append(ls, level{"min", 1})
+}
+
+// printLevels says which levels a -max measures, and which it skips as
+// duplicates.
+func printLevels(w io.Writer, size int) {
+	var parts []string
+	for _, lv := range levels(size) {
+		parts = append(parts, fmt.Sprintf("%s n=%d", lv.Label, lv.N))
+	}
+	fmt.Fprintf(w, "levels: %s", strings.Join(parts, ", "))
+	if len(parts) < 3 {
+		fmt.Fprintf(w, " (at -max %d the other levels have the same n and are not measured twice)", size)
+	}
+	fmt.Fprintln(w)
 }
 
 // emptyWork is the empty task of the dispatch and peers sections.
@@ -37,11 +60,12 @@ func runDispatch(h *harness) (any, error) {
 	fmt.Fprintf(h.out, "%d iterations x %d runs per setup, %d warm-up runs; \"fresh\": a new set per iteration,\n",
 		h.cfg.Iters, h.cfg.Runs, warmCount(h.cfg.Runs))
 	fmt.Fprintf(h.out, "\"one set\": one set of %d workers, all started, shared by every level and mode below\n", h.cfg.Max)
+	printLevels(h.out, h.cfg.Max)
 	ls := newLongSet(h.cfg.Max)
 	defer ls.close()
 	var res []dispatchSetup
 	for _, lv := range levels(h.cfg.Max) {
-		for _, im := range append([]impl{findImpl(nameWorkers), findImpl(nameCaller)}, oneSetImpls(ls)...) {
+		for _, im := range append([]impl{findImpl(nameWorkgang), findImpl(nameCaller)}, oneSetImpls(ls)...) {
 			c := newCollector(h.cfg.Runs, h.cfg.Iters, true)
 			for it := range h.cfg.Iters {
 				h.status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.name, it+1, h.cfg.Iters)
@@ -71,10 +95,46 @@ func printDispatchSetup(w io.Writer, s dispatchSetup) {
 	tw.Flush()
 	fmt.Fprintf(w, "  median avg %.3f us; per run (incl. one clock read): p50 %.3f us, p90 %.3f us, p99 %.3f us, max %.1f us; %d allocs/run\n",
 		s.MedianAvgNS/1000, s.P50NS/1000, s.P90NS/1000, s.P99NS/1000, s.MaxNS/1000, s.AllocsPerRun)
-	if wt := s.Waits; wt != nil && wt.WorkerCopies > 0 {
-		c := float64(wt.WorkerCopies)
-		all := float64(s.N * s.Runs * len(s.Iters))
-		fmt.Fprintf(w, "  timed batches: workers ran %.0f%% of copies; of those %.0f%% found the copy ready, %.0f%% got it while spinning, %.0f%% were woken from park\n",
-			100*c/all, 100*float64(wt.Ready)/c, 100*float64(wt.Spun)/c, 100*float64(wt.Parked)/c)
+	if s.Waits != nil {
+		runs := uint64(s.Runs * len(s.Iters))
+		fmt.Fprintf(w, "  timed batches: %s\n", sharesOf(*s.Waits, uint64(s.N)*runs, runs))
 	}
+}
+
+// waitShares is how the workers of a setup came to their copies, each as a
+// share of the total it belongs to.
+type waitShares struct {
+	// Workers is the share of all copies that workers ran (the caller ran
+	// the rest).
+	Workers float64
+	// Ready, Spun and Woken split the workers' sightings of runs: a worker
+	// sees a run once whether or not it gets a copy of it (the caller may
+	// have taken them all), found already posted, posted while it spun, or
+	// after it was woken from park. They sum to 1. (They are not shares of
+	// the copies: with caller-runs, workers see many runs whose copies the
+	// caller took, so sightings can outnumber worker copies many times.)
+	Ready, Spun, Woken float64
+	// Seen is the number of sightings, PerRun the sightings per run.
+	Seen   uint64
+	PerRun float64
+}
+
+// sharesOf computes the shares of w for runs runs of copies copies in all.
+func sharesOf(w waitStats, copies, runs uint64) waitShares {
+	seen := float64(w.Ready + w.Spun + w.Parked)
+	return waitShares{
+		Seen:    w.Ready + w.Spun + w.Parked,
+		Workers: ratio(float64(w.WorkerCopies), float64(copies)),
+		Ready:   ratio(float64(w.Ready), seen),
+		Spun:    ratio(float64(w.Spun), seen),
+		Woken:   ratio(float64(w.Parked), seen),
+		PerRun:  ratio(seen, float64(runs)),
+	}
+}
+
+// String says the shares in a sentence.
+func (s waitShares) String() string {
+	return fmt.Sprintf("workers ran %.0f%% of the copies, the caller %.0f%%; workers saw a run %d times (%.2f per run): "+
+		"%.0f%% of the times it was already posted, %.0f%% it was posted while they spun, %.0f%% they were woken from park",
+		100*s.Workers, 100*(1-s.Workers), s.Seen, s.PerRun, 100*s.Ready, 100*s.Spun, 100*s.Woken)
 }

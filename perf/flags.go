@@ -37,6 +37,7 @@ type config struct {
 	Long      bool     `json:"long"`    // full sizes of the sections that have them (kernel N up to 2000, ...)
 	Pin       bool     `json:"pin"`     // workgang's workers pinned with workers.WithAffinity()
 	Compete   int      `json:"compete"` // goroutines burning CPU during the sections
+	Targets   bool     `json:"targets"` // also check the performance goals (the targets section)
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
@@ -47,12 +48,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
-	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all")
+	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+") or all (every section but targets)")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
-	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark) as SVG files into this `directory`")
+	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark, gc) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
 	fs.IntVar(&c.Compete, "compete", 0, "run `k` goroutines of CPU work in the same process during every section (competition for the processors)")
+	fs.BoolVar(&c.Targets, "targets", false, "also check the project's performance goals on this run's figures (each printed with its reason; adds the sections they need)")
 	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -66,7 +68,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := c.validate(); err != nil {
 		return c, err
 	}
-	sel, err := selectSections(*scen)
+	list := *scen
+	if c.Targets {
+		list += ",targets"
+	}
+	sel, err := selectSections(list)
 	c.Scenarios = sel
 	return c, err
 }
@@ -110,8 +116,8 @@ func selectSections(list string) ([]string, error) {
 		name = strings.TrimSpace(name)
 		switch {
 		case name == "all":
-			for _, s := range sections {
-				want[s.name] = true
+			for _, n := range defaultSections() {
+				want[n] = true
 			}
 		case name == "":
 		case findSection(name) == nil:

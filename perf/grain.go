@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"text/tabwriter"
 	"time"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
@@ -146,7 +148,7 @@ func runGrain(h *harness) (any, error) {
 func grainImpls(ls *longSet) []impl {
 	var out []impl
 	for _, im := range peerImpls(ls) {
-		if im.name != nameDirect {
+		if im.name != nameSerial {
 			out = append(out, im)
 		}
 	}
@@ -156,7 +158,7 @@ func grainImpls(ls *longSet) []impl {
 // sweepGrain measures serial and every implementation of others at each
 // grain for n copies, interleaving them per iteration.
 func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep {
-	ims := append([]impl{findImpl(nameDirect)}, others...)
+	ims := append([]impl{findImpl(nameSerial)}, others...)
 	grains := grainGrains(h.cfg)
 	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
@@ -309,7 +311,7 @@ type grainWork struct {
 // paddedWord is a word on a cache line of its own.
 type paddedWord struct {
 	v uint64
-	_ [cacheLine - 8]byte
+	_ [pad.CacheLine - 8]byte
 }
 
 // newGrainWork returns the work of W ns split across n copies.

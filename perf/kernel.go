@@ -5,12 +5,10 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sync"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -59,8 +57,11 @@ func newSpectral(n int) *spectral {
 // rows computes rows [lo, hi) of the current phase's product. Each row is a
 // sum in the same order whoever computes it, so every implementation's
 // result is bit-for-bit the serial one.
-func (s *spectral) rows(lo, hi int) {
-	switch s.phase % 4 {
+func (s *spectral) rows(lo, hi int) { s.rowsOf(s.phase, lo, hi) }
+
+// rowsOf computes rows [lo, hi) of phase ph's product.
+func (s *spectral) rowsOf(ph, lo, hi int) {
+	switch ph % 4 {
 	case 0:
 		mulA(s.u, s.tmp, lo, hi, false)
 	case 1:
@@ -88,12 +89,16 @@ func mulA(in, out []float64, lo, hi int, transposed bool) {
 }
 
 // solve runs the benchmark with par running each phase (s.rows over [0, n))
-// and returns the spectral norm sqrt(u.v / v.v).
+// and returns the spectral norm sqrt(u.v / v.v). A par that sets
+// s.phase to wholeSolve runs every phase itself (the team implementation):
+// solve then calls it once.
 func (s *spectral) solve(par func()) float64 {
 	for i := range s.u {
 		s.u[i] = 1
 	}
-	for ph := range kernelPhases {
+	s.phase = 0
+	par()
+	for ph := 1; ph < kernelPhases && s.phase != wholeSolve; ph++ {
 		s.phase = ph
 		par()
 	}
@@ -105,85 +110,83 @@ func (s *spectral) solve(par func()) float64 {
 	return math.Sqrt(vBv / vv)
 }
 
+// wholeSolve is the phase a par leaves in s.phase to say that it ran every
+// phase of the solve in its first call.
+const wholeSolve = -1
+
 // block returns the rows of copy i of c over n rows: contiguous, sizes
 // differing by at most one.
 func block(i, c, n int) (lo, hi int) { return i * n / c, (i + 1) * n / c }
 
 // forRange is the one place the harness calls Workers.ForRange: copies copies,
-// the chunk size left to ForRange, the caller running copies if callerRuns.
+// the chunk size left to ForRange, the caller running copies if callerRuns
+// (ForRange's default), the body only on workers otherwise.
 // (When ForRange's options change, only this call changes.)
 func forRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies int, callerRuns bool) {
 	if callerRuns {
-		w.ForRange(n, body, workers.WithCopies(copies), workers.WithCallerRuns())
+		w.ForRange(n, body, workers.WithCopies(copies))
 		return
 	}
-	w.ForRange(n, body, workers.WithCopies(copies))
+	w.ForRange(n, body, workers.WithCopies(copies), workers.WithWorkersOnly())
 }
 
-// kernelImpl is one way to run the phases of a solve: par runs one phase of
-// s over its n rows with c copies, on the long-lived set ls where it uses
-// workgang. The returned function must not allocate more than the mechanism
-// itself does (closures are made once, here).
+// kernelImpl is one way to run the phases of a solve: par returns the
+// function that runs one phase of s over its n rows with c copies (on the
+// long-lived set ls where it uses workgang) and the function that stops
+// whatever par started. The phase function must not allocate more than the
+// mechanism itself does (closures are made once, in par).
 type kernelImpl struct {
 	name, desc string
 	workgang   bool
-	par        func(ls *longSet, s *spectral, c int) func()
+	par        func(ls *longSet, s *spectral, c int) (phase func(), stop func())
 }
-
-// Kernel implementation names.
-const (
-	nameSerial      = "serial"
-	nameForCaller   = "forrange+caller"
-	kernelPeerLabel = "best peer"
-)
 
 // kernelImpls are the implementations the kernel section compares; serial
-// first (the reference result and the speedups' numerator).
-var kernelImpls = []kernelImpl{
-	{nameSerial, "every phase on the caller", false, func(_ *longSet, s *spectral, _ int) func() {
-		return func() { s.rows(0, s.n) }
-	}},
-	{nameWaitGroup, "per phase: a go statement per block of rows + sync.WaitGroup", false, kernelWaitGroup},
-	{nameErrgroup, "per phase: an errgroup.Group, Go per block of rows", false, kernelErrgroup},
-	{nameWorkers, "RunN of a plain task on the long-lived set, one block of rows per copy", true, func(ls *longSet, s *spectral, c int) func() {
-		return kernelRunN(ls, s, c, false)
-	}},
-	{nameCaller, "the same task opted in with tasks.CallerRuns, on the same set", true, func(ls *longSet, s *spectral, c int) func() {
-		return kernelRunN(ls, s, c, true)
-	}},
-	{nameForCaller, "ForRange over the rows with caller-runs, on the same set", true, func(ls *longSet, s *spectral, c int) func() {
-		body := func(_, lo, hi int) { s.rows(lo, hi) }
-		return func() { forRange(ls.w, s.n, body, c, true) }
-	}},
-}
-
-// kernelWaitGroup runs each phase as c goroutines and a WaitGroup.
-func kernelWaitGroup(_ *longSet, s *spectral, c int) func() {
-	var wg sync.WaitGroup
-	return func() {
-		wg.Add(c)
-		for i := range c {
-			go func() {
-				s.rows(block(i, c, s.n))
-				wg.Done()
-			}()
-		}
-		wg.Wait()
+// first (the reference result and the speedups' numerator), then the peers
+// and workgang's modes.
+var kernelImpls = func() []kernelImpl {
+	nop := func() {}
+	ims := []kernelImpl{{nameSerial, "every phase on the caller", false, func(_ *longSet, s *spectral, _ int) (func(), func()) {
+		return func() { s.rows(0, s.n) }, nop
+	}}}
+	for _, pr := range peers {
+		ims = append(ims, kernelImpl{pr.name, pr.desc + "; one block of rows per copy", false, func(_ *longSet, s *spectral, c int) (func(), func()) {
+			run, stop := pr.start(c)
+			body := func(i int) { s.rows(block(i, c, s.n)) }
+			return func() { run(c, body) }, stop
+		}})
 	}
-}
+	return append(ims,
+		kernelImpl{nameWorkgang, "RunN of a plain task on the long-lived set, one block of rows per copy", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+			return kernelRunN(ls, s, c, false), nop
+		}},
+		kernelImpl{nameCaller, "the same task opted in with tasks.CallerRuns, on the same set", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+			return kernelRunN(ls, s, c, true), nop
+		}},
+		kernelImpl{nameForRange, "ForRange over the rows with caller-runs, on the same set", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+			body := func(_, lo, hi int) { s.rows(lo, hi) }
+			return func() { forRange(ls.w, s.n, body, c, true) }, nop
+		}},
+		kernelImpl{nameTeam, "one RunTeam per solve on the same set: each member computes its block of every phase, a barrier between phases", true, kernelTeam})
+}()
 
-// kernelErrgroup runs each phase with a new errgroup.Group of c goroutines.
-func kernelErrgroup(_ *longSet, s *spectral, c int) func() {
-	return func() {
-		var g errgroup.Group
-		for i := range c {
-			g.Go(func() error {
-				s.rows(block(i, c, s.n))
-				return nil
-			})
+// kernelTeam runs a whole solve as one RunTeam of c members: member i
+// computes block i of every phase and waits at a barrier before the next
+// phase reads what the others wrote; the barrier orders every member's rows
+// before every member's next phase, and RunTeam's return orders the last
+// phase before the caller's norm.
+func kernelTeam(ls *longSet, s *spectral, c int) (func(), func()) {
+	fn := func(m *team.Member) {
+		lo, hi := block(m.ID(), c, s.n)
+		for ph := range kernelPhases {
+			s.rowsOf(ph, lo, hi)
+			m.Barrier()
 		}
-		_ = g.Wait() // the copies return no errors
 	}
+	return func() {
+		ls.w.RunTeam("spectral-norm", c, fn)
+		s.phase = wholeSolve
+	}, func() {}
 }
 
 // kernelRunN runs each phase as RunN of c copies on ls, copy i computing
@@ -264,7 +267,9 @@ func measureKernel(h *harness, ls *longSet, n int) (kernelSize, error) {
 	s := newSpectral(n)
 	pars := make([]func(), len(kernelImpls))
 	for i, im := range kernelImpls {
-		pars[i] = im.par(ls, s, c)
+		var stop func()
+		pars[i], stop = im.par(ls, s, c)
+		defer stop()
 	}
 	// One untimed solve each: it warms up the implementation and gives the
 	// result to check; serial's also sizes the timed batches.

@@ -59,15 +59,15 @@ func setWaits(w *workers.Workers) func() waitStats {
 
 // Names of workgang's modes on a long-lived set.
 const (
-	nameOneWorkers = "1set:workers"
-	nameOneCaller  = "1set:workers+caller"
+	nameOneWorkgang = "1set:workgang"
+	nameOneCaller   = "1set:workgang+caller"
 )
 
 // oneSetImpls returns workgang's two modes on s, as implementations for the
 // tables that put them beside the fresh-set rows.
 func oneSetImpls(s *longSet) []impl {
 	return []impl{
-		{nameOneWorkers, "workgang RunN on ONE long-lived set created at -max with all workers started, every copy on a worker", s.start(false)},
+		{nameOneWorkgang, "workgang RunN on ONE long-lived set created at -max with all workers started, every copy on a worker", s.start(false)},
 		{nameOneCaller, "the same set, task opted in with tasks.CallerRuns (both modes and all levels share the set)", s.start(true)},
 	}
 }
@@ -76,7 +76,7 @@ func oneSetImpls(s *longSet) []impl {
 // on fresh sets or on a long-lived one.
 func isWorkgang(name string) bool {
 	switch name {
-	case nameWorkers, nameCaller, nameOneWorkers, nameOneCaller:
+	case nameWorkgang, nameCaller, nameOneWorkgang, nameOneCaller:
 		return true
 	}
 	return false

@@ -11,30 +11,37 @@
 //	go run ./perf -scenario peers  # one section (a comma list selects several)
 //	go run ./perf -json out.json   # also write machine-readable results (schema in docs/perf.md)
 //	go run ./perf -svg plots       # also write the plots as SVG files into plots/
+//	go run ./perf -targets         # also check the project's performance goals
 //	go run ./perf -h               # the flags
 //
 // The output starts with a header (CPU model, logical CPUs, GOMAXPROCS, Go
 // version, OS and kernel, the measured cost of a clock read): figures from
 // two machines are comparable only when their headers are. Then come the
-// selected sections, in this order:
+// selected sections, in this order. Every section names an implementation
+// the same way: "workgang" (RunN of a plain task, every copy on a worker),
+// "workgang+caller" (the task opted in with tasks.CallerRuns, so the caller
+// runs copies too), "workgang ForRange", "1set:..." for workgang's modes on
+// one long-lived set where the section also has fresh sets, and the peers
+// "go+WaitGroup" (a go statement per copy and a sync.WaitGroup), "errgroup"
+// (an errgroup.Group per run), "chanpool" (persistent goroutines fed by a
+// channel), "serial" (the copies called one after another on the caller)
+// and, in the empty-task sections, "pingpong", a bound rather than a peer:
+// the cheapest hand-off two goroutines spinning on atomics can do.
 //
-//   - dispatch: workgang alone, as the original test prints it. At full
-//     (-max, default GOMAXPROCS), half (max/2, at least 1) and min (1)
-//     parallelism, each as "workers" (every copy on a worker goroutine) and
-//     "workers+caller" (the same task opted in with tasks.CallerRuns),
-//     -iters iterations of -runs runs of an empty task, on a fresh set per
-//     iteration and (rows "1set:...") on one long-lived set created at -max
-//     that every level and mode shares. Per iteration it prints the total
-//     and average time of the runs and the slowest run; per setup the p50,
-//     p90 and p99 run latencies and allocations per run.
-//   - peers: the same runs, side by side in the same process, for workgang
-//     and the ways a Go program does it without workgang: go + sync.WaitGroup
-//     per run, errgroup.Group per run, a persistent pool of n goroutines fed
-//     by channels, the n copies called directly on the caller (the floor),
-//     and a spinning atomic ping-pong between two goroutines (the hardware's
-//     hand-off limit). Implementations are interleaved per iteration so that
-//     machine noise hits them alike, and every row is also printed as a ratio
-//     to workgang's two rows.
+//   - dispatch: workgang alone, as the original WorkerThreads test prints
+//     it. At full (-max, default GOMAXPROCS), half (max/2) and min (1)
+//     parallelism (each n once: on 2 CPUs half is min), each mode, -iters
+//     iterations of -runs runs of an empty task, on a fresh set per
+//     iteration and on one long-lived set created at -max that every level
+//     and mode shares. Per iteration it prints the total and average time
+//     of the runs and the slowest run; per setup the p50, p90 and p99 run
+//     latencies, allocations per run, and how workers came to their copies.
+//   - peers: the same runs, side by side in the same process, for workgang,
+//     the peers, serial (the floor) and the ping-pong. Implementations are
+//     interleaved per iteration so that machine noise hits them alike, and
+//     every row is also printed as a ratio to workgang's two rows. It ends
+//     with a sentence on the machine's state: whether hand-offs between
+//     processors were fast or slow in this run.
 //   - grain: phases doing W of real CPU work in total (W from 0.5 us to
 //     1 ms), split across n copies, for n = 2 and n = max. Prints each
 //     implementation's speedup over running the same copies serially on the
@@ -46,23 +53,31 @@
 //     workers the run needs.
 //   - pause: a scripted collector-like pause of 14 phases (n = 1 to -max,
 //     0.5-100 us of work, caller-runs and plain mixed) on one long-lived set,
-//     against serial, go + WaitGroup, errgroup and a channel pool running
-//     the same script: pause p50/p99 and the time of every phase.
+//     against serial and the peers running the same script: pause p50/p99
+//     and the time of every phase.
 //   - kernel: spectral-norm (40 phases per solve) for N = 32 to 512 (2000
-//     with -long): serial, go + WaitGroup, errgroup, and workgang plain,
-//     caller-runs and ForRange with caller-runs on one long-lived set; every
-//     result is checked against serial's.
+//     with -long): serial, the peers, and workgang plain, caller-runs and
+//     ForRange on one long-lived set; every result is checked against
+//     serial's.
 //   - mark: the stealing mark of examples/gc/mark against the static
 //     partition and serial, on random, power-law and list graphs.
 //   - gc: pauses of the examples/gc collector (p50/p99/max per collection)
-//     for a small and a large heap, workgang against the same phases on
-//     go + WaitGroup and errgroup, and serial, with issue 12's targets.
-//   - targets: the project's performance targets, each as the measured ratio
-//     and PASS, MISS or N/A. It needs the sections it checks, which
-//     -scenario targets selects automatically.
+//     for a small and a large heap, workgang against the same phases on the
+//     peers, and serial.
+//   - openmp: workgang construct for construct against GCC's libgomp and
+//     LLVM's libomp, EPCC-style (package perf/openmp): the overhead of
+//     PARALLEL, PARALLEL FOR, FOR inside a region, BARRIER, REDUCTION and six
+//     loop schedules, and a grain sweep, the C side built at run time with
+//     gcc/clang -fopenmp and run in processes of its own; without a
+//     compiler it says how to get one and measures workgang alone.
+//   - targets (only with -targets or -scenario targets): the project's goals
+//     for its own performance, each a ratio of two figures of this run with
+//     the reason the goal exists, and PASS, MISS or N/A; every target is
+//     counted. It needs the sections it checks and selects them.
 //
-// -svg DIR draws the grain sweep, the pause's phases, the kernel and the mark
-// results with gonum.org/v1/plot; every figure is also in the text output.
+// -svg DIR draws the grain sweep, the pause's phases, the kernel, the mark,
+// the gc and the openmp results with gonum.org/v1/plot; every figure is also
+// in the text output.
 //
 // Timing. The total and average of a batch of runs come from two clock reads
 // around the whole batch, so they carry no clock overhead. Per-run latencies
@@ -73,10 +88,11 @@
 // batch pass and reported per run; the integer value is what testing.B's
 // allocs/op would show.
 //
-// Adding a section takes one entry in the sections table in sections.go: a name,
-// a title, the sections it needs, and a function that measures with the
-// helpers in measure.go, prints to the harness's writer and returns a
-// JSON-encodable result.
+// Adding a section takes one entry in the sections table in sections.go: a
+// name, a title, the sections it needs, and a function that measures with
+// the helpers in measure.go (and the peers in runners.go), prints to the
+// harness's writer and returns a JSON-encodable result; a plot is one more
+// entry in the plots table in plots.go.
 //
 // The same scenarios exist as testing.B benchmarks in bench_test.go:
 //

@@ -5,11 +5,8 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
 	"text/tabwriter"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/workgang/workgang/tasks"
 )
@@ -89,88 +86,22 @@ type pauseImpl struct {
 	start      func(ls *longSet, size int) (phase func(*pausePhase), stop func())
 }
 
-// namePauseWorkgang is workgang's row in the pause section: one set, each
-// phase in the mode the script gives it.
-const namePauseWorkgang = "workgang"
-
 // pauseImpls are the implementations, serial first (the speedups'
-// numerator), workgang last.
-var pauseImpls = []pauseImpl{
-	{nameSerial, "every copy of every phase on the caller", false, func(*longSet, int) (func(*pausePhase), func()) {
-		return func(p *pausePhase) {
-			for i := range p.N {
-				p.work(i)
-			}
-		}, func() {}
-	}},
-	{nameWaitGroup, "per phase: a go statement per copy + sync.WaitGroup", false, pauseWaitGroup},
-	{nameErrgroup, "per phase: an errgroup.Group, Go per copy", false, pauseErrgroup},
-	{nameChanPool, "one pool of -max goroutines for the whole run, copies sent on a channel", false, startPausePool},
-	{namePauseWorkgang, "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *longSet, _ int) (func(*pausePhase), func()) {
+// numerator), then the peers, workgang last.
+var pauseImpls = func() []pauseImpl {
+	ims := []pauseImpl{{nameSerial, "every copy of every phase on the caller", false, func(*longSet, int) (func(*pausePhase), func()) {
+		return func(p *pausePhase) { serial(p.N, p.work) }, func() {}
+	}}}
+	for _, pr := range peers {
+		ims = append(ims, pauseImpl{pr.name, pr.desc + "; one per run of the script", false, func(_ *longSet, size int) (func(*pausePhase), func()) {
+			run, stop := pr.start(size)
+			return func(p *pausePhase) { run(p.N, p.work) }, stop
+		}})
+	}
+	return append(ims, pauseImpl{nameWorkgang, "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *longSet, _ int) (func(*pausePhase), func()) {
 		return func(p *pausePhase) { ls.w.RunN(p.task, p.N) }, func() {}
-	}},
-}
-
-// pauseWaitGroup runs each phase as n goroutines and a WaitGroup.
-func pauseWaitGroup(*longSet, int) (func(*pausePhase), func()) {
-	var wg sync.WaitGroup
-	return func(p *pausePhase) {
-		wg.Add(p.N)
-		for i := range p.N {
-			go func() {
-				p.work(i)
-				wg.Done()
-			}()
-		}
-		wg.Wait()
-	}, func() {}
-}
-
-// pauseErrgroup runs each phase with a new errgroup.Group.
-func pauseErrgroup(*longSet, int) (func(*pausePhase), func()) {
-	return func(p *pausePhase) {
-		var g errgroup.Group
-		for i := range p.N {
-			g.Go(func() error {
-				p.work(i)
-				return nil
-			})
-		}
-		_ = g.Wait() // the copies return no errors
-	}, func() {}
-}
-
-// poolJob is one copy of one phase, sent to a pool goroutine.
-type poolJob struct {
-	work func(int)
-	i    int
-}
-
-// startPausePool starts size goroutines that run the copies sent on a
-// channel; a phase sends its n copies and waits for n completions.
-func startPausePool(_ *longSet, size int) (func(*pausePhase), func()) {
-	jobs, done := make(chan poolJob, size), make(chan struct{}, size)
-	var wg sync.WaitGroup
-	wg.Add(size)
-	for range size {
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				j.work(j.i)
-				done <- struct{}{}
-			}
-		}()
-	}
-	phase := func(p *pausePhase) {
-		for i := range p.N {
-			jobs <- poolJob{p.work, i}
-		}
-		for range p.N {
-			<-done
-		}
-	}
-	return phase, func() { close(jobs); wg.Wait() }
-}
+	}})
+}()
 
 // pauseImplResult is one implementation's pause times.
 type pauseImplResult struct {

@@ -43,27 +43,66 @@ func (r *peersResult) row(label, name string) *peerRow {
 	return nil
 }
 
+// bestPeer returns the fastest row at level label among the peers (not
+// workgang's, not serial, not the ping-pong bound), or nil.
+func (r *peersResult) bestPeer(label string) *peerRow {
+	var best *peerRow
+	for _, p := range peers {
+		if x := r.row(label, p.name); x != nil && (best == nil || x.MedianAvgNS < best.MedianAvgNS) {
+			best = x
+		}
+	}
+	return best
+}
+
 // runPeers measures every implementation at every level. Within a level the
 // implementations take turns per iteration, so a noisy spell on the machine
 // hits all of them rather than one.
 //
 // Besides the fresh set per setup of the original test, workgang's two modes
 // also run on one long-lived set (see longSet) shared by every level and mode,
-// the way an embedder holds a set: the rows nameOneWorkers and nameOneCaller.
+// the way an embedder holds a set: the rows nameOneWorkgang and nameOneCaller.
 func runPeers(h *harness) (any, error) {
 	ls := newLongSet(h.cfg.Max)
 	defer ls.close()
 	ims := peerImpls(ls)
 	printLegend(h.out, ims)
-	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workers = row avg / workers avg\n",
+	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workgang = row avg / workgang avg\n",
 		h.cfg.Iters, h.cfg.Runs)
 	res := &peersResult{}
+	printLevels(h.out, h.cfg.Max)
 	for _, lv := range levels(h.cfg.Max) {
 		g := measurePeers(h, lv, ims)
 		printPeerGroup(h.out, g)
 		res.Groups = append(res.Groups, g)
 	}
+	if h.header.GOMAXPROCS > 1 {
+		printMachineState(h.out, res)
+	}
 	return res, nil
+}
+
+// printMachineState says in words what the full level's ping-pong and best
+// peer tell about the machine during this run. The ping-pong is a hand-off
+// between two goroutines spinning on two processors: its cost is the
+// processors' cache-line round trip. The best peer's copies mostly run on the
+// caller's own processor (a readied goroutine goes to its readier's
+// processor), so it barely depends on that. When the ping-pong costs more,
+// the processors are far apart or shared in this run (on a VM: two vCPUs
+// scheduled on distant or busy cores), and every parallel figure of the run
+// is higher than on a quiet machine.
+func printMachineState(w io.Writer, p *peersResult) {
+	ping, best := p.row("full", namePingPong), p.bestPeer("full")
+	if ping == nil || best == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nmachine: handing a run to another processor and back (%s) took %.0f ns; the cheapest peer (%s), which runs most copies on the caller's processor, took %.0f ns.\n",
+		namePingPong, ping.MedianAvgNS, best.Impl, best.MedianAvgNS)
+	if ping.MedianAvgNS > best.MedianAvgNS {
+		fmt.Fprintln(w, "Hand-offs between processors are slow in this run (the processors are far apart or busy): every parallel figure is higher than on a quiet machine; compare it only with runs where this line says the same.")
+	} else {
+		fmt.Fprintln(w, "Hand-offs between processors are fast in this run: the figures are comparable with other runs where this line says the same.")
+	}
 }
 
 // peerImpls returns the rows of the peers tables: workgang's two modes on
@@ -113,7 +152,7 @@ func printLegend(w io.Writer, ims []impl) {
 func printPeerGroup(w io.Writer, g peerGroup) {
 	fmt.Fprintf(w, "\n%s (n=%d)\n", g.Label, g.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workers\tx w+caller\t")
+	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workgang\tx workgang+caller\t")
 	for _, r := range g.Rows {
 		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%.2f\t\n",
 			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxNS/1000, r.AllocsPerRun, r.XWorkers, r.XCaller)

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/workgang/workgang/workers"
 	"io"
 	"os"
+	"slices"
 	"time"
+
+	"github.com/workgang/workgang/workers"
 )
 
 // section is one part of the perf test: one entry of the sections table.
@@ -22,10 +24,16 @@ type section struct {
 	// run measures, prints to h.out and returns a JSON-encodable result. It
 	// must close every goroutine it starts before it returns.
 	run func(h *harness) (any, error)
+	// optIn keeps the section out of -scenario all: it runs only when named
+	// (or, for targets, with -targets).
+	optIn bool
 }
 
-// sections is the table of sections, in the order they run. A new section
-// (such as a "mark" section for parallel marking) is one more entry.
+// sections is the table of sections, in the order they run. Adding a
+// section is one more entry here, with its run function in a file named
+// after the section (a directory of its own for a larger one); nothing else
+// lists sections. A section's plot, if any, is one more entry in plots
+// (plots.go).
 var sections = []section{
 	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch},
 	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
@@ -35,7 +43,8 @@ var sections = []section{
 	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
-	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain", "surplus", "pause", "kernel"}, run: runTargets},
+	{name: "openmp", title: openmpTitle, run: runOpenMP},
+	{name: "targets", title: "targets: the project's performance goals, checked on this run's figures (opt-in: -targets)", needs: []string{"peers", "grain", "surplus", "pause", "kernel", "gc"}, run: runTargets, optIn: true},
 }
 
 // sectionNames returns the names in the table, in order.
@@ -43,6 +52,18 @@ func sectionNames() []string {
 	names := make([]string, len(sections))
 	for i, s := range sections {
 		names[i] = s.name
+	}
+	return names
+}
+
+// defaultSections returns the sections -scenario all selects: all but the
+// opt-in ones, in table order.
+func defaultSections() []string {
+	var names []string
+	for _, s := range sections {
+		if !s.optIn {
+			names = append(names, s.name)
+		}
 	}
 	return names
 }
@@ -86,10 +107,9 @@ func (h *harness) unitNS() float64 {
 	return h.unit
 }
 
-// schemaVersion is the version of the JSON report's layout: 2 has one unit
-// per kind of figure (every duration in ns) and null for "none"; 1 (before)
-// mixed _us and _ns fields and wrote 0 for none.
-const schemaVersion = 2
+// schemaVersion is the version of the JSON report's layout (described in
+// docs/perf.md): it changes whenever a field changes its meaning or place.
+const schemaVersion = 3
 
 // report is the JSON document -json writes (described in docs/perf.md).
 type report struct {
@@ -133,7 +153,7 @@ func (h *harness) runAll() (*report, error) {
 	end := loadAvg()
 	fmt.Fprintf(h.out, "\nload average at the end: %s\n", end)
 	fmt.Fprintf(h.out, "total: %.1f s", time.Since(begin).Seconds())
-	if c := h.cfg; !c.Quick && !c.Long && c.Iters == defaultIters && c.Runs == defaultRuns && len(c.Scenarios) == len(sections) {
+	if c := h.cfg; !c.Quick && !c.Long && c.Iters == defaultIters && c.Runs == defaultRuns && slices.Equal(c.Scenarios, defaultSections()) {
 		fmt.Fprintf(h.out, " (the default run is sized to finish within %d s on an idle 2-CPU machine)", defaultRunSeconds)
 	}
 	fmt.Fprintln(h.out)

@@ -30,6 +30,9 @@ type surplusCase struct {
 	// their copies during the timed runs.
 	SurplusWaits *waitStats `json:"surplus_waits"`
 	ExactWaits   *waitStats `json:"exact_waits"`
+	// SurplusWoken and ExactWoken are the wake-ups from park per timed run.
+	SurplusWoken float64 `json:"surplus_woken_per_run"`
+	ExactWoken   float64 `json:"exact_woken_per_run"`
 }
 
 // surplusResult is the surplus section's result.
@@ -68,7 +71,7 @@ func runSurplus(h *harness) (any, error) {
 	fmt.Fprintf(h.out, "one long-lived set of %d workers (all started) against a new set with exactly the workers the run needs;\n", h.cfg.Max)
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; time per run, median over %d iterations; ratio = surplus / exact\n", unit, h.cfg.Iters)
 	res := &surplusResult{}
-	for _, mode := range []string{nameWorkers, nameCaller} {
+	for _, mode := range []string{nameWorkgang, nameCaller} {
 		caller := mode == nameCaller
 		for _, n := range surplusNs(h.cfg.Max, caller) {
 			for _, per := range surplusCopyNS {
@@ -104,26 +107,20 @@ func measureSurplus(h *harness, ls *longSet, mode string, n int, per, unit float
 	c.SurplusNS, c.ExactNS = ss.MedianAvgNS, es.MedianAvgNS
 	c.Ratio = ratio(c.SurplusNS, c.ExactNS)
 	c.SurplusWaits, c.ExactWaits = ss.Waits, es.Waits
+	runs := float64(c.Runs * h.cfg.Iters)
+	c.SurplusWoken, c.ExactWoken = ratio(float64(ss.Waits.Parked), runs), ratio(float64(es.Waits.Parked), runs)
 	return c
 }
 
 // printSurplus prints the surplus table.
 func printSurplus(w io.Writer, cs []surplusCase) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tn\tneeded\tcreated\tper copy\truns\tsurplus us\texact us\tsurplus/exact\twoken/copy surplus\twoken/copy exact\t")
+	fmt.Fprintln(tw, "mode\tn\tneeded\tcreated\tper copy\truns\tsurplus us\texact us\tsurplus/exact\twoken/run surplus\twoken/run exact\t")
 	for _, c := range cs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t\n",
 			c.Mode, c.N, c.Needed, c.Created, fmtNS(c.CopyNS), c.Runs, c.SurplusNS/1000, c.ExactNS/1000, c.Ratio,
-			wokenShare(c.SurplusWaits), wokenShare(c.ExactWaits))
+			c.SurplusWoken, c.ExactWoken)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "woken/copy: share of the copies run on workers that a worker got only after being woken from park")
-}
-
-// wokenShare formats the share of worker copies that needed a wake-up.
-func wokenShare(w *waitStats) string {
-	if w == nil || w.WorkerCopies == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(w.Parked)/float64(w.WorkerCopies))
+	fmt.Fprintln(w, "woken/run: wake-ups of parked workers per run (each costs the run a scheduler wake-up)")
 }

@@ -7,6 +7,11 @@ import (
 	"text/tabwriter"
 )
 
+// The targets section is an opt-in check (-targets): the project's goals for
+// its own performance, each a ratio of two figures measured in this run (so
+// a loaded machine slows both sides) with the reason the goal exists. A MISS
+// is a figure to look at, not an error: the tool exits 0 either way.
+
 // Target statuses.
 const (
 	statusPass = "PASS"
@@ -14,12 +19,13 @@ const (
 	statusNA   = "N/A" // not measurable in this run (e.g. the sweep is too coarse)
 )
 
-// target is one performance target and how this run measured it.
+// target is one performance goal and how this run measured it.
 type target struct {
-	Name  string  `json:"name"`
-	Goal  string  `json:"goal"`  // e.g. "<= 0.4"
-	Limit float64 `json:"limit"` // the largest passing ratio (the smallest with AtLeast)
-	Ratio float64 `json:"ratio"` // the measured ratio
+	Name   string  `json:"name"`
+	Reason string  `json:"reason"` // why the goal exists, in one sentence
+	Goal   string  `json:"goal"`   // e.g. "<= 0.4"
+	Limit  float64 `json:"limit"`  // the largest passing ratio (the smallest with AtLeast)
+	Ratio  float64 `json:"ratio"`  // the measured ratio
 	// AtLeast marks a goal the ratio must reach (Ratio >= Limit) rather than
 	// stay under.
 	AtLeast bool `json:"at_least,omitempty"`
@@ -42,36 +48,94 @@ func (t target) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// ratioGoal describes a target on the peers section: at level, row num's
-// median average divided by row den's is at most limit.
+// ratioTarget is the one constructor of targets: the goal num/den <= limit
+// (>= limit if atLeast), for the reason given; detail says where num and den
+// come from. A zero or missing numerator or denominator makes it N/A.
+func ratioTarget(name, reason string, num, den, limit float64, atLeast bool, detail string) target {
+	op := "<="
+	if atLeast {
+		op = ">="
+	}
+	t := target{Name: name, Reason: reason, Goal: fmt.Sprintf("%s %g", op, limit), Limit: limit, AtLeast: atLeast, Detail: detail}
+	na := num <= 0 || den <= 0
+	if !na {
+		t.Ratio = num / den
+	}
+	ok := t.Ratio <= limit
+	if atLeast {
+		ok = t.Ratio >= limit
+	}
+	t.Status = passIf(ok, na)
+	return t
+}
+
+// passIf returns PASS if ok, else MISS. With na it returns N/A whatever ok.
+func passIf(ok, na bool) string {
+	switch {
+	case na:
+		return statusNA
+	case ok:
+		return statusPass
+	}
+	return statusMiss
+}
+
+// The goals' limits, each on a ratio of medians.
+const (
+	surplusLimit      = 1.10 // surplus set / exact set, both modes, 5 and 50 us per copy
+	pauseSerialLimit  = 1.7  // serial p50 / workgang p50, at least
+	pausePeerLimit    = 0.7  // workgang p50 / best peer's p50, at most
+	kernelPeerLimit   = 1.0  // best workgang mode / best peer, at every N
+	kernelSerialLimit = 1.0  // ForRange / serial for N >= kernelSerialFromN
+	kernelSerialFromN = 64
+	emptyPeerLimit    = 1.0  // full, every copy on workers / best peer
+	emptyPingLimit    = 1.5  // full, every copy on workers / ping-pong
+	breakEvenLimit    = 0.5  // break-even grain at n = 2: workgang / go+WaitGroup
+	gcLargeVsSerial   = 1.6  // large heap: serial p50 / workgang p50, at least
+	gcLargeVsPeers    = 1.02 // large heap: workgang p50 / each peer's
+	gcSmallVsPeers    = 0.7  // small heap: workgang p50 / best peer's
+)
+
+// Reasons shared by several targets.
+const (
+	reasonEmptyPeer = "a run on parked persistent workers must cost no more than the cheapest way to start goroutines, or keeping a set is not worth it"
+	reasonEmptyPing = "the spinning ping-pong is the cheapest hand-off two goroutines can do; a run should stay close to it"
+	reasonSurplus   = "workers a long-lived set does not need for a run must not slow the run (they must not spin on the CPUs the copies run on)"
+	reasonKernel    = "a numeric kernel of many short phases must not run slower on workgang than with goroutines per phase"
+	reasonKernelFR  = "ForRange (the caller takes part) must never lose to serial once a phase has some work"
+	reasonGCLarge   = "on a large heap the mark's parallel speed decides: workgang must get most of the speedup and keep up with goroutines"
+	reasonGCSmall   = "on a small heap phases take microseconds: starting a phase must cost much less than starting goroutines"
+)
+
+// ratioGoal is a target on the peers section: at level, row num's median
+// average divided by row den's is at most limit.
 type ratioGoal struct {
 	level, num, den string
 	limit           float64
+	reason          string
 }
 
-// ratioGoals are the dispatch targets of issue 3.
+// ratioGoals are the empty-task targets on the peers section's rows.
 var ratioGoals = []ratioGoal{
-	{"min", nameCaller, nameWorkers, 1.0 / 20},
-	{"min", nameCaller, nameDirect, 10},
-	{"full", nameWorkers, nameWaitGroup, 0.4},
-	{"full", nameWorkers, nameErrgroup, 0.4},
-	{"full", nameWorkers, nameChanPool, 0.5},
-	{"full", nameWorkers, namePingPong, 4},
+	{"min", nameCaller, nameWorkgang, 1.0 / 20, "a run of one copy that the caller may run must cost a small fraction of a hand-off to a worker"},
+	{"min", nameCaller, nameSerial, 10, "a caller-runs run of one copy must cost little more than calling the copy"},
+	{"full", nameWorkgang, nameWaitGroup, 0.4, "waking parked workers must be clearly cheaper than starting a goroutine per copy"},
+	{"full", nameWorkgang, nameErrgroup, 0.4, "waking parked workers must be clearly cheaper than an errgroup per run"},
+	{"full", nameWorkgang, nameChanPool, 0.5, "workgang must beat the pool a Go program writes by hand"},
+	{"full", nameWorkgang, namePingPong, 4, reasonEmptyPing},
 }
 
-// breakEvenLimit is the break-even target: workgang's break-even grain at
-// n = 2 is at most this fraction of go + WaitGroup's.
-const breakEvenLimit = 0.5
-
-// runTargets evaluates every target on the peers and grain results.
+// runTargets evaluates every target on the results of the sections it needs.
 func runTargets(h *harness) (any, error) {
-	peers, _ := h.results["peers"].(*peersResult)
+	empty, _ := h.results["peers"].(*peersResult)
 	grain, _ := h.results["grain"].(*grainResult)
-	if peers == nil || grain == nil {
+	if empty == nil || grain == nil {
 		return nil, fmt.Errorf("targets need the peers and grain results")
 	}
-	ts := existingTargets(h, peers, grain)
-	ts = append(ts, emptyTaskTargets(h.out, peers)...)
+	fmt.Fprintln(h.out, "each target: a ratio of two figures of this run (medians), the goal, and why the goal exists;")
+	fmt.Fprintln(h.out, "a MISS is a figure to look at, not an error (both sides ran on the same machine at about the same time)")
+	ts := peerTargets(empty)
+	ts = append(ts, breakEvenTargets(h, grain)...)
 	if r, ok := h.results["surplus"].(*surplusResult); ok {
 		ts = append(ts, surplusTargets(r)...)
 	}
@@ -81,46 +145,48 @@ func runTargets(h *harness) (any, error) {
 	if r, ok := h.results["kernel"].(*kernelResult); ok {
 		ts = append(ts, kernelTargets(r)...)
 	}
+	if r, ok := h.results["gc"].(gcResult); ok {
+		for _, hp := range r.Heaps {
+			ts = append(ts, gcTargets(hp)...)
+		}
+	}
 	printTargets(h.out, ts)
 	return ts, nil
 }
 
-// existingTargets are the targets of issue 3: the dispatch ratios, no
-// allocations, and the break-even grains.
-func existingTargets(h *harness, peers *peersResult, grain *grainResult) []target {
+// peerTargets are the empty-task targets: the ratio goals, no allocations,
+// and every copy on workers at full parallelism, on fresh sets and on the
+// long-lived set, against the best peer and the ping-pong.
+func peerTargets(p *peersResult) []target {
 	var ts []target
 	for _, g := range ratioGoals {
-		ts = append(ts, g.eval(peers))
-	}
-	ts = append(ts, allocTarget(peers))
-	for _, mode := range []string{nameCaller, nameWorkers} {
-		t := breakEvenTarget(grain, mode)
-		if h.header.GOMAXPROCS < 2 {
-			// Nothing runs in parallel: any speedup above 1 is noise.
-			t.Ratio, t.UpperBound, t.Status = 0, false, statusNA
-			t.Detail = "GOMAXPROCS=1: " + t.Detail
+		num, den := p.row(g.level, g.num), p.row(g.level, g.den)
+		name := fmt.Sprintf("%s: %s / %s", g.level, g.num, g.den)
+		if num == nil || den == nil {
+			ts = append(ts, ratioTarget(name, g.reason, 0, 0, g.limit, false, "not measured"))
+			continue
 		}
-		ts = append(ts, t)
+		ts = append(ts, ratioTarget(name, g.reason, num.MedianAvgNS, den.MedianAvgNS, g.limit, false,
+			fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", num.MedianAvgNS, den.MedianAvgNS, levelN(p, g.level))))
+	}
+	ts = append(ts, allocTarget(p))
+	ping, best := p.row("full", namePingPong), p.bestPeer("full")
+	if ping == nil || best == nil {
+		return ts
+	}
+	n := levelN(p, "full")
+	for _, name := range []string{nameWorkgang, nameOneWorkgang} {
+		r := p.row("full", name)
+		if r == nil {
+			continue
+		}
+		ts = append(ts,
+			ratioTarget(fmt.Sprintf("full: %s / best peer", name), reasonEmptyPeer, r.MedianAvgNS, best.MedianAvgNS, emptyPeerLimit, false,
+				fmt.Sprintf("%.1f ns / %.1f ns %s (n=%d)", r.MedianAvgNS, best.MedianAvgNS, best.Impl, n)),
+			ratioTarget(fmt.Sprintf("full: %s / %s", name, namePingPong), reasonEmptyPing, r.MedianAvgNS, ping.MedianAvgNS, emptyPingLimit, false,
+				fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", r.MedianAvgNS, ping.MedianAvgNS, n)))
 	}
 	return ts
-}
-
-// eval measures the goal on the peers result.
-func (g ratioGoal) eval(p *peersResult) target {
-	t := target{
-		Name:  fmt.Sprintf("%s: %s / %s", g.level, g.num, g.den),
-		Goal:  fmt.Sprintf("<= %g", g.limit),
-		Limit: g.limit,
-	}
-	num, den := p.row(g.level, g.num), p.row(g.level, g.den)
-	if num == nil || den == nil || den.MedianAvgNS == 0 {
-		t.Status, t.Detail = statusNA, "not measured"
-		return t
-	}
-	t.Ratio = num.MedianAvgNS / den.MedianAvgNS
-	t.Status = passIf(t.Ratio <= g.limit, false)
-	t.Detail = fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", num.MedianAvgNS, den.MedianAvgNS, levelN(p, g.level))
-	return t
 }
 
 // levelN returns the n of the peers group labelled label.
@@ -135,43 +201,50 @@ func levelN(p *peersResult, label string) int {
 
 // allocTarget checks that no workgang row allocates per run.
 func allocTarget(p *peersResult) target {
-	t := target{Name: "allocs/run of workgang rows (max)", Goal: "<= 0", Limit: 0}
-	worst := ""
+	worst, most := "", 0.0
 	for _, g := range p.Groups {
 		for _, r := range g.Rows {
-			if isWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > t.Ratio) {
-				t.Ratio = float64(r.AllocsPerRun)
+			if isWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > most) {
+				most = float64(r.AllocsPerRun)
 				worst = fmt.Sprintf("%s %s (n=%d)", g.Label, r.Impl, g.N)
 			}
 		}
 	}
-	t.Status = passIf(t.Ratio <= 0, false)
-	t.Detail = "worst: " + worst
+	t := ratioTarget("allocs/run of workgang rows (max)", "a run must not allocate, so that dispatching never feeds the garbage collector",
+		most, 1, 0, false, "worst: "+worst)
+	// An allocation count of 0 is a measurement (the ratio's N/A rule is for
+	// times, where 0 means none).
+	t.Ratio, t.Status = most, passIf(most <= 0, worst == "")
 	return t
 }
 
-// breakEvenTarget compares mode's break-even grain at n = 2 with go +
-// WaitGroup's.
-func breakEvenTarget(g *grainResult, mode string) target {
-	t := target{
-		Name:  fmt.Sprintf("n=2 break-even: %s / %s", mode, nameWaitGroup),
-		Goal:  fmt.Sprintf("<= %g", breakEvenLimit),
-		Limit: breakEvenLimit,
+// breakEvenTargets compare each workgang mode's break-even grain at n = 2
+// with go+WaitGroup's.
+func breakEvenTargets(h *harness, g *grainResult) []target {
+	var ts []target
+	for _, mode := range []string{nameCaller, nameWorkgang} {
+		t := ratioTarget(fmt.Sprintf("n=2 break-even: %s / %s", mode, nameWaitGroup),
+			"workgang should pay off from half the work per phase that go+WaitGroup needs", 0, 0, breakEvenLimit, false, "")
+		s := g.sweep(2)
+		switch {
+		case s == nil:
+			t.Status, t.Detail = statusNA, "no sweep at n=2"
+		case h.header.GOMAXPROCS < 2:
+			t.Status, t.Detail = statusNA, "GOMAXPROCS=1: nothing runs in parallel, any speedup above 1 is noise"
+		default:
+			m, wg := s.impl(mode), s.impl(nameWaitGroup)
+			t.Detail = fmt.Sprintf("%s / %s", fmtBreakEven(m.BreakEvenNS, m.BreakEvenKind), fmtBreakEven(wg.BreakEvenNS, wg.BreakEvenKind))
+			compareBreakEven(&t, m, wg)
+		}
+		ts = append(ts, t)
 	}
-	s := g.sweep(2)
-	if s == nil {
-		t.Status, t.Detail = statusNA, "no sweep at n=2"
-		return t
-	}
-	m, wg := s.impl(mode), s.impl(nameWaitGroup)
-	t.Detail = fmt.Sprintf("%s / %s", fmtBreakEven(m.BreakEvenNS, m.BreakEvenKind), fmtBreakEven(wg.BreakEvenNS, wg.BreakEvenKind))
-	compareBreakEven(&t, m, wg)
-	return t
+	return ts
 }
 
 // compareBreakEven sets t's ratio and status from two break-even grains,
 // treating the open-ended kinds (below the sweep, never) conservatively.
 func compareBreakEven(t *target, m, wg *grainImpl) {
+	t.Ratio, t.UpperBound = 0, false
 	switch {
 	case m.BreakEvenKind == beNone && wg.BreakEvenKind == beNone:
 		t.Status = statusNA // neither pays off anywhere in the sweep
@@ -191,58 +264,123 @@ func compareBreakEven(t *target, m, wg *grainImpl) {
 	}
 }
 
-// passIf returns PASS if ok, else MISS. With na it returns N/A whatever ok.
-func passIf(ok, na bool) string {
-	switch {
-	case na:
-		return statusNA
-	case ok:
-		return statusPass
+// surplusTargets checks every surplus case.
+func surplusTargets(r *surplusResult) []target {
+	var ts []target
+	for _, c := range r.Cases {
+		ts = append(ts, ratioTarget(
+			fmt.Sprintf("surplus: %s n=%d %s/copy, %d created / %d", c.Mode, c.N, fmtNS(c.CopyNS), c.Created, c.Needed), reasonSurplus,
+			c.SurplusNS, c.ExactNS, surplusLimit, false,
+			fmt.Sprintf("%.2f us / %.2f us", c.SurplusNS/1000, c.ExactNS/1000)))
 	}
-	return statusMiss
+	return ts
 }
 
-// ratioTarget is the target num/den <= limit (>= limit if atLeast); detail
-// says where num and den come from. A zero or missing denominator or
-// numerator makes it N/A.
-func ratioTarget(name string, num, den, limit float64, atLeast bool, detail string) target {
-	op := "<="
-	if atLeast {
-		op = ">="
+// pauseTargets checks workgang's p50 pause against serial and the best peer.
+func pauseTargets(r *pauseResult) []target {
+	serial, wg, best := r.impl(nameSerial), r.impl(nameWorkgang), r.bestPeer()
+	if serial == nil || wg == nil || best == nil {
+		return nil
 	}
-	t := target{Name: name, Goal: fmt.Sprintf("%s %g", op, limit), Limit: limit, AtLeast: atLeast, Detail: detail}
-	na := num <= 0 || den <= 0
-	if !na {
-		t.Ratio = num / den
+	return []target{
+		ratioTarget("pause p50: serial / workgang", fmt.Sprintf("a pause of short phases should get most of the best possible speedup (%.2f here)", r.IdealX),
+			serial.P50NS, wg.P50NS, pauseSerialLimit, true,
+			fmt.Sprintf("%.1f us / %.1f us", serial.P50NS/1000, wg.P50NS/1000)),
+		ratioTarget("pause p50: workgang / best peer", "a pause of many short phases of varying n is what workgang is for: it must be clearly faster than any peer",
+			wg.P50NS, best.P50NS, pausePeerLimit, false,
+			fmt.Sprintf("%.1f us / %.1f us %s", wg.P50NS/1000, best.P50NS/1000, best.Impl)),
 	}
-	ok := t.Ratio <= limit
-	if atLeast {
-		ok = t.Ratio >= limit
-	}
-	t.Status = passIf(ok, na)
-	return t
 }
 
-// printTargets prints one line per target.
+// kernelTargets checks, at every N, workgang's best mode against the best
+// peer, and from kernelSerialFromN on ForRange against serial.
+func kernelTargets(r *kernelResult) []target {
+	var ts []target
+	for i := range r.Sizes {
+		ks := &r.Sizes[i]
+		wg, peer := ks.best(true), ks.best(false)
+		if wg != nil && peer != nil {
+			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: best workgang / best peer", ks.N), reasonKernel,
+				wg.SolveNS, peer.SolveNS, kernelPeerLimit, false,
+				fmt.Sprintf("%.1f us %s / %.1f us %s", wg.SolveNS/1000, wg.Impl, peer.SolveNS/1000, peer.Impl)))
+		}
+	}
+	for i := range r.Sizes {
+		ks := &r.Sizes[i]
+		fr, serial := ks.row(nameForRange), ks.row(nameSerial)
+		if ks.N >= kernelSerialFromN && fr != nil && serial != nil {
+			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: %s / serial", ks.N, nameForRange), reasonKernelFR,
+				fr.SolveNS, serial.SolveNS, kernelSerialLimit, false,
+				fmt.Sprintf("%.1f us / %.1f us", fr.SolveNS/1000, serial.SolveNS/1000)))
+		}
+	}
+	return ts
+}
+
+// gcTargets checks one heap of the gc section: on the large heap workgang's
+// pause p50 against serial and every peer, on the small one against the best
+// peer.
+func gcTargets(r gcHeapRes) []target {
+	wg, sv := r.row(nameWorkgang), r.row(nameSerial)
+	if wg == nil || sv == nil {
+		return nil
+	}
+	var ts []target
+	switch r.Name {
+	case "large":
+		ts = append(ts, ratioTarget("gc large: serial / workgang pause p50", reasonGCLarge, sv.P50NS, wg.P50NS, gcLargeVsSerial, true,
+			fmt.Sprintf("%.0f us / %.0f us", sv.P50NS/1e3, wg.P50NS/1e3)))
+		for _, p := range peers {
+			if x := r.row(p.name); x != nil {
+				ts = append(ts, ratioTarget("gc large: workgang / "+p.name+" pause p50", reasonGCLarge, wg.P50NS, x.P50NS, gcLargeVsPeers, false,
+					fmt.Sprintf("%.0f us / %.0f us", wg.P50NS/1e3, x.P50NS/1e3)))
+			}
+		}
+	case "small":
+		var best *gcRow
+		for _, p := range peers {
+			if x := r.row(p.name); x != nil && (best == nil || x.P50NS < best.P50NS) {
+				best = x
+			}
+		}
+		if best != nil {
+			ts = append(ts, ratioTarget("gc small: workgang / best peer pause p50", reasonGCSmall, wg.P50NS, best.P50NS, gcSmallVsPeers, false,
+				fmt.Sprintf("%.1f us / %.1f us (%s)", wg.P50NS/1e3, best.P50NS/1e3, best.Impl)))
+		}
+	}
+	return ts
+}
+
+// printTargets prints the targets grouped under their reasons (in the order
+// the reasons first appear) and the counts of every status.
 func printTargets(w io.Writer, ts []target) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tgoal\tmeasured\tstatus\tfrom")
+	var reasons []string
+	byReason := map[string][]target{}
 	for _, t := range ts {
-		m := fmt.Sprintf("%.3f", t.Ratio)
-		if t.UpperBound {
-			m = "<=" + m
+		if _, ok := byReason[t.Reason]; !ok {
+			reasons = append(reasons, t.Reason)
 		}
-		if t.Status == statusNA {
-			m = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Goal, m, t.Status, t.Detail)
+		byReason[t.Reason] = append(byReason[t.Reason], t)
 	}
-	tw.Flush()
-	pass := 0
+	for _, r := range reasons {
+		fmt.Fprintf(w, "\nwhy: %s\n", r)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, t := range byReason[r] {
+			m := fmt.Sprintf("%.3f", t.Ratio)
+			if t.UpperBound {
+				m = "<=" + m
+			}
+			if t.Status == statusNA {
+				m = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\tgoal %s\t%s\t%s\n", t.Status, t.Name, t.Goal, m, t.Detail)
+		}
+		tw.Flush()
+	}
+	count := map[string]int{}
 	for _, t := range ts {
-		if t.Status == statusPass {
-			pass++
-		}
+		count[t.Status]++
 	}
-	fmt.Fprintf(w, "%d of %d targets PASS\n", pass, len(ts))
+	fmt.Fprintf(w, "\n%d targets: %d PASS, %d MISS, %d N/A (not measurable in this run)\n",
+		len(ts), count[statusPass], count[statusMiss], count[statusNA])
 }

@@ -6,12 +6,13 @@
 // or its spin budget (a duration) runs out. Only then does it park on a
 // channel. Spinning turns a quick hand-off into the transfer of one cache
 // line instead of a scheduler wake-up; parking bounds the CPU an idle waiter
-// burns. docs/perf.md has the figures (BenchmarkHandoff in this package,
+// burns. docs/perf.md has the figures (BenchmarkHandoff in perf/semcmp,
 // against x/sync's Weighted and a channel).
 //
-// It is a standalone primitive: workgang's dispatcher (package gang) has its
-// own protocol. The package imports the standard library and the module's
-// internal spin policy.
+// workgang's dispatcher (package gang) parks its idle workers and its
+// coordinator on semaphores of this package, with a spin budget of 0: it spins
+// in its own loop first, where the spin follows demand. The package imports
+// the standard library and the module's internal spin policy.
 package semaphore
 
 import (
@@ -122,8 +123,9 @@ func (s *Semaphore) Signal(n int) {
 // wakeParked hands k tokens to committed waiters; kept out of Signal so the
 // common no-one-parked path stays small enough to inline into callers.
 func (s *Semaphore) wakeParked(k int64) {
-	// The channel exists: every waiter counted in old made sure of it
-	// before its Add, and our Add read the result of theirs.
+	// The channel exists: every waiter counted in Signal's old value made
+	// sure of it before its Add, and Signal's successful CAS read the
+	// result of those Adds, so it is ordered after them.
 	wake := *s.wake.Load()
 	for ; k > 0; k-- {
 		wake <- struct{}{}
@@ -141,7 +143,7 @@ func (s *Semaphore) TryWait() bool {
 			return false
 		}
 		// The CAS is the acquisition: success both takes the permit and
-		// synchronizes with the Signal whose Add released it.
+		// synchronizes with the Signal whose CAS released it.
 		if s.count.CompareAndSwap(c, c-1) {
 			return true
 		}

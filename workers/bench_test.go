@@ -1,13 +1,16 @@
 package workers_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -128,6 +131,121 @@ func BenchmarkGrain(b *testing.B) {
 				b.ResetTimer()
 				for range b.N {
 					w.RunN(t, n)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBarrier measures one barrier among the members of a team: one
+// RunTeam whose members pass b.N barriers (EPCC's BARRIER, without the
+// delay), at full parallelism.
+func BenchmarkBarrier(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	w := workers.New("bench-barrier", n)
+	defer w.Close()
+	w.RunTeam("warm", n, func(m *team.Member) { m.Barrier() })
+	b.ReportAllocs()
+	b.ResetTimer()
+	w.RunTeam("barrier", n, func(m *team.Member) {
+		for range b.N {
+			m.Barrier()
+		}
+	})
+}
+
+// BenchmarkTeamFor measures a worksharing loop of 256 empty iterations inside
+// one run (EPCC's FOR inside a parallel region: the schedule's claims plus the
+// loop's closing barrier), per schedule, at full parallelism.
+func BenchmarkTeamFor(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	body := func(lo, hi int) {} // a call through a func value: not elided
+	for _, sc := range []struct {
+		name  string
+		sched team.Schedule
+	}{{"static", team.Static()}, {"dynamic,1", team.Dynamic(1)}, {"dynamic,8", team.Dynamic(8)}, {"guided,1", team.Guided(1)}} {
+		b.Run(sc.name, func(b *testing.B) {
+			w := workers.New("bench-teamfor", n)
+			defer w.Close()
+			w.RunTeam("warm", n, func(m *team.Member) { m.Barrier() })
+			b.ReportAllocs()
+			b.ResetTimer()
+			w.RunTeam("for", n, func(m *team.Member) {
+				for range b.N {
+					m.For(256, body, sc.sched)
+				}
+			})
+		})
+	}
+}
+
+// burnCPU starts k goroutines that spin until the returned stop is called:
+// a process whose other goroutines keep every processor busy.
+func burnCPU(k int) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(1)
+			for !done.Load() {
+				x = spinWork(1000) ^ x
+			}
+			sink.Add(x)
+		}()
+	}
+	return func() {
+		done.Store(true)
+		wg.Wait()
+	}
+}
+
+// BenchmarkRunContextBlocking is RunContext with copies that block instead
+// of computing: 8 copies that each sleep 5 ms, alone and while two other
+// goroutines burn CPU, on a set of 8 workers (default spin and WithSpin(0))
+// and on a set of GOMAXPROCS, against a goroutine per copy (what errgroup
+// does). Copies that wait concurrently take 5 ms in all; copies run one
+// after another take 40 ms.
+func BenchmarkRunContextBlocking(b *testing.B) {
+	const copies, wait = 8, 5 * time.Millisecond
+	fn := func(context.Context, int) error {
+		time.Sleep(wait)
+		return nil
+	}
+	for _, burners := range []int{0, 2} {
+		for _, impl := range []string{"set=8", "set=8/spin=0", "set=GOMAXPROCS", "goroutines"} {
+			b.Run(fmt.Sprintf("burners=%d/%s", burners, impl), func(b *testing.B) {
+				var w *workers.Workers
+				switch impl {
+				case "set=8":
+					w = workers.New("blocking", copies)
+				case "set=8/spin=0":
+					w = workers.New("blocking", copies, workers.WithSpin(0))
+				case "set=GOMAXPROCS":
+					w = workers.New("blocking", runtime.GOMAXPROCS(0))
+				}
+				if w != nil {
+					defer w.Close()
+					_ = w.RunContext(context.Background(), copies, func(context.Context, int) error { return nil })
+				}
+				stop := burnCPU(burners)
+				defer stop()
+				b.ResetTimer()
+				for range b.N {
+					if w != nil {
+						_ = w.RunContext(context.Background(), copies, fn)
+						continue
+					}
+					var wg sync.WaitGroup
+					for id := range copies {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							_ = fn(context.Background(), id)
+						}()
+					}
+					wg.Wait()
 				}
 			})
 		}

@@ -49,11 +49,10 @@ var cycleRunners = []cycleRunner{
 		_ = w.RunContext(context.Background(), 1, func(context.Context, int) error { body(); return nil })
 	}},
 	{"ForRange one chunk caller-runs", func(w *workers.Workers, body func()) {
-		w.ForRange(1, func(int, int, int) { body() }, workers.WithCallerRuns())
+		w.ForRange(1, func(int, int, int) { body() }) // caller-runs by default
 	}},
 	{"ForRangeContext one chunk caller-runs", func(w *workers.Workers, body func()) {
-		_ = w.ForRangeContext(context.Background(), 1, func(context.Context, int, int, int) error { body(); return nil },
-			workers.WithCallerRuns())
+		_ = w.ForRangeContext(context.Background(), 1, func(context.Context, int, int, int) error { body(); return nil })
 	}},
 }
 
@@ -144,18 +143,18 @@ func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
 			}), 1)
 		}},
 		{"through an inline run", func(b *workers.Shared, a *workers.Workers, rel func()) {
-			b.RunN(tasks.CallerRuns(tasks.Func("outer", func(int) {
+			b.RunN(tasks.Func("outer", func(int) {
 				a.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
-			})), 1)
+			}), 1)
 		}},
 		{"through two sets", func(b *workers.Shared, a *workers.Workers, rel func()) {
 			c := workers.New("rel-C", 1)
 			defer c.Close()
-			b.RunN(tasks.CallerRuns(tasks.Func("outer", func(int) {
+			b.RunN(tasks.Func("outer", func(int) {
 				a.RunN(tasks.Func("middle", func(int) {
-					c.RunN(tasks.Func("inner", func(int) { rel() }), 1)
+					c.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
 				}), 1)
-			})), 1)
+			}), 1)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,6 +178,19 @@ func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
 			assert.Panics(t, func() { b.RunN(p, 2) }, "closed")
 		})
 	}
+}
+
+// TestLastReleaseInsideLockFreeRunCloses: a shared set has concurrent runs,
+// and a run of one caller-runs copy there takes no lock and uses no worker:
+// a last release from inside it closes the set, as Close would.
+func TestLastReleaseInsideLockFreeRunCloses(t *testing.T) {
+	before := workers.SharedSets()
+	b, relB := workers.Acquire("rel-lock-free", 2)
+	within(t, 20*time.Second, func() {
+		b.RunN(tasks.CallerRuns(tasks.Func("rel", func(int) { relB() })), 1)
+	})
+	assert.Equal(t, before, workers.SharedSets())
+	assert.Panics(t, func() { b.RunN(newProbe(1, false), 1) }, "closed")
 }
 
 // TestNestedReleaseOfOtherSetAllowed: the last release of a set from a copy
@@ -266,12 +278,12 @@ func TestRunContextCancelledWhileWaiting(t *testing.T) {
 		{"RunContext n=2", func(w *workers.Workers, ctx context.Context, ran *atomic.Int32) error {
 			return w.RunContext(ctx, 2, func(context.Context, int) error { ran.Add(1); return nil })
 		}},
-		{"ForRangeContext", func(w *workers.Workers, ctx context.Context, ran *atomic.Int32) error {
-			return w.ForRangeContext(ctx, 100, func(context.Context, int, int, int) error { ran.Add(1); return nil })
+		{"ForRangeContext workers only", func(w *workers.Workers, ctx context.Context, ran *atomic.Int32) error {
+			return w.ForRangeContext(ctx, 100, func(context.Context, int, int, int) error { ran.Add(1); return nil },
+				workers.WithWorkersOnly())
 		}},
 		{"ForRangeContext caller-runs", func(w *workers.Workers, ctx context.Context, ran *atomic.Int32) error {
-			return w.ForRangeContext(ctx, 100, func(context.Context, int, int, int) error { ran.Add(1); return nil },
-				workers.WithCallerRuns())
+			return w.ForRangeContext(ctx, 100, func(context.Context, int, int, int) error { ran.Add(1); return nil })
 		}},
 	}
 	for _, nested := range []bool{false, true} {

@@ -2,10 +2,12 @@ package workers_test
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/slots"
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -110,4 +112,61 @@ func ExampleWorkers_Stats() {
 	s := w.Stats()
 	fmt.Println(s.Runs, s.InlineRuns, s.CallerCopies+s.WorkerCopies)
 	// Output: 2 1 3
+}
+
+// A relaxation on a ring, one run for all its steps: the members share each
+// step's loop (team.Static: one block each) and meet at the loop's barrier
+// before member 0 swaps the buffers, then at a second barrier before the next
+// step reads them.
+func ExampleWorkers_RunTeam() {
+	w := workers.New("relax", 2)
+	defer w.Close()
+
+	cur, next := make([]float64, 8), make([]float64, 8)
+	cur[0] = 64
+	w.RunTeam("relax", 2, func(m *team.Member) {
+		for range 3 {
+			m.For(len(cur), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					l, r := cur[(i+len(cur)-1)%len(cur)], cur[(i+1)%len(cur)]
+					next[i] = (l + 2*cur[i] + r) / 4
+				}
+			}, team.Static())
+			if m.ID() == 0 {
+				cur, next = next, cur
+			}
+			m.Barrier()
+		}
+	})
+	fmt.Println(cur)
+	// Output: [20 15 6 1 0 1 6 15]
+}
+
+// Request handlers share one set: each handler's loop runs on the workers
+// when the set is free and on the handler's own goroutine when another
+// handler's loop holds it, so no handler waits for another.
+func ExampleWithConcurrentRuns() {
+	w := workers.New("handlers", 2, workers.WithConcurrentRuns())
+	defer w.Close()
+
+	var wg sync.WaitGroup
+	sums := make([]int64, 8)
+	for h := range sums {
+		wg.Add(1)
+		go func() { // one request
+			defer wg.Done()
+			var sum atomic.Int64
+			w.ForRange(1000, func(_, lo, hi int) {
+				s := 0
+				for i := lo; i < hi; i++ {
+					s += i * (h + 1)
+				}
+				sum.Add(int64(s))
+			})
+			sums[h] = sum.Load()
+		}()
+	}
+	wg.Wait()
+	fmt.Println(sums[0], sums[7])
+	// Output: 499500 3996000
 }

@@ -8,17 +8,16 @@ import (
 )
 
 // A RangeOption tunes ForRange (and ForRangeContext), the way an Option
-// tunes New: create one with WithChunk, WithCopies or WithCallerRuns and pass
-// any number; a later option overrides an earlier one of the same kind.
-// Without options ForRange picks the chunk size from n and the number of
-// copies (ranges.ChunkSize), runs ActiveWorkers copies, and runs them all on
-// workers. The zero RangeOption is invalid.
+// tunes New: create one with WithChunk, WithGuided, WithCopies or
+// WithWorkersOnly and pass any number; a later option overrides an earlier
+// one of the same kind (WithChunk and WithGuided are both the schedule).
+// Without options ForRange claims chunks of a fixed size picked from n and the
+// number of copies (ranges.ChunkSize), runs ActiveWorkers copies, and lets the
+// calling goroutine run copies too (caller-runs, see tasks.CallerRuns). The
+// zero RangeOption is invalid.
 //
-// Unlike Option, a RangeOption is a small value rather than a function:
-// applying it is a switch instead of an indirect call, which kept ForRange of
-// a short inline loop measurably faster (BenchmarkForRange,
-// n=1/workers+caller), and no configuration escapes, so options allocate
-// nothing.
+// A RangeOption is a small value rather than a function: applying it is a
+// switch, and no configuration escapes, so options allocate nothing.
 type RangeOption struct {
 	kind rangeOptionKind
 	n    int
@@ -30,22 +29,34 @@ const (
 	_ rangeOptionKind = iota // the zero RangeOption
 	optChunk
 	optCopies
-	optCallerRuns
+	optWorkersOnly
+	optGuided
 )
 
-// WithChunk sets the number of iterations a copy claims at a time. ForRange
-// panics if n < 1.
+// WithChunk sets the number of iterations a copy claims at a time (the
+// dynamic schedule with that chunk). ForRange panics if n < 1.
 func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
+
+// WithGuided makes the copies claim chunks that shrink as the loop drains:
+// max(minChunk, remaining/(2*copies)) iterations each (fewer only at the
+// end), OpenMP's guided schedule; see ranges.Guided. Few claims for loops of
+// even iterations, with small chunks at the end to even out copies that
+// started late. ForRange panics if minChunk < 1.
+func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
 // WithCopies sets the number of copies to run instead of ActiveWorkers.
 // ForRange never runs more copies than there are chunks, and panics if n is
-// outside [1, MaxWorkers].
+// outside [1, MaxWorkers]: a loop needs no more copies than the set has
+// workers, since any copy claims as many chunks as it can (use a smaller
+// chunk, not more copies, for finer balance).
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
-// WithCallerRuns lets the goroutine calling ForRange run copies itself (see
-// tasks.CallerRuns); with a single copy, or a loop of one chunk, the loop then
-// runs inline and no worker is woken.
-func WithCallerRuns() RangeOption { return RangeOption{kind: optCallerRuns} }
+// WithWorkersOnly runs the body only on the set's worker goroutines, never on
+// the goroutine calling ForRange: for a body that must run on placed threads
+// (WithAffinity, WithNice) or that must not run on the caller for reasons of
+// its own. It costs a hand-off to the workers on every loop, and the caller
+// waits idle for the loop to finish.
+func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 
 // ForRange runs body over the iterations [0, n) on the set and returns when
 // all of them are done. The loop is split into chunks that the copies claim
@@ -54,6 +65,16 @@ func WithCallerRuns() RangeOption { return RangeOption{kind: optCallerRuns} }
 // chunk exactly once. Copies never outnumber chunks, so worker is below
 // min(copies, number of chunks). n == 0 runs nothing. Any n and chunk size up
 // to MaxInt work.
+//
+// The calling goroutine runs copies too (the loop is a caller-runs task, see
+// RunN): it would otherwise wait idle, and with one copy, or a loop of one
+// chunk, the loop runs inline and no worker is woken. So body may run on the
+// caller, and worker ids name copies, not goroutines; WithWorkersOnly keeps
+// body on the workers. On a set made WithConcurrentRuns that another run
+// holds, the loop runs on the caller alone instead of waiting (see RunN).
+// ForRange is for CPU-bound bodies: a body that blocks holds its copy's
+// goroutine, and the caller, which claims the chunks no worker has taken,
+// runs them one after another.
 //
 // The memory model and the handling of panics are those of RunN: every body
 // call's writes are visible to the caller when ForRange returns. ForRange
@@ -65,51 +86,103 @@ func WithCallerRuns() RangeOption { return RangeOption{kind: optCallerRuns} }
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	// Only the exported API of Workers is used below: ForRange is what a
 	// user would write with package ranges, plus a pool of tasks.
-	copies, chunk, callerRuns := w.rangeSetup("ForRange", n, body != nil, opts)
+	r := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	t.loop.Reset(n, chunk)
+	copies := t.loop.reset(n, r)
 	t.body = body
-	t.callerRuns = callerRuns
+	t.callerRuns = r.callerRuns
 	// No defer: a panicking run leaves t to the garbage collector instead of
 	// returning a task whose loop a late reader might still see.
-	w.RunN(t, min(copies, t.loop.NumChunks()))
+	w.RunN(t, copies)
 	t.body = nil // do not keep the closure alive from the pool
 	rangePool.Put(t)
 }
 
-// rangeSetup checks ForRange's arguments and applies its options; it returns
-// the copy count, the chunk size (filled in for n > 0) and whether the caller
-// runs copies. The panics are out of line to keep its frame small.
-func (w *Workers) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (copies, chunk int, callerRuns bool) {
+// rangeConfig is ForRange's options applied: copies, the schedule (chunk for
+// the dynamic one, or minChunk > 0 for the guided one) and caller-runs.
+type rangeConfig struct {
+	copies, chunk, minChunk int
+	callerRuns              bool
+}
+
+// rangeSetup checks ForRange's arguments and applies its options. The panics
+// are out of line to keep its frame small.
+func (w *Workers) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r rangeConfig) {
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	copies = w.ActiveWorkers()
+	r.copies, r.callerRuns = w.ActiveWorkers(), true
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
 			if o.n < 1 {
 				w.panicRangeOption(op, i, o)
 			}
-			chunk = o.n
+			r.chunk, r.minChunk = o.n, 0
+		case optGuided:
+			if o.n < 1 {
+				w.panicRangeOption(op, i, o)
+			}
+			r.chunk, r.minChunk = 0, o.n
 		case optCopies:
 			if o.n < 1 || o.n > w.MaxWorkers() {
 				w.panicRangeOption(op, i, o)
 			}
-			copies = o.n
-		case optCallerRuns:
-			callerRuns = true
+			r.copies = o.n
+		case optWorkersOnly:
+			r.callerRuns = false
 		default:
 			w.panicRangeOption(op, i, o)
 		}
 	}
-	if chunk == 0 && n > 0 {
-		chunk = ranges.ChunkSize(n, copies)
+	if r.chunk == 0 && r.minChunk == 0 && n > 0 {
+		r.chunk = ranges.ChunkSize(n, r.copies)
 	}
-	return copies, chunk, callerRuns
+	return r
+}
+
+// rangeLoop is the loop of a ForRange task: a fixed-chunk loop, or a guided
+// one when guided is set.
+type rangeLoop struct {
+	fixed    ranges.Loop
+	guided   ranges.Guided
+	isGuided bool
+}
+
+// reset makes l the loop of a run over [0, n) with r's schedule and returns
+// the number of copies to run: r.copies, but never more than there are
+// chunks. It runs before the run, so no copy reads l concurrently.
+func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
+	l.isGuided = r.minChunk > 0
+	if l.isGuided {
+		copies = min(r.copies, ceilDiv(n, r.minChunk))
+		l.guided.Reset(n, r.minChunk, copies)
+		return copies
+	}
+	l.fixed.Reset(n, r.chunk)
+	return min(r.copies, l.fixed.NumChunks())
+}
+
+// ceilDiv returns ceil(a / b) for a >= 1, b >= 1 without forming a + b - 1.
+func ceilDiv(a, b int) int { return (a-1)/b + 1 }
+
+// next claims the next chunk.
+func (l *rangeLoop) next() (lo, hi int, ok bool) {
+	if l.isGuided {
+		return l.guided.Next()
+	}
+	return l.fixed.Next()
+}
+
+// claimed returns how many iterations have been claimed.
+func (l *rangeLoop) claimed() int {
+	if l.isGuided {
+		return l.guided.Claimed()
+	}
+	return l.fixed.Claimed()
 }
 
 //go:noinline
@@ -125,8 +198,14 @@ func (w *Workers) panicRangeOption(op string, i int, o RangeOption) {
 	switch o.kind {
 	case optChunk:
 		panic(fmt.Sprintf("workers: %s on %q: WithChunk(%d): chunk < 1", op, w.Name(), o.n))
+	case optGuided:
+		panic(fmt.Sprintf("workers: %s on %q: WithGuided(%d): minChunk < 1", op, w.Name(), o.n))
 	case optCopies:
-		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]", op, w.Name(), o.n, w.MaxWorkers()))
+		hint := ""
+		if o.n > w.MaxWorkers() {
+			hint = "; a loop needs no more copies than workers (a smaller WithChunk balances finer)"
+		}
+		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]%s", op, w.Name(), o.n, w.MaxWorkers(), hint))
 	}
 	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.Name(), i))
 }
@@ -138,7 +217,7 @@ var rangePool = sync.Pool{New: func() any { return new(rangeTask) }}
 
 // rangeTask is the task ForRange runs: copies drain loop.
 type rangeTask struct {
-	loop       ranges.Loop
+	loop       rangeLoop
 	body       func(worker, lo, hi int)
 	callerRuns bool
 }
@@ -148,7 +227,7 @@ func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeTask) Work(worker int) {
 	for {
-		lo, hi, ok := t.loop.Next()
+		lo, hi, ok := t.loop.next()
 		if !ok {
 			return
 		}

@@ -1,8 +1,11 @@
 package workers_test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -28,9 +31,18 @@ func TestForRangeCoversEachIterationOnce(t *testing.T) {
 		{"ragged chunk", 1001, opts(workers.WithChunk(10)), 0, 2},
 		{"fewer chunks than workers", 10, opts(workers.WithChunk(5)), 0, 4},
 		{"explicit copies", 1000, opts(workers.WithCopies(2)), 2, 4},
-		{"caller runs", 10000, opts(workers.WithCallerRuns()), 0, 2},
-		{"caller runs one chunk", 50, opts(workers.WithChunk(64), workers.WithCallerRuns()), 0, 2},
-		{"caller runs one copy", 1000, opts(workers.WithCopies(1), workers.WithCallerRuns()), 1, 2},
+		{"workers only", 10000, opts(workers.WithWorkersOnly()), 0, 2},
+		{"workers only one chunk", 50, opts(workers.WithChunk(64), workers.WithWorkersOnly()), 0, 2},
+		{"workers only one copy", 1000, opts(workers.WithCopies(1), workers.WithWorkersOnly()), 1, 2},
+		{"one chunk", 50, opts(workers.WithChunk(64)), 0, 2},
+		{"one copy", 1000, opts(workers.WithCopies(1)), 1, 2},
+		{"guided", 10000, opts(workers.WithGuided(1)), 0, 3},
+		{"guided min chunk", 1001, opts(workers.WithGuided(100)), 0, 2},
+		{"guided workers only", 10000, opts(workers.WithGuided(4), workers.WithWorkersOnly()), 0, 2},
+		{"guided fewer chunks than workers", 10, opts(workers.WithGuided(5)), 0, 4},
+		{"guided MaxInt", 1000, opts(workers.WithGuided(math.MaxInt)), 0, 2},
+		{"chunk after guided wins", 1000, opts(workers.WithGuided(1), workers.WithChunk(999)), 0, 2},
+		{"guided after chunk wins", 1000, opts(workers.WithChunk(1), workers.WithGuided(999)), 0, 2},
 		{"last option wins", 1000, opts(workers.WithChunk(1), workers.WithChunk(999)), 0, 2},
 		{"chunk MaxInt", 1000, opts(workers.WithChunk(math.MaxInt)), 0, 2},
 		{"chunk 1<<62 on 3 copies", 10, opts(workers.WithChunk(1<<62), workers.WithCopies(3)), 3, 3},
@@ -74,8 +86,8 @@ func TestForRangeCoversEachIterationOnce(t *testing.T) {
 
 func opts(o ...workers.RangeOption) []workers.RangeOption { return o }
 
-// ForRange with a chunk of MaxInt panicked with RunN's "n = 0" message
-// (issue 10.2): the chunk count overflowed.
+// ForRange with a chunk of MaxInt once panicked with RunN's "n = 0" message:
+// the chunk count overflowed.
 func TestForRangeHugeChunk(t *testing.T) {
 	w := workers.New("huge", 3)
 	defer w.Close()
@@ -98,10 +110,80 @@ func TestForRangeCallerRunsInline(t *testing.T) {
 	defer w.Close()
 	caller := goid.Get()
 	var on []uintptr
-	// One chunk and caller-runs: one copy, run inline on the caller.
-	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithChunk(10), workers.WithCallerRuns())
+	// One chunk (caller-runs by default): one copy, run inline on the caller.
+	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithChunk(10))
+	require.Equal(t, []uintptr{caller}, on)
+	on = nil
+	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithGuided(10))
 	require.Equal(t, []uintptr{caller}, on)
 	assert.Equal(t, 0, w.CreatedWorkers(), "no worker was needed")
+	assert.Equal(t, uint64(2), w.Stats().InlineRuns)
+}
+
+// By default the caller runs copies: a loop of many chunks runs at least its
+// first copy on the calling goroutine.
+func TestForRangeDefaultRunsOnCaller(t *testing.T) {
+	w := workers.New("default", 2)
+	defer w.Close()
+	for _, o := range [][]workers.RangeOption{nil, opts(workers.WithGuided(1)), opts(workers.WithChunk(1))} {
+		before := w.Stats().CallerCopies
+		w.ForRange(1000, func(_, _, _ int) {})
+		assert.Greater(t, w.Stats().CallerCopies, before, "options %v: no copy ran on the caller", o)
+	}
+}
+
+// WithWorkersOnly keeps every body call off the calling goroutine, for one
+// copy and one chunk too (no inline run).
+func TestForRangeWorkersOnly(t *testing.T) {
+	w := workers.New("only", 3)
+	defer w.Close()
+	caller := goid.Get()
+	for _, o := range [][]workers.RangeOption{
+		nil,
+		opts(workers.WithCopies(1)),
+		opts(workers.WithChunk(1 << 20)),
+		opts(workers.WithGuided(1)),
+		opts(workers.WithGuided(1 << 20)),
+	} {
+		var onCaller, calls atomic.Int32
+		body := func(_, _, _ int) {
+			calls.Add(1)
+			if goid.Get() == caller {
+				onCaller.Add(1)
+			}
+		}
+		for range 20 {
+			w.ForRange(1000, body, append(o, workers.WithWorkersOnly())...)
+			require.NoError(t, w.ForRangeContext(context.Background(), 1000, func(_ context.Context, worker, lo, hi int) error {
+				body(worker, lo, hi)
+				return nil
+			}, append(o, workers.WithWorkersOnly())...))
+		}
+		assert.Positive(t, calls.Load())
+		assert.Zero(t, onCaller.Load(), "options %v: body calls on the caller", o)
+	}
+	assert.Zero(t, w.Stats().CallerCopies)
+}
+
+// A guided loop's chunks shrink: the first claimed chunk is the largest, and
+// every chunk but the last has at least minChunk iterations.
+func TestForRangeGuidedChunks(t *testing.T) {
+	w := workers.New("guided", 2)
+	defer w.Close()
+	var mu sync.Mutex
+	var sizes [][2]int
+	w.ForRange(10000, func(_, lo, hi int) {
+		mu.Lock()
+		sizes = append(sizes, [2]int{lo, hi})
+		mu.Unlock()
+	}, workers.WithGuided(16))
+	slices.SortFunc(sizes, func(a, b [2]int) int { return a[0] - b[0] })
+	require.NotEmpty(t, sizes)
+	assert.Equal(t, [2]int{0, 10000 / 4}, sizes[0], "first chunk: remaining/(2*copies)")
+	for i, c := range sizes[:len(sizes)-1] {
+		assert.GreaterOrEqual(t, c[1]-c[0], 16, "chunk %d %v below minChunk", i, c)
+	}
+	assert.Equal(t, 10000, sizes[len(sizes)-1][1])
 }
 
 func TestForRangeVisibility(t *testing.T) {
@@ -158,7 +240,9 @@ func TestForRangeMisuse(t *testing.T) {
 		{"zero option", func() { w.ForRange(1, body, workers.WithChunk(1), workers.RangeOption{}) }, `workers: ForRange on "misuse": option 1 is the zero RangeOption`},
 		{"negative chunk", func() { w.ForRange(1, body, workers.WithChunk(-1)) }, `workers: ForRange on "misuse": WithChunk(-1): chunk < 1`},
 		{"zero chunk", func() { w.ForRange(1, body, workers.WithChunk(0)) }, `workers: ForRange on "misuse": WithChunk(0): chunk < 1`},
-		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]`},
+		{"zero guided", func() { w.ForRange(1, body, workers.WithGuided(0)) }, `workers: ForRange on "misuse": WithGuided(0): minChunk < 1`},
+		{"negative guided", func() { w.ForRange(0, body, workers.WithGuided(-3)) }, `workers: ForRange on "misuse": WithGuided(-3): minChunk < 1`},
+		{"too many copies", func() { w.ForRange(1, body, workers.WithCopies(3)) }, `workers: ForRange on "misuse": WithCopies(3) out of range [1, 2]; a loop needs no more copies than workers (a smaller WithChunk balances finer)`},
 		{"negative copies", func() { w.ForRange(1, body, workers.WithCopies(-1)) }, `workers: ForRange on "misuse": WithCopies(-1) out of range [1, 2]`},
 		{"zero copies", func() { w.ForRange(0, body, workers.WithCopies(0)) }, `workers: ForRange on "misuse": WithCopies(0) out of range [1, 2]`},
 	} {
@@ -178,8 +262,11 @@ func TestForRangeAllocatesNothing(t *testing.T) {
 		call func()
 	}{
 		{"no options", func() { w.ForRange(1000, body) }},
-		{"caller runs", func() { w.ForRange(1000, body, workers.WithCallerRuns()) }},
-		{"all options", func() { w.ForRange(1000, body, workers.WithChunk(7), workers.WithCopies(2), workers.WithCallerRuns()) }},
+		{"workers only", func() { w.ForRange(1000, body, workers.WithWorkersOnly()) }},
+		{"guided", func() { w.ForRange(1000, body, workers.WithGuided(4)) }},
+		{"all options", func() {
+			w.ForRange(1000, body, workers.WithChunk(7), workers.WithGuided(3), workers.WithCopies(2), workers.WithWorkersOnly())
+		}},
 	} {
 		tc.call() // warm the pool and create the workers
 		if got := testing.AllocsPerRun(100, tc.call); got != 0 {
@@ -199,29 +286,30 @@ func ExampleWorkers_ForRange() {
 		for i := lo; i < hi; i++ {
 			squares[i] = i * i
 		}
-	}, workers.WithChunk(3), workers.WithCallerRuns())
+	}, workers.WithChunk(3))
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16 25 36 49 64 81]
 }
 
-// BenchmarkForRange is one ForRange of n trivial iterations on the whole set:
-// the cost of the loop machinery beyond a plain run.
+// BenchmarkForRange is one ForRange of 1024 trivial iterations on the whole
+// set: the cost of the loop machinery beyond a plain run, for the default
+// (workers+caller), WithWorkersOnly (workers) and the guided schedule.
 func BenchmarkForRange(b *testing.B) {
 	for _, n := range parallelisms() {
-		for _, caller := range []bool{false, true} {
-			name := fmt.Sprintf("n=%d/workers", n)
-			if caller {
-				name = fmt.Sprintf("n=%d/workers+caller", n)
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, mode := range []struct {
+			name string
+			opts []workers.RangeOption
+		}{
+			{"workers", opts(workers.WithWorkersOnly())},
+			{"workers+caller", nil},
+			{"guided", opts(workers.WithGuided(16))},
+		} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, mode.name), func(b *testing.B) {
 				w := workers.New("bench", n)
 				defer w.Close()
 				var sink atomic.Int64
 				body := func(_, lo, hi int) { sink.Add(int64(hi - lo)) }
-				var opts []workers.RangeOption
-				if caller {
-					opts = append(opts, workers.WithCallerRuns())
-				}
+				opts := mode.opts
 				w.ForRange(1024, body, opts...)
 				b.ReportAllocs()
 				b.ResetTimer()

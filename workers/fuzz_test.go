@@ -20,9 +20,10 @@ import (
 )
 
 // FuzzAPI interprets its input as a program of calls on up to two worker sets
-// (New with random sizes and options, SetActiveWorkers, Run, RunN, runs from
-// several goroutines at once, nested runs from inside copies, panicking and
-// Goexit-ing copies, invalid arguments, Close, Close racing runs) and checks
+// (New with random sizes and options, WithConcurrentRuns among them,
+// SetActiveWorkers, Run, RunN, runs from several goroutines at once, nested
+// runs from inside copies, panicking and Goexit-ing copies, invalid
+// arguments, Close, Close racing runs) and checks
 // every call against a simple model of the set: the active count, whether it
 // is closed, and what each call must do. It requires that
 //
@@ -37,6 +38,10 @@ import (
 // The seed corpus is in testdata/fuzz/FuzzAPI; `go test ./workers` runs it.
 func FuzzAPI(f *testing.F) {
 	f.Add([]byte{0x00, 0x03, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x06})
+	// A set with concurrent runs: three submitters at once (one makes a
+	// RunContext of more ids than workers), a caller-runs run nested in a
+	// dispatched one, a plain run and Close nested in an inline one.
+	f.Add([]byte{0x00, 0x03, 0x83, 0x04, 0x07, 0x81, 0x83, 0xc5, 0x05, 0x03, 0x08, 0x05, 0x01, 0x00, 0x05, 0x01, 0x04})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		fzExec(t, prog)
 	})
@@ -78,12 +83,15 @@ func fzExec(t *testing.T, prog []byte) {
 
 // fzSet is the model of one set.
 type fzSet struct {
-	w       *workers.Workers
-	name    string
-	max     int
-	active  int
-	closed  bool
-	created int // lower bound: CreatedWorkers never decreases
+	w      *workers.Workers
+	name   string
+	max    int
+	active int
+	closed bool
+	// concurrent is WithConcurrentRuns: caller-runs runs may then run on
+	// their callers when the set is busy, and nested ones run inline.
+	concurrent bool
+	created    int // lower bound: CreatedWorkers never decreases
 
 	// What Stats must count (inline runs are counted in runs too).
 	runs, inline uint64
@@ -229,6 +237,9 @@ func (m *fzMachine) checkStats(s *fzSet) {
 	st := s.w.Stats()
 	if st.Runs != s.runs || st.InlineRuns != s.inline {
 		m.failf("set %q: Stats runs/inline = %d/%d; want %d/%d (%v)", s.name, st.Runs, st.InlineRuns, s.runs, s.inline, st)
+	}
+	if !s.concurrent && st.BusyRuns != 0 || st.BusyRuns+st.InlineRuns > st.Runs {
+		m.failf("set %q (concurrent=%v): Stats busy = %d of %d runs (%v)", s.name, s.concurrent, st.BusyRuns, st.Runs, st)
 	}
 	got := st.CallerCopies + st.WorkerCopies
 	if !s.goexits && got != s.copies || s.goexits && got > s.copies {
@@ -495,9 +506,15 @@ func (m *fzMachine) opNew(slot int) {
 	var opts []workers.Option
 	var want string
 	active := max
-	// b: bits 0-1 spin (3: none), bits 2-4 active (0: none; 7: invalid), bit 5 nil option, bit 6 negative spin.
+	// b: bits 0-1 spin (3: none), bits 2-4 active (0: none; 7: invalid, bit 7
+	// then picks the bad value), bit 5 nil option, bit 6 negative spin, bit 7
+	// WithConcurrentRuns (when active is valid).
 	if sp := b & 3; sp < 3 {
 		opts = append(opts, workers.WithSpin(fzSpins[sp]))
+	}
+	concurrent := b&0x80 != 0 && b>>2&7 != 7
+	if concurrent {
+		opts = append(opts, workers.WithConcurrentRuns())
 	}
 	switch ac := int(b >> 2 & 7); {
 	case ac == 0:
@@ -516,7 +533,7 @@ func (m *fzMachine) opNew(slot int) {
 		nilAt = len(opts)
 		opts = append(opts, nil)
 	}
-	m.setCurrent(fmt.Sprintf("New(%q, %d, %d options, active=%d, nil option at %d, negative spin=%v)", name, max, len(opts), active, nilAt, b&0x40 != 0))
+	m.setCurrent(fmt.Sprintf("New(%q, %d, %d options, active=%d, nil option at %d, negative spin=%v, concurrent=%v)", name, max, len(opts), active, nilAt, b&0x40 != 0, concurrent))
 	if b&0x40 != 0 {
 		o := fzCall(func() { workers.WithSpin(-time.Duration(1 + int(a))) })
 		m.wantMisuse(o, fmt.Sprintf("workers: WithSpin: negative spin budget %v", -time.Duration(1+int(a))))
@@ -547,7 +564,7 @@ func (m *fzMachine) opNew(slot int) {
 		}
 		m.checkStats(old)
 	}
-	m.sets[slot] = &fzSet{w: w, name: name, max: max, active: active}
+	m.sets[slot] = &fzSet{w: w, name: name, max: max, active: active, concurrent: concurrent}
 }
 
 // nArg decodes a copy count: mostly in range, sometimes 0, -1 or max+1.
@@ -630,7 +647,11 @@ func (m *fzMachine) opRun(s *fzSet, useN bool) {
 	case nilTask:
 		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: nil task", op, s.name))
 	case n < 1 || n > s.max:
-		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]", op, s.name, n, s.max))
+		hint := ""
+		if n > s.max && useN {
+			hint = "; for more copies than workers use RunContext (any n) or ForRange"
+		}
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, s.name, n, s.max, hint))
 	case s.closed:
 		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: set is closed", op, s.name))
 		for id := range task.ran {
@@ -643,50 +664,24 @@ func (m *fzMachine) opRun(s *fzSet, useN bool) {
 	}
 }
 
-// opConcurrent: 2-3 goroutines make 1-3 RunN calls each on the same set at
-// once; every run must complete with its own copies only.
+// opConcurrent: 2-3 goroutines make 1-3 runs each on the same set at once,
+// RunN of plain or caller-runs tasks and RunContext with up to twice the
+// set's size of ids; every run must complete with its own copies only.
 func (m *fzMachine) opConcurrent(s *fzSet) {
 	if s == nil {
 		return
 	}
 	a := m.next()
 	gs, per := 2+int(a&1), 1+int(a>>1)%3
-	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d RunN (closed=%v)", s.name, gs, per, s.closed))
-	results := m.submitters(s, gs, per)()
-	for _, rs := range results {
-		for _, r := range rs {
-			if s.closed {
-				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
-				continue
-			}
-			m.checkRun(s, r.task, r.n, r.o)
-		}
+	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d runs (closed=%v, concurrent=%v)", s.name, gs, per, s.closed, s.concurrent))
+	type result struct {
+		task *fzTask
+		n    int
+		ids  []atomic.Int32 // RunContext's ids (nil for RunN)
+		err  error
+		o    fzOutcome
 	}
-}
-
-// fzResult is one run a submitter made.
-type fzResult struct {
-	task *fzTask
-	n    int
-	o    fzOutcome
-}
-
-// fzRunN makes one RunN of task on s from a fresh goroutine, as the task's
-// caller.
-func fzRunN(s *fzSet, task *fzTask, n int) fzOutcome {
-	return fzCall(func() {
-		task.callerG = goid.Get()
-		task.inRun.Store(true)
-		defer task.inRun.Store(false)
-		s.w.RunN(task, n)
-	})
-}
-
-// submitters starts gs goroutines that make per RunN calls each on s, back to
-// back, with tasks and copy counts from the program (caller-runs or not, n in
-// range); the returned function waits for them and returns their runs.
-func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult) {
-	results := make([][]fzResult, gs)
+	results := make([][]result, gs)
 	var wg sync.WaitGroup
 	for g := range gs {
 		params := make([]byte, per)
@@ -701,21 +696,66 @@ func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult)
 		go func() {
 			defer wg.Done()
 			for i, p := range params {
-				task, n := ts[i], 1+int(p)%s.max
-				results[g] = append(results[g], fzResult{task, n, fzRunN(s, task, n)})
+				r := result{task: ts[i], n: 1 + int(p)%s.max}
+				if p&0x40 != 0 { // RunContext, any n
+					r.n = 1 + int(p&0x3f)%(2*s.max)
+					r.ids = make([]atomic.Int32, r.n)
+					r.o = fzCall(func() {
+						r.err = s.w.RunContext(context.Background(), r.n, func(_ context.Context, id int) error {
+							r.ids[id].Add(1)
+							return nil
+						})
+					})
+					results[g] = append(results[g], r)
+					continue
+				}
+				r.o = fzCall(func() {
+					r.task.callerG = goid.Get()
+					r.task.inRun.Store(true)
+					defer r.task.inRun.Store(false)
+					s.w.RunN(r.task, r.n)
+				})
+				results[g] = append(results[g], r)
 			}
 		}()
 	}
-	return func() [][]fzResult {
-		wg.Wait()
-		return results
+	wg.Wait()
+	for _, rs := range results {
+		for _, r := range rs {
+			if s.closed {
+				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
+				continue
+			}
+			if r.ids == nil {
+				m.checkRun(s, r.task, r.n, r.o)
+				continue
+			}
+			m.wantNoPanic(r.o)
+			if r.err != nil {
+				m.failf("RunContext(n=%d): %v", r.n, r.err)
+			}
+			for id := range r.ids {
+				if got := r.ids[id].Load(); got != 1 {
+					m.failf("RunContext(n=%d) on a set of %d: id %d ran %d times; want 1", r.n, s.max, id, got)
+				}
+			}
+			// A run of min(n, max) copies of a caller-runs task.
+			k := min(r.n, s.max)
+			s.runs++
+			if k == 1 {
+				s.inline++
+			}
+			s.copies += uint64(k)
+		}
 	}
 }
 
 // opNested: a run whose copies call the API on the same set (or on the other
 // set) from inside. Nested runs on the same set, inline ones included (runs
 // never overlap), must panic at once with a clear message; a run on another
-// set must work.
+// set must work. On a set with concurrent runs, a nested caller-runs run
+// runs inline instead; and an inline outer run holds no lock, so every
+// nested call from it runs (Close closes the set).
 func (m *fzMachine) opNested(s *fzSet) {
 	if s == nil || s.closed {
 		return
@@ -791,9 +831,13 @@ func (m *fzMachine) opNested(s *fzSet) {
 	var wantPrefix string
 	op := map[int]string{0: "RunN", 1: "RunN", 2: "RunN", 3: "Run", 4: "Close"}[kind]
 	// Runs on one set never overlap, inline ones included: every nested
-	// call on the same set panics, from inline outer copies too.
-	switch kind {
-	case 0, 1, 2, 3, 4:
+	// call on the same set panics, from inline outer copies too. With
+	// concurrent runs, nested caller-runs runs run inline, and an inline
+	// outer run holds no lock: nothing nested in it panics.
+	switch {
+	case s.concurrent && inlineOuter:
+	case s.concurrent && (kind == 1 || kind == 2):
+	case kind <= 4:
 		wantPrefix = fmt.Sprintf("workers: %s on %q called from inside a copy ", op, s.name)
 	}
 	var innerRuns int
@@ -819,6 +863,10 @@ func (m *fzMachine) opNested(s *fzSet) {
 			}
 		}
 	}
+	if kind == 4 && wantPrefix == "" {
+		s.closed = true // Close from an inline outer copy on a concurrent set
+	}
+
 	if kind == 5 && other != nil && !other.closed {
 		want := 0
 		for id := range outerN {
@@ -844,6 +892,15 @@ func (m *fzMachine) opNested(s *fzSet) {
 			s.inline += uint64(innerRuns)
 		}
 		s.copies += uint64(innerRuns * n)
+		for id := range fzMaxSet {
+			want := 0
+			if id < n {
+				want = innerRuns // one inner task for all the nested runs
+			}
+			if got := int(inner.ran[id].Load()); got != want {
+				m.failf("nested %s: copy %d ran %d times in %d nested runs of %d; want %d", names[kind], id, got, innerRuns, n, want)
+			}
+		}
 	}
 	// How the outer run ended.
 	anyPanic := false
@@ -975,8 +1032,7 @@ func (m *fzMachine) wantNothingRan(task *fzHostile) {
 }
 
 // opHostile: a run of a task whose Name or CallerCanRun misbehaves while its
-// copies panic (issue 10.1: a typed-nil task pointer panics in both Name and
-// Work). Nothing may crash, hang or lose a copy; the panic comes back as a
+// copies panic (as a typed-nil task pointer panics in both Name and Work). Nothing may crash, hang or lose a copy; the panic comes back as a
 // *workers.PanicError and the set stays usable.
 func (m *fzMachine) opHostile(s *fzSet) {
 	if s == nil || s.closed {
@@ -1054,6 +1110,54 @@ func (m *fzMachine) opHostile(s *fzSet) {
 	s.copies += uint64(n)
 }
 
+// fzResult is one run a submitter made.
+type fzResult struct {
+	task *fzTask
+	n    int
+	o    fzOutcome
+}
+
+// fzRunN makes one RunN of task on s from a fresh goroutine, as the task's
+// caller.
+func fzRunN(s *fzSet, task *fzTask, n int) fzOutcome {
+	return fzCall(func() {
+		task.callerG = goid.Get()
+		task.inRun.Store(true)
+		defer task.inRun.Store(false)
+		s.w.RunN(task, n)
+	})
+}
+
+// submitters starts gs goroutines that make per RunN calls each on s, back to
+// back, with tasks and copy counts from the program (caller-runs or not, n in
+// range); the returned function waits for them and returns their runs.
+func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult) {
+	results := make([][]fzResult, gs)
+	var wg sync.WaitGroup
+	for g := range gs {
+		params := make([]byte, per)
+		for i := range params {
+			params[i] = m.next()
+		}
+		ts := make([]*fzTask, per)
+		for i := range ts {
+			ts[i] = m.newTask(params[i]&0x80 != 0, 0, 0)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, p := range params {
+				task, n := ts[i], 1+int(p)%s.max
+				results[g] = append(results[g], fzResult{task, n, fzRunN(s, task, n)})
+			}
+		}()
+	}
+	return func() [][]fzResult {
+		wg.Wait()
+		return results
+	}
+}
+
 // ---- workerless cycles, nested releases, contention, waits with a context, tracing ----
 
 // fzOther returns the program's set other than s, if it is open.
@@ -1072,7 +1176,8 @@ func (m *fzMachine) fzOther(s *fzSet) *fzSet {
 // other set, which goroutine Y holds with an inline run whose copy runs on s.
 // Whether or not the sets have workers, at least one of the nested calls
 // must panic naming both sets; neither may hang; a nested call that does not
-// panic runs once the other side's outer run is over.
+// panic runs once the other side's outer run is over. With concurrent runs on
+// either set the inline runs there take no lock, and every call completes.
 func (m *fzMachine) opCycle(s *fzSet) {
 	if s == nil || s.closed {
 		return
@@ -1106,11 +1211,19 @@ func (m *fzMachine) opCycle(s *fzSet) {
 	go side(s, o, rx, &inS, &inO, &vx)
 	go side(o, s, ry, &inO, &inS, &vy)
 	wg.Wait()
-	if vx == nil && vy == nil {
+	// On a set with concurrent runs these runs take no lock (one
+	// caller-runs copy each), so no cycle forms through it: every call
+	// must then complete.
+	lockFree := s.concurrent || o.concurrent
+	if !lockFree && vx == nil && vy == nil {
 		m.failf("cycle through %s and %s: neither nested call panicked", s.name, o.name)
 	}
 	for _, v := range []any{vx, vy} {
 		if v == nil {
+			continue
+		}
+		if lockFree {
+			m.failf("runs through a set with concurrent runs: unexpected panic %#v", v)
 			continue
 		}
 		msg, _ := v.(string)
@@ -1141,9 +1254,11 @@ var fzSharedSeq atomic.Int64
 // opNestedRelease: the last release of a shared set from a copy nested in
 // its run (directly, or through a run on s, plain or inline) must panic
 // consuming nothing; the set then still works and the release closes it.
+// From inside a run that takes no lock (one caller-runs copy on the shared
+// set, which has concurrent runs) it closes the set.
 func (m *fzMachine) opNestedRelease(s *fzSet) {
 	a := m.next()
-	kind := int(a % 4) // 0 direct plain, 1 direct inline, 2 through s plain, 3 through s inline
+	kind := int(a % 4) // 0 direct, 1 direct from a lock-free inline run, 2 and 3 through s (plain or inline)
 	if (kind >= 2) && (s == nil || s.closed) {
 		kind -= 2
 	}
@@ -1183,6 +1298,18 @@ func (m *fzMachine) opNestedRelease(s *fzSet) {
 			s.inline++
 		}
 		s.copies++
+	}
+	if kind == 1 {
+		// A shared set has concurrent runs: its run of one caller-runs
+		// copy takes no lock and uses no worker, so a last release from
+		// inside it closes the set, as Close would.
+		if v != nil {
+			m.failf("last release inside a lock-free inline run: panic %#v; want none", v)
+		}
+		if got := workers.SharedSets(); got != before {
+			m.failf("after the release: %d shared names; want %d", got, before)
+		}
+		return
 	}
 	want := fmt.Sprintf(`workers: last release of shared set %q called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, name)
 	if v != want {
@@ -1262,6 +1389,12 @@ func (m *fzMachine) opCtxWait(s *fzSet) {
 		nested = false
 	}
 	holdCaller := a&0x10 != 0
+	if s.concurrent {
+		// Caller-runs runs never wait on such a set (they run on their
+		// caller when it is busy), and an inline one takes no lock: hold
+		// it with a plain run, and wait with a workers-only loop.
+		holdCaller, kind = false, 1
+	}
 	n := 1 + int(b)%s.max
 	if kind == 3 {
 		n = 1
@@ -1286,10 +1419,10 @@ func (m *fzMachine) opCtxWait(s *fzSet) {
 			return s.w.RunContext(ctx, n, func(context.Context, int) error { ran.Add(1); return nil })
 		case 1:
 			return s.w.ForRangeContext(ctx, 64, func(context.Context, int, int, int) error { ran.Add(1); return nil },
-				workers.WithCopies(n))
+				workers.WithCopies(n), workers.WithWorkersOnly())
 		default:
 			return s.w.ForRangeContext(ctx, 64, func(context.Context, int, int, int) error { ran.Add(1); return nil },
-				workers.WithCopies(n), workers.WithCallerRuns())
+				workers.WithCopies(n))
 		}
 	}
 	errc := make(chan error, 1)

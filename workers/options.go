@@ -11,10 +11,11 @@ import (
 type Option func(*config)
 
 type config struct {
-	spin    time.Duration
-	spinSet bool
-	active  int
-	place   placement
+	spin       time.Duration
+	spinSet    bool
+	active     int
+	place      placement
+	concurrent bool
 }
 
 // newConfig applies opts for New(name, maxWorkers, opts...) and panics, with
@@ -65,13 +66,40 @@ func WithActiveWorkers(n int) Option {
 	return func(c *config) { c.active = n }
 }
 
+// WithConcurrentRuns lets runs from different goroutines overlap on the set,
+// for a set that many independent submitters share (a server's request
+// handlers, many instances of a library). Without it runs never overlap:
+// a run waits until the one in progress has returned, which a program with
+// one coordinator relies on when it keys per-worker scratch data by copy id.
+// Sets from Acquire always have it. With it:
+//
+//   - A caller-runs run (ForRange, ForRangeContext, RunContext, a task that
+//     opted in with tasks.CallerRuns) of n > 1 copies that finds another run
+//     in progress does not wait: it runs all its copies, ids 0..n-1 each
+//     once, on its own calling goroutine, one after another (Stats.BusyRuns
+//     counts these). A run of one copy runs inline at once and never waits.
+//   - A plain run (a task that does not opt in) waits its turn as without
+//     the option, in FIFO order, and its copies run on the workers only.
+//   - A caller-runs run started from inside a copy of a run on the same set
+//     runs inline in that copy (all its copies on that copy's goroutine)
+//     instead of panicking; a nested plain run still panics, as it would
+//     deadlock.
+//
+// Copies of overlapping runs therefore share ids (each run has its own
+// 0..n-1): key scratch data by run, not by copy id alone. One goroutine's
+// runs never overlap each other: a run returns after all its copies, and a
+// nested run finishes inside the copy that started it.
+func WithConcurrentRuns() Option {
+	return func(c *config) { c.concurrent = true }
+}
+
 // WithLockOSThread locks each worker goroutine to its own OS thread for its
 // whole life (runtime.LockOSThread), so thread-level settings stay with it.
 //
 // It has a price: a locked goroutine's yields and wake-ups are hand-offs
 // between OS threads, so only-workers runs of short tasks cost many times
 // more than unpinned ones, while caller-runs runs, whose copies mostly stay
-// on the caller, are barely affected (docs/perf.md, "Pinned workers", from
+// on the caller, are barely affected (docs/perf.md, "Choosing a grain size", from
 // go run ./perf -pin). Use placement where thread identity matters more than
 // hand-off latency (long phases, priority separation), and measure.
 func WithLockOSThread() Option {

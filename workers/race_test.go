@@ -1,5 +1,7 @@
-//go:build race
-
 package workers_test
 
-const raceEnabled = true
+import "github.com/workgang/workgang/internal/race"
+
+// raceEnabled is the module's race flag (internal/race) under the name this
+// package's tests use.
+const raceEnabled = race.Enabled

@@ -7,6 +7,7 @@ import (
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 )
 
 // The process-wide registry of shared sets, by name. A set is created by the
@@ -39,23 +40,29 @@ type Shared struct {
 // maxWorkers, opts...) if no holder has it, and a release function the
 // holder calls once when done with it (later calls do nothing). The last
 // release closes the set; it panics, consuming nothing, if called from inside
-// a copy of a run on that set, directly or through runs nested in it on
-// other sets (a goroutine that holds this set and another one counts as
-// inside both). Every Acquire of a name returns the same *Shared
-// until that name's last release.
+// a copy of a run that holds the set, directly or through runs nested in it
+// on other sets (a goroutine that holds this set and another one counts as
+// inside both). Runs that never hold it (a run of one caller-runs copy, a
+// caller-runs run that found the set busy: see WithConcurrentRuns) use no
+// worker, so a last release from inside them closes the set as Close would.
+// Every Acquire of a name returns the same *Shared until that name's last
+// release.
 //
 // Many runtimes in one process can so share one set of workers instead of
 // each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
 // when the set is created; later holders get the existing set and should size
-// their runs with its MaxWorkers. Runs from all holders are serialized by the
-// set's run lock, which serves waiters in FIFO order and hands itself over to
-// the first of them, so no holder is starved.
+// their runs with its MaxWorkers. The set always has WithConcurrentRuns: a
+// holder's caller-runs run (ForRange, RunContext, ...) that finds the set busy
+// runs on the holder's own goroutine instead of waiting, and plain runs wait
+// their turn on the set's run lock, which serves waiters in FIFO order and
+// hands itself over to the first of them, so no holder is starved.
 //
 // Acquire panics for the same arguments New does, whether or not the name is
 // held (its messages name Acquire); a panicking Acquire registers nothing,
 // takes no reference and leaves an existing set unchanged.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
+	c.concurrent = true                               // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	e := shared.sets[name]
@@ -146,6 +153,9 @@ func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx conte
 
 // Stats returns the set's counters (all holders' runs); see Workers.Stats.
 func (s *Shared) Stats() Stats { return s.w.Stats() }
+
+// RunTeam runs a gang-scheduled team; see Workers.RunTeam.
+func (s *Shared) RunTeam(name string, n int, fn func(m *team.Member)) { s.w.RunTeam(name, n, fn) }
 
 // PlacementErrors returns the set's placement failures; see
 // Workers.PlacementErrors.

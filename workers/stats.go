@@ -15,6 +15,7 @@ import (
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller
+	BusyRuns     uint64 // caller-runs runs that found the set busy (WithConcurrentRuns) and ran every copy on the caller
 	CallerCopies uint64 // copies run by the goroutine that called Run (inline ones included)
 	WorkerCopies uint64 // copies run by worker goroutines
 
@@ -49,6 +50,7 @@ func (w *Workers) Stats() Stats {
 	s := Stats{
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
+		BusyRuns:     w.busyRuns.Load(),
 		CallerCopies: w.callerCopies.Load() + inline - goexits,
 		Created:      w.CreatedWorkers(),
 		Waits:        w.waits.Load(),
@@ -70,6 +72,6 @@ func (w *Workers) Stats() Stats {
 
 // String formats the snapshot as one log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("runs=%d inline=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
-		s.Runs, s.InlineRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
+	return fmt.Sprintf("runs=%d inline=%d busy=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }

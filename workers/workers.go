@@ -10,10 +10,16 @@
 // (see tasks.CallerRuns) lets the goroutine calling Run execute copies itself:
 // with one copy nothing is woken at all.
 //
-// Runs on one set are serialized: concurrent calls of Run from several
-// goroutines all complete, one after another, in the order they queued for
-// the set (FIFO, nested calls from copies on other sets included). A run uses every worker it asks for, so running two at once
-// would only make them compete for the same goroutines and processors.
+// Runs on one set are serialized by default: concurrent calls of Run from
+// several goroutines all complete, one after another, in the order they
+// queued for the set's run lock (FIFO, nested calls from copies on other sets
+// included), so a single coordinator may key per-worker scratch data by copy
+// id. A set made WithConcurrentRuns (and every set from Acquire) serves many
+// independent submitters instead: a caller-runs run (ForRange, RunContext, a
+// task that opted in) that finds the set busy runs all its copies on its own
+// caller rather than wait, a run of one copy never waits, plain runs still
+// wait their turn (FIFO), and a caller-runs run nested in a copy of the same
+// set runs inline. See WithConcurrentRuns.
 package workers
 
 import (
@@ -62,6 +68,13 @@ type Workers struct {
 	waits     atomic.Uint64
 	waitNanos atomic.Uint64
 
+	// concurrent is WithConcurrentRuns; read-only after New. On such a set
+	// the counters above are also written by runs that do not hold mu
+	// (inline runs, busy runs): they are atomic adds, so any number of
+	// writers is fine; busyRuns counts the runs that found mu held.
+	concurrent bool
+	busyRuns   atomic.Uint64
+
 	// d is read-only after New.
 	d *gang.Dispatcher
 
@@ -83,6 +96,9 @@ type Workers struct {
 	// Stats and the nested-run checks read it without a lock.
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
+
+	// team is the team RunTeam keeps between runs (see RunTeam).
+	team atomic.Pointer[cachedTeam]
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -110,7 +126,7 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 // newFromConfig makes the set once newConfig has checked the arguments.
 func newFromConfig(name string, maxWorkers int, c config) *Workers {
 	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
-		workers: make([]atomic.Pointer[worker], maxWorkers)}
+		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
 	register(w) // every set takes part in the cycle check; Close unregisters
@@ -146,13 +162,19 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs exactly n copies of t, with worker ids 0..n-1, each once, and
 // returns when all have returned. It creates workers as needed and leaves
-// ActiveWorkers unchanged. Runs on one set never overlap: concurrent calls
-// wait their turn.
+// ActiveWorkers unchanged. The ids are worker slots: n is at most
+// MaxWorkers, and RunN panics above it (RunContext or ForRange take any
+// amount of work, in copies or chunks claimed by at most MaxWorkers copies
+// at a time). Runs on one set never overlap: concurrent calls wait their
+// turn, unless the set was made WithConcurrentRuns (see there).
 //
 // If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
 // copy n-1 itself and then claims every copy no worker has started; with
-// n == 1 it runs the copy inline and wakes no worker. Otherwise every copy
-// runs on a worker goroutine. CallerCanRun is asked once per run.
+// n == 1 it runs the copy inline and wakes no worker. On a set made
+// WithConcurrentRuns, a caller-runs run that finds another run in progress
+// runs every copy on the caller, and one nested in a copy of the same set
+// runs inline there. Otherwise every copy runs on a worker goroutine.
+// CallerCanRun is asked once per run.
 //
 // Memory model: the call of RunN is synchronized before the start of every
 // copy, and the return of every copy is synchronized before RunN returns, so
@@ -171,7 +193,8 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 //
 // RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed,
 // or the run could never start: called from inside a copy of a task running
-// on this same set, or from inside a copy on another set whose run waits,
+// on this same set (unless the set has WithConcurrentRuns and t opts in to
+// caller-runs), or from inside a copy on another set whose run waits,
 // through a chain of nested runs, for this set's current run (a cycle such
 // as A -> B -> A); the message names the sets.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
@@ -202,6 +225,10 @@ func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n in
 		defer trace.StartRegion(context.Background(), name).End()
 	}
 	if n == 1 && plan.CallerRuns() {
+		if w.concurrent {
+			w.runInlineConcurrent(op, t)
+			return nil
+		}
 		return w.runInline(ctx, op, t)
 	}
 	need := n
@@ -210,6 +237,20 @@ func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n in
 	}
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
+	}
+	if w.concurrent && plan.CallerRuns() {
+		// The busy check: the same CAS as lock's fast path. If another run
+		// (or Close) holds the lock, or this goroutine is inside a copy of
+		// the set's run, run on the caller instead of waiting (so such a
+		// run never waits, and its context never cuts a wait short).
+		if !w.mu.tryLock(token(true)) {
+			w.runBusy(op, t, n)
+			return nil
+		}
+		if p := w.runHeld(op, plan, n); p != nil {
+			panic(p)
+		}
+		return nil
 	}
 	p, err := w.runLocked(ctx, op, plan, n)
 	if p != nil {
@@ -252,6 +293,11 @@ func (w *Workers) runLocked(ctx context.Context, op string, plan gang.Plan, n in
 	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return nil, err
 	}
+	return w.runHeld(op, plan, n), nil
+}
+
+// runHeld is runLocked once the run lock is held; it releases it.
+func (w *Workers) runHeld(op string, plan gang.Plan, n int) *PanicError {
 	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
@@ -261,7 +307,7 @@ func (w *Workers) runLocked(ctx context.Context, op string, plan gang.Plan, n in
 	if ran > 0 {
 		w.callerCopies.Add(uint64(ran))
 	}
-	return p, nil
+	return p
 }
 
 // token is what the run lock records as its holder. A holder that runs
@@ -283,6 +329,11 @@ func token(runsUserCode bool) uintptr {
 // idempotent; any later Run, RunN or SetActiveWorkers panics. Calling Close
 // from inside a task of the set panics. (A set shared through Acquire has no
 // Close: its holders release it.)
+//
+// On a set made WithConcurrentRuns, runs that run on their caller without
+// the run lock (runs of one caller-runs copy, and caller-runs runs that found
+// the set busy) use no worker and are not waited for: they finish on their
+// callers, and Close from inside one of their copies closes the set.
 func (w *Workers) Close() {
 	w.close()
 }
@@ -346,8 +397,19 @@ func (w *Workers) workerOf(g uintptr) int {
 
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.max {
-		panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]", op, w.name, n, w.max))
+		w.panicN(op, n)
 	}
+}
+
+//go:noinline
+func (w *Workers) panicN(op string, n int) {
+	hint := ""
+	if n > w.max && op == "RunN" {
+		// Ids of RunN are worker slots; more work than workers is what
+		// RunContext and ForRange are for.
+		hint = "; for more copies than workers use RunContext (any n) or ForRange"
+	}
+	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.max, hint))
 }
 
 func (w *Workers) panicClosed(op string) {
@@ -410,7 +472,7 @@ func (w *Workers) work(i int, wk *worker, first bool) {
 		wk.g.Store(0)
 		if restore != nil {
 			// Still on the locked thread: put its affinity and nice back
-			// before the goroutine ends (issue 10.6), before Done so
+			// before the goroutine ends (the main thread outlives it), before Done so
 			// Close returns with them restored and any failure recorded.
 			if errs := restore(); len(errs) > 0 {
 				w.recordPlacement(i, errs)

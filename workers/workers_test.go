@@ -379,7 +379,7 @@ func TestMisuse(t *testing.T) {
 		{"Run nil", func() { w.Run(nil) }, `workers: Run on "misuse": nil task`},
 		{"RunN nil", func() { w.RunN(nil, 1) }, `workers: RunN on "misuse": nil task`},
 		{"RunN 0", func() { w.RunN(task, 0) }, `workers: RunN on "misuse": n = 0 out of range [1, 4]`},
-		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [1, 4]`},
+		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [1, 4]; for more copies than workers use RunContext (any n) or ForRange`},
 		{"RunN -1", func() { w.RunN(task, -1) }, `workers: RunN on "misuse": n = -1 out of range [1, 4]`},
 		{"SetActiveWorkers 0", func() { w.SetActiveWorkers(0) }, `workers: SetActiveWorkers on "misuse": n = 0 out of range [1, 4]`},
 		{"tasks.Func nil", func() { tasks.Func("f", nil) }, `tasks: Func: nil function for task "f"`},

@@ -17,12 +17,11 @@
 //	GC(3)   Roots (ms): ...
 //
 // At the end a table gives the pause percentiles of the parallel collector and
-// of the serial reference. docs/perf.md gives the default run's time and
-// figures, with the machine they were measured on.
+// of the serial reference. The gc section of docs/perf.md has the perf
+// harness's figures for smaller heaps, with the machine they were measured on.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +34,7 @@ import (
 	"github.com/workgang/workgang/examples/gc/collector"
 	"github.com/workgang/workgang/examples/gc/heap"
 	"github.com/workgang/workgang/examples/gc/mark"
-	"github.com/workgang/workgang/tasks/policy"
+	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -50,55 +49,35 @@ type config struct {
 	quiet                  bool
 }
 
-// run runs the example and returns the exit code: 0 (also for -h), 2 for bad
-// flags, 1 if a cycle differs from the serial reference.
+// run runs the example and returns the exit code (cli.Run): 0 (also for
+// -h), 2 for bad flags, 1 if a cycle differs from the serial reference.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parse(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	if err := simulate(cfg, stdout); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	return 0
+	var c config
+	return cli.Run("gc", args, stderr, c.define, func() error { return simulate(c, stdout) })
 }
 
-func parse(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
+// define defines the flags on fs and returns the check that completes c.
+func (c *config) define(fs *flag.FlagSet) (check func() error) {
 	fs.IntVar(&c.slots, "slots", 1_000_000, "heap slots (objects the heap can hold)")
 	shape := fs.String("shape", "random", "shape of the initial object graph: random, powerlaw or lists")
 	fs.IntVar(&c.cycles, "cycles", 20, "collections (a mutator step before each)")
-	fs.IntVar(&c.workers, "workers", 0, "worker set size; 0 means all CPUs (up to the default policy's maximum)")
+	resolveWorkers := cli.WorkersFlag(fs, "worker set size; 0 means all CPUs (up to the default policy's maximum)")
 	fs.Uint64Var(&c.seed, "seed", 1, "heap and mutator seed")
 	fs.BoolVar(&c.quiet, "q", false, "omit the per-cycle log lines")
-	if err := fs.Parse(args); err != nil {
-		return c, err // the flag package has printed the problem and the usage
+	return func() error {
+		var err error
+		if c.shape, err = mark.ParseShape(*shape); err != nil {
+			return fmt.Errorf("gc: -shape: %w", err)
+		}
+		switch {
+		case c.slots < 8 || c.slots > mark.MaxObjects:
+			return fmt.Errorf("gc: -slots %d out of range [8, %d]", c.slots, mark.MaxObjects)
+		case c.cycles < 1:
+			return fmt.Errorf("gc: -cycles %d, want >= 1", c.cycles)
+		}
+		c.workers, err = resolveWorkers()
+		return err
 	}
-	var err error
-	if c.shape, err = mark.ParseShape(*shape); err != nil {
-		return c, fmt.Errorf("gc: -shape: %w", err)
-	}
-	switch {
-	case fs.NArg() > 0:
-		return c, fmt.Errorf("gc: unexpected arguments %q", fs.Args())
-	case c.slots < 8 || c.slots > mark.MaxObjects:
-		return c, fmt.Errorf("gc: -slots %d out of range [8, %d]", c.slots, mark.MaxObjects)
-	case c.cycles < 1:
-		return c, fmt.Errorf("gc: -cycles %d, want >= 1", c.cycles)
-	case c.workers < 0 || c.workers > workers.MaxLimit:
-		return c, fmt.Errorf("gc: -workers %d out of range [0, %d]", c.workers, workers.MaxLimit)
-	}
-	if c.workers == 0 {
-		c.workers = policy.DefaultMaxWorkers()
-	}
-	return c, nil
 }
 
 // simulate runs the cycles, checking each, and prints the log and the table.

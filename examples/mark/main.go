@@ -11,13 +11,12 @@
 // -shape is random, powerlaw, lists, or a comma list of them, or all;
 // -workers 0 means every CPU (up to the default policy's maximum). -v adds the
 // per-worker phase lines of the last stealing mark of each shape.
-// -objects 4000000 is the size of issue 12's figures; docs/perf.md gives the
-// run times and figures, with the machine they were measured on. A progress
+// -objects 4000000 is the size -long uses in the perf harness; docs/perf.md
+// gives run times and figures, with the machine they were measured on. A progress
 // line is shown only when stderr is a terminal.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,8 +28,8 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/internal/term"
-	"github.com/workgang/workgang/tasks/policy"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -46,62 +45,46 @@ type config struct {
 	verbose                bool
 }
 
-// run runs the example and returns the exit code: 0 (also for -h), 2 for bad
-// flags, 1 if a mark failed its check.
+// run runs the example and returns the exit code (cli.Run): 0 (also for
+// -h), 2 for bad flags, 1 if a mark failed its check.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parse(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintln(stderr, err) // package errors carry their "mark: " prefix
-		return 2
-	}
-	if err := compare(cfg, stdout, newProgress(stderr)); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	return 0
+	var c config
+	return cli.Run("mark", args, stderr, c.define, func() error { return compare(c, stdout, newProgress(stderr)) })
 }
 
-func parse(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("mark", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
+// define defines the flags on fs and returns the check that completes c.
+// Errors of package mark carry their "mark: " prefix already.
+func (c *config) define(fs *flag.FlagSet) (check func() error) {
 	fs.IntVar(&c.objects, "objects", 2_000_000, "objects per graph (up to 64Mi)")
 	shape := fs.String("shape", "all", "graph shape: random, powerlaw, lists, a comma list of them, or all")
-	fs.IntVar(&c.workers, "workers", 0, "parallelism of the parallel marks; 0 means all CPUs")
+	resolveWorkers := cli.WorkersFlag(fs, "parallelism of the parallel marks; 0 means all CPUs")
 	fs.IntVar(&c.runs, "runs", 3, "timed marks of each kind per shape (medians are reported)")
 	fs.Uint64Var(&c.seed, "seed", 1, "graph seed")
 	fs.BoolVar(&c.verbose, "v", false, "print the phase log lines of the last stealing mark per shape")
-	if err := fs.Parse(args); err != nil {
-		return c, err // the flag package has printed the problem and the usage
-	}
-	switch {
-	case fs.NArg() > 0:
-		return c, fmt.Errorf("mark: unexpected arguments %q", fs.Args())
-	case c.objects < 2 || c.objects > mark.MaxObjects:
-		return c, fmt.Errorf("mark: -objects %d out of range [2, %d]", c.objects, mark.MaxObjects)
-	case c.workers < 0 || c.workers > workers.MaxLimit:
-		return c, fmt.Errorf("mark: -workers %d out of range [0, %d]", c.workers, workers.MaxLimit)
-	case c.runs < 1:
-		return c, fmt.Errorf("mark: -runs %d, want >= 1", c.runs)
-	}
-	if c.workers == 0 {
-		c.workers = policy.DefaultMaxWorkers()
-	}
-	c.shapes = mark.Shapes()
-	if *shape != "all" {
-		c.shapes = nil
-		for _, name := range strings.Split(*shape, ",") {
-			s, err := mark.ParseShape(strings.TrimSpace(name))
-			if err != nil {
-				return c, err
-			}
-			c.shapes = append(c.shapes, s)
+	return func() error {
+		switch {
+		case c.objects < 2 || c.objects > mark.MaxObjects:
+			return fmt.Errorf("mark: -objects %d out of range [2, %d]", c.objects, mark.MaxObjects)
+		case c.runs < 1:
+			return fmt.Errorf("mark: -runs %d, want >= 1", c.runs)
 		}
+		var err error
+		if c.workers, err = resolveWorkers(); err != nil {
+			return err
+		}
+		c.shapes = mark.Shapes()
+		if *shape != "all" {
+			c.shapes = nil
+			for _, name := range strings.Split(*shape, ",") {
+				s, err := mark.ParseShape(strings.TrimSpace(name))
+				if err != nil {
+					return err
+				}
+				c.shapes = append(c.shapes, s)
+			}
+		}
+		return nil
 	}
-	return c, nil
 }
 
 // compare times the three marks on each shape and prints the table.

@@ -2,7 +2,6 @@ package batch_test
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -10,23 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/batch"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// run runs n copies of b on goroutines, as a worker set's RunN would.
-func run(b *batch.Batch, n int) {
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b.Work(w)
-		}()
-	}
-	wg.Wait()
-}
 
 func TestWorkersFromCosts(t *testing.T) {
 	for _, tc := range []struct {
@@ -75,7 +62,7 @@ func TestSerialOnceParallelEverywhere(t *testing.T) {
 			seen[w].Add(1)
 		}))
 		for round := range 10 {
-			run(b, n)
+			testutil.RunCopies(n, b.Work)
 			for i := range serialRuns {
 				require.Equal(t, int32(1), serialRuns[i].Swap(0), "n=%d round %d serial %d", n, round, i)
 			}

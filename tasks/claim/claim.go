@@ -1,5 +1,7 @@
-// Package claim hands pieces of a parallel phase to the copies of a task so
-// that each piece runs exactly once, whichever copy gets there first.
+// Package claim is an advanced building block, for runtimes that split their
+// parallel phases into pieces themselves (most loops want workers.ForRange):
+// it hands pieces of a phase to the copies of a task so that each piece runs
+// exactly once, whichever copy gets there first.
 //
 // Subtasks is a fixed set of k independent subtasks that every copy tries to
 // claim (HotSpot's SubTasksDone): copy w calls TryClaim(i) for each i and runs
@@ -13,7 +15,7 @@
 // observed by a late copy of the previous run; code that hands copies out
 // some other way must give the same guarantee.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/pad.
 package claim
 
 import (
@@ -22,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Subtasks is a set of k subtasks, each claimed at most once. Create one with
@@ -145,15 +149,11 @@ type Sequential struct {
 	// next is the single contended word: every claim is one fetch-and-add
 	// on it. The pads keep it on a cache line of its own, so neighbours in an
 	// enclosing struct do not bounce with it.
-	_    [cacheLine]byte
+	_    pad.Line
 	next atomic.Int64
 	n    int64 // read-only during a run
-	_    [cacheLine - 16]byte
+	_    [pad.CacheLine - 16]byte
 }
-
-// cacheLine is the padding unit: 128 bytes covers the adjacent-line
-// prefetcher of x86 and the 128-byte lines of some arm64 parts.
-const cacheLine = 128
 
 // NewSequential returns a Sequential that hands out 0..k-1. It panics if k is
 // negative.

@@ -9,26 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/claim"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// runCopies runs fn(w) on n goroutines at once and waits for them.
-func runCopies(n int, fn func(w int)) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn(w)
-		}()
-	}
-	close(start)
-	wg.Wait()
-}
 
 func TestSubtasksEachClaimedOnce(t *testing.T) {
 	for _, tc := range []struct {
@@ -46,7 +31,7 @@ func TestSubtasksEachClaimedOnce(t *testing.T) {
 			require.Equal(t, tc.k, s.Len())
 			for range tc.rounds {
 				wins := make([]atomic.Int32, tc.k)
-				runCopies(tc.n, func(int) {
+				testutil.RunCopies(tc.n, func(int) {
 					for i := range tc.k {
 						if s.TryClaim(i) {
 							wins[i].Add(1)
@@ -70,7 +55,7 @@ func TestSubtasksAll(t *testing.T) {
 	s := claim.NewSubtasks(50)
 	var mu sync.Mutex
 	seen := map[int]int{}
-	runCopies(3, func(int) {
+	testutil.RunCopies(3, func(int) {
 		for i := range s.All() {
 			mu.Lock()
 			seen[i]++
@@ -148,7 +133,7 @@ func TestSequentialInOrderOnce(t *testing.T) {
 			require.Equal(t, tc.k, s.Len())
 			for round := range 20 {
 				counts := make([]atomic.Int32, tc.k)
-				runCopies(tc.n, func(int) {
+				testutil.RunCopies(tc.n, func(int) {
 					last := -1
 					for {
 						i, ok := s.Next()

@@ -1,6 +1,8 @@
 package phases_test
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,4 +26,20 @@ func BenchmarkSet(b *testing.B) {
 		}
 		p.Set(i&7, int64(i))
 	}
+}
+
+// BenchmarkAddParallel records from GOMAXPROCS goroutines at once, each into
+// its own slot, neighbours in adjacent slots: what a slot's padding is for.
+// If two slots shared a cache line (or an adjacent-line pair), every Add
+// would move the line between the goroutines' processors.
+func BenchmarkAddParallel(b *testing.B) {
+	p := phases.NewTimes("Mark", runtime.GOMAXPROCS(0))
+	var next atomic.Int32
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		w := int(next.Add(1)-1) % p.Workers()
+		for pb.Next() {
+			p.Add(w, time.Nanosecond)
+		}
+	})
 }

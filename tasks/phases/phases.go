@@ -1,7 +1,8 @@
-// Package phases records per-worker values of the named phases of a parallel
-// task, such as the time each worker spent scanning roots or the number of
-// objects it marked, and summarizes them across workers, the way HotSpot's
-// WorkerDataArray feeds its GC phase logs:
+// Package phases is an advanced building block, for runtimes that log what
+// each worker did in their parallel phases: it records per-worker values of
+// the named phases of a parallel task, such as the time each worker spent
+// scanning roots or the number of objects it marked, and summarizes them
+// across workers, the way HotSpot's WorkerDataArray feeds its GC phase logs:
 //
 //	Mark (ms): Min: 10.0, Avg: 11.5, Max: 13.0, Diff: 3.0, Sum: 23.0, Workers: 2
 //
@@ -15,7 +16,7 @@
 // floating-point mean of the values, so MaxInt64 and 1 sum to MaxInt64 and
 // average about 4.6e18, never to a negative number.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/pad.
 package phases
 
 import (
@@ -24,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Value is the type of a phase's values: time.Duration for times (printed in
@@ -39,15 +42,15 @@ type Phase[V Value] struct {
 	slots []slot[V]
 }
 
-// slot is one worker's value, padded to a cache line so that workers
-// recording at the same time do not write the same line.
+// slot is one worker's value, padded to the module's padding unit
+// (pad.CacheLine: an adjacent-line pair on x86) so that workers recording at
+// the same time write neither one line nor one pair of lines.
+// BenchmarkAddParallel records into neighbouring slots from every processor.
 type slot[V Value] struct {
 	v   V
 	set bool
-	_   [cacheLine - 16]byte
+	_   [pad.CacheLine - 16]byte
 }
-
-const cacheLine = 64
 
 // New returns a phase called name with a slot for each of workers workers, all
 // unset. It panics if workers < 1.

@@ -1,7 +1,6 @@
 package phases_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/phases"
 )
 
@@ -98,17 +98,11 @@ func TestSetTwicePanicsAddAccumulates(t *testing.T) {
 func TestConcurrentRecording(t *testing.T) {
 	const n = 8
 	p := phases.NewCounts("Work", n)
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 1000 {
-				p.Add(w, 1)
-			}
-		}()
-	}
-	wg.Wait()
+	testutil.RunCopies(n, func(w int) {
+		for range 1000 {
+			p.Add(w, 1)
+		}
+	})
 	s := p.Summary()
 	require.Equal(t, n, s.Workers)
 	assert.Equal(t, int64(n*1000), s.Sum)

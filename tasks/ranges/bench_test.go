@@ -41,3 +41,15 @@ func BenchmarkLoopChunks(b *testing.B) {
 		b.Fatalf("covered %d; want %d", n, b.N)
 	}
 }
+
+// BenchmarkGuidedNext is one guided claim (a load and a CAS) on an
+// uncontended loop, against BenchmarkLoopNext's one add.
+func BenchmarkGuidedNext(b *testing.B) {
+	g := ranges.NewGuided(1<<30, 1<<20, 1)
+	b.ReportAllocs()
+	for range b.N {
+		if _, _, ok := g.Next(); !ok {
+			g.Reset(1<<30, 1<<20, 1)
+		}
+	}
+}

@@ -53,3 +53,13 @@ func ExampleNewTask() {
 	fmt.Println(sums[0] + sums[1] + sums[2])
 	// Output: 4950
 }
+
+// A guided loop hands out large chunks first and small ones at the end.
+func ExampleGuided() {
+	g := ranges.NewGuided(100, 8, 2)
+	for lo, hi := range g.Chunks() {
+		fmt.Print(hi-lo, " ")
+	}
+	fmt.Println()
+	// Output: 25 18 14 10 8 8 8 8 1
+}

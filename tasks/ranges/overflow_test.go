@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// Regression tests for issue 10.2: range arithmetic near MaxInt.
+// Regression tests: range arithmetic near MaxInt must not overflow.
 
 func TestChunkSizeNoOverflow(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,7 +96,7 @@ func TestTaskHugeChunkThreeCopies(t *testing.T) {
 	})
 	for range 20 {
 		got = nil
-		run(task, 3)
+		testutil.RunCopies(3, task.Work)
 		require.Equal(t, [][2]int{{0, 10}}, got)
 		task.Reset(10, 1<<62)
 	}
@@ -134,41 +135,12 @@ func checkCover(t *testing.T, n, chunk, copies int) {
 		}
 		return
 	}
-	var mu sync.Mutex
-	var got [][2]int
-	var wg sync.WaitGroup
-	for range copies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine [][2]int
-			for lo, hi := range l.Chunks() {
-				mine = append(mine, [2]int{lo, hi})
-			}
-			for range 3 { // drained: further claims fail
-				if lo, hi, ok := l.Next(); ok {
-					mine = append(mine, [2]int{lo, hi})
-				}
-			}
-			mu.Lock()
-			got = append(got, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	slices.SortFunc(got, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	got := drain(l.Next, copies)
 	if len(got) != want {
 		t.Fatalf("NewLoop(%d, %d) on %d copies: %d chunks; want %d: %v", n, chunk, copies, len(got), want, got)
 	}
-	next := 0
-	for _, ch := range got {
-		if ch[0] != next || ch[1] <= ch[0] || ch[1] > n {
-			t.Fatalf("NewLoop(%d, %d) on %d copies: chunk [%d, %d) after %d; chunks %v", n, chunk, copies, ch[0], ch[1], next, got)
-		}
-		next = ch[1]
-	}
-	if next != n {
-		t.Fatalf("NewLoop(%d, %d): chunks end at %d; want %d", n, chunk, next, n)
+	if err := tiles(got, n); err != nil {
+		t.Fatalf("NewLoop(%d, %d) on %d copies: %v", n, chunk, copies, err)
 	}
 	if l.Claimed() != n {
 		t.Fatalf("NewLoop(%d, %d): Claimed() = %d; want %d", n, chunk, l.Claimed(), n)
@@ -213,4 +185,53 @@ func FuzzLoop(f *testing.F) {
 		}
 		checkCover(t, int(n), int(chunk), 1+int(copies%8))
 	})
+}
+
+// drain claims chunks with next from copies goroutines until it fails, plus a
+// few claims after that (which must fail too), and returns every chunk
+// claimed, sorted by lo.
+func drain(next func() (lo, hi int, ok bool), copies int) [][2]int {
+	var mu sync.Mutex
+	var got [][2]int
+	var wg sync.WaitGroup
+	for range copies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine [][2]int
+			for {
+				lo, hi, ok := next()
+				if !ok {
+					break
+				}
+				mine = append(mine, [2]int{lo, hi})
+			}
+			for range 3 { // drained: further claims fail
+				if lo, hi, ok := next(); ok {
+					mine = append(mine, [2]int{lo, hi})
+				}
+			}
+			mu.Lock()
+			got = append(got, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(got, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	return got
+}
+
+// tiles reports whether sorted chunks cover [0, n) exactly once, in bounds.
+func tiles(got [][2]int, n int) error {
+	next := 0
+	for _, ch := range got {
+		if ch[0] != next || ch[1] <= ch[0] || ch[1] > n {
+			return fmt.Errorf("chunk [%d, %d) after %d; chunks %v", ch[0], ch[1], next, got)
+		}
+		next = ch[1]
+	}
+	if next != n {
+		return fmt.Errorf("chunks end at %d; want %d", next, n)
+	}
+	return nil
 }

@@ -16,9 +16,14 @@
 // against contention on that word (large chunks); ChunkSize picks a default
 // from n and the worker count. Loop and its iterators are allocation-free.
 //
+// Guided is the same loop with chunks that shrink as it drains (OpenMP's
+// guided schedule): each claim takes max(minChunk, remaining/(2*copies))
+// iterations with one compare-and-swap, so a loop costs few claims and the
+// small chunks at its end even out copies that started late.
+//
 // Package workers' ForRange runs such a loop on a worker set in one call.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/pad.
 package ranges
 
 import (
@@ -27,6 +32,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/tasks"
 )
 
@@ -81,15 +87,13 @@ type Loop struct {
 	// any n and chunk: a claim adds 1, so next could only wrap after 2^64
 	// claims (centuries at one per nanosecond), and chunk i starts at
 	// i*chunk < n only for i < chunks.
-	_      [cacheLine]byte
+	_      pad.Line
 	next   atomic.Uint64
 	n      uint64 // read-only during a run; <= MaxInt64
 	chunk  uint64 // read-only during a run; >= 1 once Reset
 	chunks uint64 // ceil(n / chunk); read-only during a run
-	_      [cacheLine - 32]byte
+	_      [pad.CacheLine - 32]byte
 }
-
-const cacheLine = 128
 
 // NewLoop returns a loop over [0, n) in chunks of chunk iterations. Chunk 0
 // picks ChunkSize(n, 1); pass ChunkSize(n, workers) instead when the worker

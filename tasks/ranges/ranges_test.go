@@ -1,7 +1,6 @@
 package ranges_test
 
 import (
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -9,24 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// run runs n copies of t on fresh goroutines and waits for them.
-func run(t tasks.Task, n int) {
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t.Work(w)
-		}()
-	}
-	wg.Wait()
-}
 
 func TestChunkSize(t *testing.T) {
 	for _, tc := range []struct {
@@ -100,7 +86,7 @@ func TestLoopConcurrentCoversEachIterationOnce(t *testing.T) {
 			}
 			task := ranges.NewTask("cover", tc.n, tc.chunk, body)
 			for round := range 5 {
-				run(task, tc.procs)
+				testutil.RunCopies(tc.procs, task.Work)
 				for i := range hits {
 					if got := hits[i].Swap(0); got != 1 {
 						t.Fatalf("round %d: iteration %d ran %d times; want 1", round, i, got)
@@ -136,5 +122,5 @@ func TestTask(t *testing.T) {
 	assert.PanicsWithValue(t, `ranges: NewTask("x"): nil body`, func() { ranges.NewTask("x", 1, 1, nil) })
 	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative length -1", func() { ranges.NewLoop(-1, 1) })
 	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative chunk -1", func() { ranges.NewLoop(1, -1) })
-	require.NotPanics(t, func() { run(task, 3) })
+	require.NotPanics(t, func() { testutil.RunCopies(3, task.Work) })
 }

@@ -17,15 +17,15 @@
 // others' caches (false sharing); BenchmarkAdjacentVsPadded measures the
 // difference.
 //
-// The package imports only the standard library and golang.org/x/sys/cpu.
+// The package imports only the standard library and internal/pad (which
+// imports golang.org/x/sys/cpu).
 package slots
 
 import (
 	"fmt"
 	"iter"
-	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Pad is the number of bytes between any two slots' values (and before the
@@ -34,18 +34,20 @@ import (
 // s390x) and 128 bytes. 128 because x86 CPUs from Intel's Sandy Bridge on
 // fetch 64-byte lines in aligned pairs (the adjacent-line, or spatial,
 // prefetcher), so two values 64 bytes apart can still bounce a pair of lines
-// between cores; the dispatcher (package gang) and package workers pad
-// their hot words to 128 bytes for the same reason.
+// between cores. It is the padding unit of the whole module: the dispatcher
+// (package gang), the claiming helpers (tasks/claim, tasks/ranges), the
+// deques and terminator of tasks/steal, tasks/phases and tasks/team pad their
+// hot words to the same number of bytes.
 //
 // Because the pad lies between the values, rather than filling a slot up to
 // a fixed size, a slot works for a T of any size: two values are always at
 // least Pad bytes apart, so no cache line (nor aligned pair of lines) holds
 // bytes of two of them, whatever the allocation's alignment.
-const Pad = int(max(128, unsafe.Sizeof(cpu.CacheLinePad{})))
+const Pad = pad.CacheLine
 
 // slot is one worker's value, preceded by a pad.
 type slot[T any] struct {
-	_ [Pad]byte
+	_ pad.Line
 	v T
 }
 

@@ -2,7 +2,6 @@ package slots_test
 
 import (
 	"strconv"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/slots"
 )
 
@@ -82,18 +82,12 @@ func TestAccessors(t *testing.T) {
 func TestConcurrentWorkers(t *testing.T) {
 	const workers, adds = 4, 10000
 	s := slots.New[int64](workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := s.At(w)
-			for i := range adds {
-				*p += int64(i)
-			}
-		}()
-	}
-	wg.Wait()
+	testutil.RunCopies(workers, func(w int) {
+		p := s.At(w)
+		for i := range adds {
+			*p += int64(i)
+		}
+	})
 	want := int64(workers * adds * (adds - 1) / 2)
 	require.Equal(t, want, slots.Sum(s))
 }

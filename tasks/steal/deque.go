@@ -1,6 +1,10 @@
 package steal
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/workgang/workgang/internal/pad"
+)
 
 // minSlots is the size of a deque's first array; arrays are powers of two.
 const minSlots = 64
@@ -10,10 +14,6 @@ const minSlots = 64
 // up (each steal, and each pop of a deque's last value, moves them by one),
 // and a larger array makes it rarer.
 const renewSlots = 4096
-
-// cacheLine is the padding unit: 128 bytes covers the adjacent-line
-// prefetcher of x86 and the 128-byte lines of some arm64 parts.
-const cacheLine = 128
 
 // Deque is a work-stealing deque of values of type T (Chase and Lev, "Dynamic
 // Circular Work-Stealing Deque", SPAA 2005, with the array never reused; see
@@ -102,9 +102,9 @@ type Deque[T any] struct {
 	// the last value. It never decreases (Clear empties the deque by moving
 	// bottom down to it). It has its own line: every steal
 	// writes it, while the owner only reads it (once or twice per Pop).
-	_   [cacheLine]byte
+	_   pad.Line
 	top atomic.Int64
-	_   [cacheLine - 8]byte
+	_   [pad.CacheLine - 8]byte
 
 	// bottom is one past the newest value; only the owner stores it. Thieves
 	// load it once per steal, so it stays mostly shared in their caches while
@@ -112,7 +112,7 @@ type Deque[T any] struct {
 	// loaded by thieves after they loaded bottom.
 	bottom atomic.Int64
 	arr    atomic.Pointer[slots[T]]
-	_      [cacheLine - 16]byte
+	_      [pad.CacheLine - 16]byte
 }
 
 // slots is one array of a deque: index i lives at s.v[i-s.base].

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/tasks/steal"
 )
 
@@ -29,7 +30,7 @@ func scale(short, long_ int) int {
 	case testing.Short():
 		n = max(1, short/4)
 	}
-	if !raceEnabled {
+	if !race.Enabled {
 		n *= 10
 	}
 	return n

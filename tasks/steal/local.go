@@ -1,5 +1,7 @@
 package steal
 
+import "github.com/workgang/workgang/internal/pad"
+
 // Local is a worker's private stack in front of its deque, for Set.DrainLocal:
 // the way a collector's marker keeps the objects it discovers to itself while
 // nobody needs them. Push is a plain append, with no atomic operation, so a
@@ -16,7 +18,7 @@ type Local[T any] struct {
 	stack []T // the values are stack[lo:], the newest last
 	lo    int // stack[:lo] was published to the deque; reclaimed lazily
 	w     int
-	_     [cacheLine - 40]byte // after the slice header, lo and w: 40 bytes
+	_     [pad.CacheLine - 40]byte // after the slice header, lo and w: 40 bytes
 }
 
 // Push adds v to the top of the stack.

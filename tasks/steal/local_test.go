@@ -1,7 +1,6 @@
 package steal_test
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/steal"
 )
 
@@ -18,61 +18,34 @@ import (
 // worker 0 and kept on private stacks: the others get work only through the
 // publication to the hungry. It counts each processed item in counts and
 // returns the items processed by workers other than 0.
-func drainLocalTree(s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
+func drainLocalTree(_ *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
 	var others atomic.Int64
 	s.Local(0).Push(0)
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
-				counts[v].Add(1)
-				if l.Worker() != 0 {
-					others.Add(1)
+	testutil.RunCopies(n, func(w int) {
+		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+			counts[v].Add(1)
+			if l.Worker() != 0 {
+				others.Add(1)
+			}
+			for _, c := range []int{2*v + 1, 2*v + 2} {
+				if c < limit {
+					l.Push(c)
 				}
-				for _, c := range []int{2*v + 1, 2*v + 2} {
-					if c < limit {
-						l.Push(c)
-					}
-				}
-			})
-		}()
-	}
-	wg.Wait()
+			}
+		})
+	})
 	return others.Load()
 }
 
-// TestStressDrainLocalCountsEveryItem: every item exactly once, on 1..4
-// workers, phase after phase on the same set; nothing left afterwards.
+// TestStressDrainLocalCountsEveryItem: every item exactly once with
+// DrainLocal, phase after phase on the same set; nothing left afterwards,
+// neither in the deques nor on the private stacks.
 func TestStressDrainLocalCountsEveryItem(t *testing.T) {
-	runs := scale(15, 150)
-	for _, n := range []int{1, 2, 3, 4} {
-		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			s := steal.NewSet[int](n)
-			term := steal.NewTerminator(n, s.HasWork)
-			const limit = 1 << 13
-			counts := make([]atomic.Int32, limit)
-			var spread int64
-			for run := range runs {
-				spread += drainLocalTree(s, term, n, limit, counts)
-				for v := range counts {
-					if c := counts[v].Swap(0); c != 1 {
-						t.Fatalf("run %d: item %d processed %d times; want 1", run, v, c)
-					}
-				}
-				require.False(t, s.HasWork(), "run %d: queues not empty", run)
-				for w := range n {
-					require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
-				}
-				require.True(t, term.Terminated(), "run %d", run)
-				term.Reset()
-			}
-			if n > 1 {
-				assert.Positive(t, spread, "no worker but 0 processed an item: nothing was published")
-			}
-		})
-	}
+	stressPhases(t, drainLocalTree, func(t *testing.T, s *steal.Set[int], n, run int) {
+		for w := range n {
+			require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
+		}
+	})
 }
 
 // TestDrainLocalPublishesToHungry: worker 0 discovers 64 values, all kept on
@@ -84,27 +57,21 @@ func TestDrainLocalPublishesToHungry(t *testing.T) {
 	term := steal.NewTerminator(2, s.HasWork)
 	var byOne, processed atomic.Int64
 	s.Local(0).Push(-1) // the root: 64 children
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
-				processed.Add(1)
-				switch {
-				case v < 0:
-					for c := range 64 {
-						l.Push(c)
-					}
-				case l.Worker() == 1:
-					byOne.Add(1)
-				default:
-					time.Sleep(time.Millisecond)
+	testutil.RunCopies(2, func(w int) {
+		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+			processed.Add(1)
+			switch {
+			case v < 0:
+				for c := range 64 {
+					l.Push(c)
 				}
-			})
-		}()
-	}
-	wg.Wait()
+			case l.Worker() == 1:
+				byOne.Add(1)
+			default:
+				time.Sleep(time.Millisecond)
+			}
+		})
+	})
 	assert.Positive(t, byOne.Load(), "worker 1 never got a published value")
 	assert.Equal(t, int64(65), processed.Load())
 	assert.Zero(t, s.Size())

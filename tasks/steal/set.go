@@ -3,6 +3,8 @@ package steal
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Set is a set of deques, one per worker, with victim selection for thieves:
@@ -14,18 +16,19 @@ import (
 // running copy w of a task). HasWork, Size and Len may be called by anyone.
 // Clear needs the whole set quiescent.
 type Set[T any] struct {
-	queues  []Deque[T]
-	thieves []thief
-	locals  []Local[T]
-
 	// hungry counts the workers of DrainLocal that found their own stack
 	// and deque empty and have not found work since (they are stealing or
 	// waiting in Offer). Workers holding private values publish some when
 	// it is above zero. Its own line: it changes only when a worker runs
 	// out of work or finds some, and is read after every value processed.
-	_      [cacheLine]byte
+	_      pad.Line
 	hungry atomic.Int32
-	_      [cacheLine - 4]byte
+	_      [pad.CacheLine - 4]byte
+
+	// Read-only after NewSet: the slice headers, on the line after hungry's.
+	queues  []Deque[T]
+	thieves []thief
+	locals  []Local[T]
 }
 
 // thief is the per-worker victim-selection state: touched only by the worker
@@ -34,7 +37,7 @@ type thief struct {
 	rng    uint64 // xorshift state, never 0
 	last   int    // the victim of the last successful steal, or -1
 	steals int64  // successful steals since NewSet
-	_      [cacheLine - 24]byte
+	_      [pad.CacheLine - 24]byte
 }
 
 // NewSet returns a set of n empty deques. It panics if n < 1.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks/steal"
 )
 
@@ -102,51 +103,48 @@ func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit
 	var early atomic.Int64 // processed count seen by a premature termination
 	early.Store(-1)
 	s.Push(0, 0)
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				v, ok := s.Pop(w)
-				if !ok {
-					v, ok = s.Steal(w)
-				}
-				if ok {
-					counts[v].Add(1)
-					for _, c := range []int{2*v + 1, 2*v + 2} {
-						if c < limit {
-							s.Push(w, c)
-						}
-					}
-					processed.Add(1)
-					if w != 0 {
-						byThieves.Add(1)
-					}
-					continue
-				}
-				if term.Offer() {
-					if p := processed.Load(); p != int64(limit) {
-						early.Store(p)
-					}
-					return
-				}
+	testutil.RunCopies(n, func(w int) {
+		for {
+			v, ok := s.Pop(w)
+			if !ok {
+				v, ok = s.Steal(w)
 			}
-		}()
-	}
-	wg.Wait()
+			if ok {
+				counts[v].Add(1)
+				for _, c := range []int{2*v + 1, 2*v + 2} {
+					if c < limit {
+						s.Push(w, c)
+					}
+				}
+				processed.Add(1)
+				if w != 0 {
+					byThieves.Add(1)
+				}
+				continue
+			}
+			if term.Offer() {
+				if p := processed.Load(); p != int64(limit) {
+					early.Store(p)
+				}
+				return
+			}
+		}
+	})
 	if p := early.Load(); p >= 0 {
 		t.Fatalf("Offer returned true after %d of %d items were processed", p, limit)
 	}
 	return byThieves.Load()
 }
 
-// TestStressCountsEveryItem runs many phases on 1..4 workers (more than the
-// CPUs, so waiters also reach the sleep stage) and checks that every item is
-// processed exactly once, that no worker was told to terminate while work
-// remained, that every queue is empty afterwards, and that the terminator
-// ended the phase.
-func TestStressCountsEveryItem(t *testing.T) {
+// stressPhases runs many phases of limit items on sets of 1..4 workers
+// (more than the CPUs, so waiters also reach the sleep stage), each phase by
+// phase on the same set and terminator. After each phase it checks that
+// every item was processed exactly once (counts), that the queues are empty,
+// that check (if not nil) holds and that the terminator ended the phase; on
+// more than one worker, that some item was processed by a worker other than
+// 0 (phase returns how many), else the test exercised no stealing.
+func stressPhases(t *testing.T, phase func(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64,
+	check func(t *testing.T, s *steal.Set[int], n, run int)) {
 	runs := scale(15, 150)
 	for _, n := range []int{1, 2, 3, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
@@ -162,18 +160,27 @@ func TestStressCountsEveryItem(t *testing.T) {
 				t.Logf("%d runs of %d items; %d processed by workers other than 0", runs, limit, spread)
 			}()
 			for run := range runs {
-				spread += stressRun(t, s, term, n, limit, counts)
+				spread += phase(t, s, term, n, limit, counts)
 				for v := range counts {
 					if c := counts[v].Swap(0); c != 1 {
 						t.Fatalf("run %d: item %d processed %d times; want 1", run, v, c)
 					}
 				}
 				require.False(t, s.HasWork(), "run %d: queues not empty", run)
+				if check != nil {
+					check(t, s, n, run)
+				}
 				require.True(t, term.Terminated(), "run %d", run)
 				term.Reset()
 			}
 		})
 	}
+}
+
+// TestStressCountsEveryItem: every item exactly once with Pop, Steal and
+// Offer, no worker told to terminate while work remained (stressRun).
+func TestStressCountsEveryItem(t *testing.T) {
+	stressPhases(t, stressRun, nil)
 }
 
 // TestStressThinWork has a single chain of items (each spawns one), so at
@@ -189,21 +196,15 @@ func TestStressThinWork(t *testing.T) {
 		var processed atomic.Int32
 		seen := make([]atomic.Int32, limit)
 		s.Push(0, 0)
-		var wg sync.WaitGroup
-		for w := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s.Drain(w, term, func(w, v int) {
-					seen[v].Add(1)
-					processed.Add(1)
-					if v+1 < limit {
-						s.Push(w, v+1)
-					}
-				})
-			}()
-		}
-		wg.Wait()
+		testutil.RunCopies(n, func(w int) {
+			s.Drain(w, term, func(w, v int) {
+				seen[v].Add(1)
+				processed.Add(1)
+				if v+1 < limit {
+					s.Push(w, v+1)
+				}
+			})
+		})
 		require.Equal(t, int32(limit), processed.Load(), "run %d", run)
 		for v := range seen {
 			require.Equal(t, int32(1), seen[v].Load(), "run %d item %d", run, v)
@@ -227,32 +228,26 @@ func TestTerminatorSleeperWakesForWork(t *testing.T) {
 			term := steal.NewTerminator(n, s.HasWork)
 			takenBy := make(chan int, 1)
 			failed := make(chan struct{})
-			var wg sync.WaitGroup
-			for w := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if w == 0 {
-						// Hold work privately long enough for the
-						// others to go from spinning to sleeping (not
-						// a timing assertion: the test passes either
-						// way, it only steers the path taken).
-						time.Sleep(5 * time.Millisecond)
-						s.Push(0, 42)
-						select {
-						case <-takenBy:
-						case <-time.After(20 * time.Second):
-							close(failed)
-						}
+			testutil.RunCopies(n, func(w int) {
+				if w == 0 {
+					// Hold work privately long enough for the
+					// others to go from spinning to sleeping (not
+					// a timing assertion: the test passes either
+					// way, it only steers the path taken).
+					time.Sleep(5 * time.Millisecond)
+					s.Push(0, 42)
+					select {
+					case <-takenBy:
+					case <-time.After(20 * time.Second):
+						close(failed)
 					}
-					s.Drain(w, term, func(w, v int) {
-						if w != 0 {
-							takenBy <- w
-						}
-					})
-				}()
-			}
-			wg.Wait()
+				}
+				s.Drain(w, term, func(w, v int) {
+					if w != 0 {
+						takenBy <- w
+					}
+				})
+			})
 			select {
 			case <-failed:
 				t.Fatal("no sleeping worker woke up to steal the published value")
@@ -306,28 +301,22 @@ func holdUntilAllTaken(s *steal.Set[int], term *steal.Terminator, n int, delay t
 			time.Sleep(50 * time.Microsecond)
 		}
 	}
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if w == 0 {
-				time.Sleep(delay) // let the others offer, spin, and sleep
-				for i := range k {
-					s.Push(0, int(i))
-				}
-				waitAll()
+	testutil.RunCopies(n, func(w int) {
+		if w == 0 {
+			time.Sleep(delay) // let the others offer, spin, and sleep
+			for i := range k {
+				s.Push(0, int(i))
 			}
-			s.Drain(w, term, func(w, _ int) {
-				if w == 0 {
-					return // only after a timeout: clean up the rest
-				}
-				taken.Add(1)
-				waitAll() // hold the value until every value is taken
-			})
-		}()
-	}
-	wg.Wait()
+			waitAll()
+		}
+		s.Drain(w, term, func(w, _ int) {
+			if w == 0 {
+				return // only after a timeout: clean up the rest
+			}
+			taken.Add(1)
+			waitAll() // hold the value until every value is taken
+		})
+	})
 	return !timedOut.Load()
 }
 
@@ -469,46 +458,40 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 		var after [n]atomic.Int64 // values processed with the abort visible, by worker
 		var processed atomic.Int64
 		var panics atomic.Int32
-		var wg sync.WaitGroup
-		for w := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		testutil.RunCopies(n, func(w int) {
+			if w == 0 {
+				defer func() {
+					// Drain's deferred Abort has run by now.
+					if r := recover(); r != nil {
+						assert.Equal(t, "bad value", r)
+						panics.Add(1)
+					}
+					close(aborted)
+				}()
+			}
+			mine := 0
+			s.Drain(w, term, func(w, v int) {
+				processed.Add(1)
+				mine++
 				if w == 0 {
-					defer func() {
-						// Drain's deferred Abort has run by now.
-						if r := recover(); r != nil {
-							assert.Equal(t, "bad value", r)
-							panics.Add(1)
-						}
-						close(aborted)
-					}()
+					if mine == panicAt {
+						panic("bad value")
+					}
+					return
 				}
-				mine := 0
-				s.Drain(w, term, func(w, v int) {
-					processed.Add(1)
-					mine++
-					if w == 0 {
-						if mine == panicAt {
-							panic("bad value")
-						}
-						return
+				if term.Aborted() {
+					after[w].Add(1)
+					return
+				}
+				if mine == 1 {
+					select {
+					case <-aborted:
+					case <-time.After(20 * time.Second):
+						t.Error("worker 0 did not abort the phase")
 					}
-					if term.Aborted() {
-						after[w].Add(1)
-						return
-					}
-					if mine == 1 {
-						select {
-						case <-aborted:
-						case <-time.After(20 * time.Second):
-							t.Error("worker 0 did not abort the phase")
-						}
-					}
-				})
-			}()
-		}
-		wg.Wait()
+				}
+			})
+		})
 		require.Equal(t, int32(1), panics.Load(), "round %d", round)
 		require.True(t, term.Aborted(), "round %d", round)
 		for w := 1; w < n; w++ {
@@ -532,18 +515,12 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 		s.Push(i%n, -1)
 	}
 	var processed atomic.Int64
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.Drain(w, term, func(_, v int) {
-				assert.Equal(t, -1, v, "a value left by an aborted phase came back")
-				processed.Add(1)
-			})
-		}()
-	}
-	wg.Wait()
+	testutil.RunCopies(n, func(w int) {
+		s.Drain(w, term, func(_, v int) {
+			assert.Equal(t, -1, v, "a value left by an aborted phase came back")
+			processed.Add(1)
+		})
+	})
 	assert.Equal(t, int64(fresh), processed.Load())
 	assert.False(t, term.Aborted())
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 )
 
@@ -61,16 +62,16 @@ import (
 type Terminator struct {
 	// offered counts workers that have offered and not withdrawn. Its own
 	// line: waiters poll it while spinning.
-	_       [cacheLine]byte
+	_       pad.Line
 	offered atomic.Int32
-	_       [cacheLine - 4]byte
+	_       [pad.CacheLine - 4]byte
 
 	// master is set while one waiter is the spin master; sleeping counts
 	// waiters that committed to block on wake (the master counts while it
 	// naps). Written by waiters: their own line.
 	master   atomic.Bool
 	sleeping atomic.Int32
-	_        [cacheLine - 8]byte
+	_        [pad.CacheLine - 8]byte
 
 	// The rest is read-mostly. aborted ends the phase without the offers
 	// (see Abort); it is stored at most once a phase, and workers that hold

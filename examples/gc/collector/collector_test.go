@@ -12,6 +12,7 @@ import (
 	"github.com/workgang/workgang/examples/gc/collector"
 	"github.com/workgang/workgang/examples/gc/heap"
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -46,7 +47,7 @@ func TestCollectMatchesReference(t *testing.T) {
 	set := workers.New("gc-test", 3)
 	defer set.Close()
 	cycles := 12
-	if raceEnabled {
+	if race.Enabled {
 		cycles = 5
 	}
 	runners := []struct {

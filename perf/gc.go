@@ -4,16 +4,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync"
 	"text/tabwriter"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	gccol "github.com/workgang/workgang/examples/gc/collector"
 	"github.com/workgang/workgang/examples/gc/heap"
 	"github.com/workgang/workgang/examples/gc/mark"
-	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -29,30 +25,12 @@ const (
 	smallGCSlots      = 1024
 	largeGCSlots      = 128 << 10
 	longGCSlots       = 1_000_000
-	smallGCCycles     = 1000
-	largeGCCycles     = 60
+	smallGCCycles     = 800
+	largeGCCycles     = 48
 	longGCSmallCycles = 10000
 	longGCCycles      = 30
 	quickGCDivisor    = 4 // -quick runs a quarter of the cycles
 	tinyGCCycles      = 3
-)
-
-// gc targets of issue 12: on the large heap, workgang's pause p50 at least
-// gcLargeVsSerial times faster than the serial collector's and at most
-// gcLargeVsPeers times either peer's; on the small heap, at most
-// gcSmallVsPeers times the best peer's.
-const (
-	gcLargeVsSerial = 1.6
-	gcLargeVsPeers  = 1.02
-	gcSmallVsPeers  = 0.7
-)
-
-// Implementation names of the gc section.
-const (
-	gcWorkgang  = "workgang"
-	gcWaitGroup = "go+WaitGroup"
-	gcErrgroup  = "errgroup"
-	gcSerial    = "serial"
 )
 
 // gcResult is the gc section's result: one entry per heap.
@@ -69,8 +47,6 @@ type gcHeapRes struct {
 	// LiveAvg is the average number of live objects after a collection.
 	LiveAvg int     `json:"live_avg"`
 	Rows    []gcRow `json:"rows"`
-	// Targets are issue 12's targets for this heap.
-	Targets []target `json:"targets"`
 }
 
 // gcRow is one implementation's pauses, in nanoseconds.
@@ -111,9 +87,8 @@ type gcImpl struct {
 }
 
 // runGC times the examples/gc collector's pauses on a small and a large heap,
-// for the collector on a workgang set, the same collector's phases on go
-// statements and on errgroup (a fresh goroutine per copy, as such code
-// does), and the serial reference collector. Every cycle, the heap is mutated
+// for the collector on a workgang set, the same collector's phases on each
+// peer (runners.go), and the serial reference collector. Every cycle, the heap is mutated
 // once and each implementation collects a copy of the same heap; each parallel
 // result is checked against the serial one.
 func runGC(h *harness) (any, error) {
@@ -121,15 +96,19 @@ func runGC(h *harness) (any, error) {
 	set := workers.New("gc", n, setOptions...)
 	defer set.Close()
 	res := gcResult{Workers: n}
-	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; peers start a goroutine per copy\n", n)
+	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; the peers run the same collector's phases\n", n)
 	for _, spec := range gcHeaps(h.cfg) {
-		impls := []gcImpl{
-			{gcSerial, nil},
-			{gcWorkgang, gccol.New(set)},
-			{gcWaitGroup, gccol.New(waitGroupRunner(n))},
-			{gcErrgroup, gccol.New(errgroupRunner(n))},
+		impls := []gcImpl{{nameSerial, nil}, {nameWorkgang, gccol.New(set)}}
+		var stops []func()
+		for _, p := range peers {
+			run, stop := p.start(n)
+			impls = append(impls, gcImpl{p.name, gccol.New(fanOutRunner{n, run})})
+			stops = append(stops, stop)
 		}
 		r, err := measureGC(h, spec, impls)
+		for _, stop := range stops {
+			stop()
+		}
 		if err != nil {
 			return res, err
 		}
@@ -184,53 +163,20 @@ func measureGC(h *harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
 	for i := range res.Rows {
 		res.Rows[i].VsSerial = ratio(res.Rows[0].P50NS, res.Rows[i].P50NS)
 	}
-	res.Targets = gcTargets(res)
 	return res, nil
 }
 
-// gcTargets evaluates issue 12's targets on one heap's rows.
-func gcTargets(r gcHeapRes) []target {
-	row := func(name string) gcRow {
-		for _, x := range r.Rows {
-			if x.Impl == name {
-				return x
-			}
+// row returns the named implementation's row, or nil.
+func (r *gcHeapRes) row(name string) *gcRow {
+	for i := range r.Rows {
+		if r.Rows[i].Impl == name {
+			return &r.Rows[i]
 		}
-		return gcRow{}
 	}
-	wg, sv := row(gcWorkgang), row(gcSerial)
-	peers := []gcRow{row(gcWaitGroup), row(gcErrgroup)}
-	mk := func(name, goal string, limit, ratio float64, pass bool, detail string) target {
-		st := statusMiss
-		if pass {
-			st = statusPass
-		}
-		return target{Name: name, Goal: goal, Limit: limit, Ratio: ratio, Status: st, Detail: detail}
-	}
-	var ts []target
-	switch r.Name {
-	case "large":
-		sp := ratio(sv.P50NS, wg.P50NS)
-		ts = append(ts, mk("gc large: serial / workgang pause p50", fmt.Sprintf(">= %.2f", gcLargeVsSerial), gcLargeVsSerial, sp,
-			sp >= gcLargeVsSerial, fmt.Sprintf("%.0f us / %.0f us", sv.P50NS/1e3, wg.P50NS/1e3)))
-		for _, p := range peers {
-			x := ratio(wg.P50NS, p.P50NS)
-			ts = append(ts, mk("gc large: workgang / "+p.Impl+" pause p50", fmt.Sprintf("<= %.2f", gcLargeVsPeers), gcLargeVsPeers, x,
-				x <= gcLargeVsPeers, fmt.Sprintf("%.0f us / %.0f us", wg.P50NS/1e3, p.P50NS/1e3)))
-		}
-	case "small":
-		best := peers[0]
-		if peers[1].P50NS < best.P50NS {
-			best = peers[1]
-		}
-		x := ratio(wg.P50NS, best.P50NS)
-		ts = append(ts, mk("gc small: workgang / best peer pause p50", fmt.Sprintf("<= %.2f", gcSmallVsPeers), gcSmallVsPeers, x,
-			x <= gcSmallVsPeers, fmt.Sprintf("%.1f us / %.1f us (%s)", wg.P50NS/1e3, best.P50NS/1e3, best.Impl)))
-	}
-	return ts
+	return nil
 }
 
-// printGC prints one heap's table and targets.
+// printGC prints one heap's table.
 func printGC(w io.Writer, r gcHeapRes) {
 	fmt.Fprintf(w, "\n%s heap: %d slots, %d live on average, %d cycles\n", r.Name, r.Slots, r.LiveAvg, r.Cycles)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -239,42 +185,7 @@ func printGC(w io.Writer, r gcHeapRes) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\t\n", x.Impl, usStr(x.P50NS), usStr(x.P99NS), usStr(x.MaxNS), x.VsSerial)
 	}
 	tw.Flush()
-	for _, t := range r.Targets {
-		fmt.Fprintf(w, "  %-4s %s = %.2f (goal %s; %s)\n", t.Status, t.Name, t.Ratio, t.Goal, t.Detail)
-	}
 }
 
 // usStr formats nanoseconds as microseconds.
 func usStr(ns float64) string { return fmt.Sprintf("%.1fus", ns/1e3) }
-
-// waitGroupRunner runs each copy on a new goroutine and waits with a
-// sync.WaitGroup: the phases of the collector as go + WaitGroup code runs
-// them.
-type waitGroupRunner int
-
-func (r waitGroupRunner) MaxWorkers() int { return int(r) }
-
-func (r waitGroupRunner) RunN(t tasks.Task, n int) {
-	var wg sync.WaitGroup
-	wg.Add(n)
-	for i := range n {
-		go func() {
-			t.Work(i)
-			wg.Done()
-		}()
-	}
-	wg.Wait()
-}
-
-// errgroupRunner runs each copy in a new errgroup.Group's goroutine.
-type errgroupRunner int
-
-func (r errgroupRunner) MaxWorkers() int { return int(r) }
-
-func (r errgroupRunner) RunN(t tasks.Task, n int) {
-	var g errgroup.Group
-	for i := range n {
-		g.Go(func() error { t.Work(i); return nil })
-	}
-	_ = g.Wait() // the copies return no error
-}

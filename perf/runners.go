@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -43,7 +44,8 @@ func (s waitStats) add(o waitStats) waitStats {
 	return waitStats{s.WorkerCopies + o.WorkerCopies, s.Ready + o.Ready, s.Spun + o.Spun, s.Parked + o.Parked}
 }
 
-// impl is one way to run n copies of a task and wait for them all.
+// impl is one way to run n copies of a task and wait for them all, as the
+// empty-task and grain sections use it: started once per measurement.
 type impl struct {
 	name string // row name in tables, JSON and benchmark names
 	desc string // one line for the legend
@@ -52,26 +54,37 @@ type impl struct {
 	start func(size, n int, work func(int)) runner
 }
 
-// Implementation names, as they appear in tables and JSON.
+// Implementation names, the same in every section, its tables, JSON and
+// plots. Every name of one of workgang's ways of running starts with
+// "workgang" (or "1set:workgang" on the long-lived set of the empty-task
+// sections).
 const (
-	nameWorkers   = "workers"
-	nameCaller    = "workers+caller"
-	nameWaitGroup = "waitgroup"
+	// nameWorkgang is RunN of a plain task: every copy on a worker. In the
+	// pause and gc sections, where phases mix modes, it is the one set
+	// running each phase's task as the phase asks.
+	nameWorkgang  = "workgang"
+	nameCaller    = "workgang+caller" // RunN of a tasks.CallerRuns task
+	nameForRange  = "workgang ForRange"
+	nameTeam      = "workgang RunTeam" // one run per solve, barriers between phases
+	nameSerial    = "serial"           // the copies called one after another on the caller
+	nameWaitGroup = "go+WaitGroup"
 	nameErrgroup  = "errgroup"
 	nameChanPool  = "chanpool"
-	nameDirect    = "direct"
 	namePingPong  = "pingpong"
 )
 
-// impls lists workgang's modes first, then the peers, in table order.
+// impls lists workgang's modes on fresh sets first, then the peers, serial
+// and the ping-pong bound, in table order.
 var impls = []impl{
-	{nameWorkers, "workgang RunN, every copy on a worker goroutine", startWorkers},
+	{nameWorkgang, "workgang RunN, every copy on a worker goroutine (a fresh set per measurement)", startWorkers},
 	{nameCaller, "workgang RunN of tasks.CallerRuns(task): the caller runs copies too (n=1: inline)", startCaller},
-	{nameWaitGroup, "go statement per copy + sync.WaitGroup, per run", startWaitGroup},
-	{nameErrgroup, "errgroup.Group per run, Go per copy, Wait", startErrgroup},
-	{nameChanPool, "n persistent goroutines; copy ids sent on a channel, completions received on another", startChanPool},
-	{nameDirect, "the n copies called one after another on the caller (the floor)", startDirect},
-	{namePingPong, "two goroutines spinning on atomics (yielding every 256 polls); caller runs copies [0,n/2), partner the rest", startPingPong},
+	peerImpl(peers[0]),
+	peerImpl(peers[1]),
+	peerImpl(peers[2]),
+	{nameSerial, "the n copies called one after another on the caller (the floor)", func(_, n int, work func(int)) runner {
+		return runner{run: func() { serial(n, work) }, close: func() {}}
+	}},
+	{namePingPong, "bound: two goroutines spinning on atomics (yielding every 256 polls), the cheapest hand-off; caller runs copies [0,n/2), partner the rest", startPingPong},
 }
 
 // findImpl returns the implementation called name; it panics if there is
@@ -106,10 +119,46 @@ func startSet(size, n int, t tasks.Task) runner {
 	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: setWaits(w)}
 }
 
-// startWaitGroup starts n goroutines per run and waits with a WaitGroup.
-func startWaitGroup(_, n int, work func(int)) runner {
+// fanOut runs work(0), ..., work(n-1) and returns after every one returned.
+type fanOut func(n int, work func(int))
+
+// peer is one of the ways a Go program runs copies without workgang. Every
+// section that compares with peers runs these, and only these, so a peer is
+// written once. start returns the peer's fanOut for runs of up to size
+// copies and the function that stops whatever start started.
+type peer struct {
+	name, desc string
+	start      func(size int) (run fanOut, stop func())
+}
+
+// peers are the peers, in table order.
+var peers = []peer{
+	{nameWaitGroup, "a go statement per copy + sync.WaitGroup, per run", startWaitGroup},
+	{nameErrgroup, "an errgroup.Group per run, Go per copy, Wait", startErrgroup},
+	{nameChanPool, "persistent goroutines (one per copy of the largest run); copies sent on a channel, completions received on another", startChanPool},
+}
+
+// peerImpl returns p as an impl: a runner of n copies on a peer started for
+// runs of n.
+func peerImpl(p peer) impl {
+	return impl{p.name, p.desc, func(_, n int, work func(int)) runner {
+		run, stop := p.start(n)
+		return runner{run: func() { run(n, work) }, close: stop}
+	}}
+}
+
+// serial calls the copies one after another on the caller.
+func serial(n int, work func(int)) {
+	for i := range n {
+		work(i)
+	}
+}
+
+// startWaitGroup starts n goroutines per run and waits with a WaitGroup (one
+// WaitGroup for all runs: it is reusable once Wait returned).
+func startWaitGroup(int) (fanOut, func()) {
 	var wg sync.WaitGroup
-	run := func() {
+	run := func(n int, work func(int)) {
 		wg.Add(n)
 		for i := range n {
 			go func() {
@@ -119,12 +168,12 @@ func startWaitGroup(_, n int, work func(int)) runner {
 		}
 		wg.Wait()
 	}
-	return runner{run: run, close: func() {}}
+	return run, func() {}
 }
 
 // startErrgroup uses a new errgroup.Group per run, as callers usually do.
-func startErrgroup(_, n int, work func(int)) runner {
-	run := func() {
+func startErrgroup(int) (fanOut, func()) {
+	run := func(n int, work func(int)) {
 		var g errgroup.Group
 		for i := range n {
 			g.Go(func() error {
@@ -134,54 +183,48 @@ func startErrgroup(_, n int, work func(int)) runner {
 		}
 		_ = g.Wait() // the copies return no errors
 	}
-	return runner{run: run, close: func() {}}
+	return run, func() {}
 }
 
-// startDirect calls the copies on the caller.
-func startDirect(_, n int, work func(int)) runner {
-	run := func() {
-		for i := range n {
-			work(i)
-		}
-	}
-	return runner{run: run, close: func() {}}
-}
-
-// chanPool is the pool every Go program writes by hand: n goroutines
-// receiving copy ids from jobs and reporting on done.
-type chanPool struct {
-	n    int
+// poolJob is one copy of one run, sent to a pool goroutine.
+type poolJob struct {
 	work func(int)
-	jobs chan int
+	i    int
+}
+
+// chanPool is the pool every Go program writes by hand: size goroutines
+// receiving copies from jobs and reporting on done.
+type chanPool struct {
+	jobs chan poolJob
 	done chan struct{}
 	wg   sync.WaitGroup
 }
 
-// startChanPool starts the pool's n goroutines.
-func startChanPool(_, n int, work func(int)) runner {
-	p := &chanPool{n: n, work: work, jobs: make(chan int, n), done: make(chan struct{}, n)}
-	p.wg.Add(n)
-	for range n {
+// startChanPool starts the pool's size goroutines.
+func startChanPool(size int) (fanOut, func()) {
+	p := &chanPool{jobs: make(chan poolJob, size), done: make(chan struct{}, size)}
+	p.wg.Add(size)
+	for range size {
 		go p.serve()
 	}
-	return runner{run: p.run, close: p.close}
+	return p.run, p.close
 }
 
 // serve runs copies until jobs is closed.
 func (p *chanPool) serve() {
 	defer p.wg.Done()
-	for i := range p.jobs {
-		p.work(i)
+	for j := range p.jobs {
+		j.work(j.i)
 		p.done <- struct{}{}
 	}
 }
 
-// run hands out the n copy ids and waits for n completions.
-func (p *chanPool) run() {
-	for i := range p.n {
-		p.jobs <- i
+// run hands out the n copies and waits for n completions.
+func (p *chanPool) run(n int, work func(int)) {
+	for i := range n {
+		p.jobs <- poolJob{work, i}
 	}
-	for range p.n {
+	for range n {
 		<-p.done
 	}
 }
@@ -192,9 +235,19 @@ func (p *chanPool) close() {
 	p.wg.Wait()
 }
 
-// cacheLine is the padding unit that keeps hot words on lines of their own
-// (128 bytes: adjacent-line prefetch pairs 64-byte lines on x86).
-const cacheLine = 128
+// fanOutRunner is a peer as the examples' mark.Runner (the interface of a
+// workgang set the gc collector runs on): RunN(t, n) runs t's copies with
+// the peer's fanOut.
+type fanOutRunner struct {
+	max int
+	run fanOut
+}
+
+// MaxWorkers returns the largest run the runner takes.
+func (r fanOutRunner) MaxWorkers() int { return r.max }
+
+// RunN runs copies 0..n-1 of t and waits for them.
+func (r fanOutRunner) RunN(t tasks.Task, n int) { r.run(n, t.Work) }
 
 // pingPongYield is how many polls a ping-pong spinner makes between two
 // runtime.Gosched calls, so that it cannot stall a GOMAXPROCS=1 process or
@@ -208,18 +261,20 @@ const pingStop = math.MaxUint64
 // waits on another: the cheapest hand-off two goroutines can do, one cache
 // line each way. The caller runs copies [0, split), the partner [split, n).
 type pingPong struct {
+	// ping and seq, written by the caller, on line 1; pong, written by the
+	// partner, on line 2 (layout_test.go checks the lines).
+	_    pad.Line
+	ping atomic.Uint64 // the run number handed to the partner, or pingStop
+	seq  uint64        // the caller's run number; only the caller touches it
+	_    [pad.CacheLine - 16]byte
+	pong atomic.Uint64 // the last run number the partner finished
+	_    [pad.CacheLine - 8]byte
+
 	// Read-only after start: read by both goroutines, so kept off the
 	// lines that are written per run.
 	n, split int
 	work     func(int)
 	done     chan struct{} // closed when the partner exits
-
-	_    [cacheLine]byte
-	ping atomic.Uint64 // the run number handed to the partner, or pingStop
-	seq  uint64        // the caller's run number; only the caller touches it
-	_    [cacheLine - 16]byte
-	pong atomic.Uint64 // the last run number the partner finished
-	_    [cacheLine - 8]byte
 }
 
 // startPingPong starts the partner goroutine.

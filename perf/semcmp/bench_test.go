@@ -1,4 +1,4 @@
-package semaphore_test
+package semcmp_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // implementation sits behind the same small interface, so each pays the same
 // indirect call.
 //
-//	go test -run '^$' -bench . ./semaphore
+//	go test -run '^$' -bench . ./perf/semcmp
 
 // benchSem is a counting semaphore that starts with no permits and never
 // holds more than one.

@@ -1,5 +1,0 @@
-//go:build race
-
-package gtest
-
-const raceEnabled = true

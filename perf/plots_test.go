@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/xml"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// svgText parses doc as XML and returns the root element's name and the
+// character data of every text element.
+func svgText(doc string) (root string, texts []string, err error) {
+	d := xml.NewDecoder(strings.NewReader(doc))
+	inText := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return root, texts, nil
+		}
+		if err != nil {
+			return root, texts, err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			if tok.Name.Local == "text" {
+				inText++
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "text" {
+				inText--
+			}
+		case xml.CharData:
+			if inText > 0 {
+				texts = append(texts, string(tok))
+			}
+		}
+	}
+}
+
+// TestSVGPlots checks that -svg writes every plot, that each parses as SVG,
+// and that each names its series (the implementations) in its text.
+func TestSVGPlots(t *testing.T) {
+	r := tinyRun()
+	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	var grainNames, kernelNames, pauseNames []string
+	for _, im := range grainImpls(&longSet{}) {
+		grainNames = append(grainNames, im.name)
+	}
+	for _, im := range kernelImpls[1:] {
+		kernelNames = append(kernelNames, im.name)
+	}
+	for _, im := range pauseImpls {
+		pauseNames = append(pauseNames, im.name+" (pause p50")
+	}
+	var gcNames []string
+	for _, p := range peers {
+		gcNames = append(gcNames, p.name)
+	}
+	gcNames = append(gcNames, nameWorkgang, nameSerial, "p50", "p99")
+	want := map[string][]string{
+		"grain-n2.svg":     append(grainNames, "serial (speedup 1)", "speedup over serial", "bound: pingpong", "µs"),
+		"kernel.svg":       append(kernelNames, "serial (speedup 1)", "32", "100"),
+		"pause-phases.svg": append(pauseNames, "mark n=2 p", "resize-tlabs n=1 c", "µs"),
+		"mark.svg":         {"serial", "static partition", "workgang work-stealing mark"},
+		"gc-small.svg":     append(gcNames, "small heap", "µs"),
+		"gc-large.svg":     append(gcNames, "large heap"),
+	}
+	for file, names := range want {
+		doc, ok := r.svgs[file]
+		if !assert.True(t, ok, "%s not written (have %v)", file, slices.Collect(maps.Keys(r.svgs))) {
+			continue
+		}
+		root, texts, err := svgText(doc)
+		require.NoError(t, err, file)
+		assert.Equal(t, "svg", root, file)
+		all := strings.Join(texts, "\n")
+		for _, name := range names {
+			assert.Contains(t, all, name, "%s: series or label %q", file, name)
+		}
+		assert.Contains(t, r.out, file, "the run lists the files it wrote")
+	}
+}

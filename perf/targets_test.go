@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCompareBreakEven checks the break-even target's verdict in every case.
+func TestCompareBreakEven(t *testing.T) {
+	gi := func(ns float64, kind string) *grainImpl { return &grainImpl{BreakEvenNS: ns, BreakEvenKind: kind} }
+	tests := []struct {
+		name   string
+		m, wg  *grainImpl
+		status string
+		ratio  float64
+		bound  bool
+	}{
+		{"both crossings, pass", gi(1000, beInterpolated), gi(3000, beInterpolated), statusPass, 1.0 / 3, false},
+		{"both crossings, miss", gi(2000, beInterpolated), gi(3000, beInterpolated), statusMiss, 2.0 / 3, false},
+		{"workgang below the sweep", gi(500, beBelow), gi(2000, beInterpolated), statusPass, 0.25, true},
+		{"bound decides nothing", gi(500, beBelow), gi(700, beInterpolated), statusNA, 500.0 / 700, true},
+		{"both below", gi(500, beBelow), gi(500, beBelow), statusNA, 0, false},
+		{"workgang never", gi(0, beNone), gi(2000, beInterpolated), statusMiss, 0, false},
+		{"waitgroup never", gi(2000, beInterpolated), gi(0, beNone), statusPass, 0, false},
+		{"neither", gi(0, beNone), gi(0, beNone), statusNA, 0, false},
+	}
+	for _, tt := range tests {
+		tg := target{Limit: breakEvenLimit}
+		compareBreakEven(&tg, tt.m, tt.wg)
+		assert.Equal(t, tt.status, tg.Status, tt.name)
+		assert.InDelta(t, tt.ratio, tg.Ratio, 1e-9, tt.name)
+		assert.Equal(t, tt.bound, tg.UpperBound, tt.name)
+	}
+}
+
+// TestRatioTarget checks both kinds of goal and the N/A case.
+func TestRatioTarget(t *testing.T) {
+	tests := []struct {
+		name            string
+		num, den, limit float64
+		atLeast         bool
+		status, goal    string
+	}{
+		{"under the limit", 1, 2, 0.7, false, statusPass, "<= 0.7"},
+		{"over the limit", 3, 2, 1.1, false, statusMiss, "<= 1.1"},
+		{"at least, reached", 340, 180, 1.7, true, statusPass, ">= 1.7"},
+		{"at least, missed", 340, 300, 1.7, true, statusMiss, ">= 1.7"},
+		{"nothing measured", 1, 0, 1, false, statusNA, "<= 1"},
+	}
+	for _, tt := range tests {
+		tg := ratioTarget(tt.name, "a reason", tt.num, tt.den, tt.limit, tt.atLeast, "")
+		assert.Equal(t, tt.status, tg.Status, tt.name)
+		assert.Equal(t, tt.goal, tg.Goal, tt.name)
+	}
+}
+
+// TestPeerTargetsAndMachineState checks the machine-state sentence for a
+// slow and a fast ping-pong, and the four full-level goals.
+func TestPeerTargetsAndMachineState(t *testing.T) {
+	mk := func(ping float64) *peersResult {
+		rows := []peerRow{{Impl: nameWorkgang}, {Impl: nameOneWorkgang}, {Impl: nameWaitGroup}, {Impl: nameErrgroup}, {Impl: nameChanPool}, {Impl: namePingPong}}
+		for i, ns := range []float64{900, 1200, 700, 800, 600, ping} {
+			rows[i].MedianAvgNS = ns
+		}
+		return &peersResult{Groups: []peerGroup{{level: level{"full", 2}, Rows: rows}}}
+	}
+	var b bytes.Buffer
+	printMachineState(&b, mk(1100))
+	assert.Contains(t, b.String(), "took 1100 ns; the cheapest peer (chanpool)")
+	assert.Contains(t, b.String(), "slow in this run")
+	ts := peerTargets(mk(1100))
+	require.Len(t, ts, len(ratioGoals)+1+4)
+	ts = ts[len(ratioGoals)+1:]
+	assert.Equal(t, statusMiss, ts[0].Status, "900/600 > 1")
+	assert.Equal(t, statusPass, ts[1].Status, "900/1100 <= 1.5")
+	assert.Equal(t, statusMiss, ts[2].Status, "one set: 1200/600 > 1")
+	assert.Equal(t, statusPass, ts[3].Status, "one set: 1200/1100 <= 1.5")
+	b.Reset()
+	printMachineState(&b, mk(300))
+	assert.Contains(t, b.String(), "fast in this run")
+}

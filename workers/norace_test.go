@@ -1,5 +1,0 @@
-//go:build !race
-
-package workers_test
-
-const raceEnabled = false
