@@ -267,20 +267,23 @@ func (w *Workers) runInline(ctx context.Context, op string, t tasks.Task) error 
 	if err := w.lockContext(ctx, op, true); err != nil {
 		return err
 	}
-	defer w.mu.unlock()
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
-	w.inlineRuns.Add(1)
 	// An inline run's copy counts as a caller copy (Stats adds inlineRuns)
-	// unless it called runtime.Goexit, as for every caller copy: that
-	// rare case is subtracted, so the common one adds no atomic.
-	returned := false
+	// unless it called runtime.Goexit, as for every caller copy: that rare
+	// case is subtracted, so the common one adds no atomic. One deferred
+	// call does that and the unlock (a second defer measurably slowed
+	// BenchmarkRun n=1/workers+caller).
+	returned := true // false only while the copy runs
 	defer func() {
 		if !returned {
 			w.inlineGoexits.Add(1)
 		}
+		w.mu.unlock()
 	}()
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	w.inlineRuns.Add(1)
+	returned = false
 	p := gang.RunInline(t) // returns after a panic too: only a Goexit skips the line below
 	returned = true
 	if p != nil {
