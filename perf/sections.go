@@ -35,6 +35,9 @@ var sections = []section{
 	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
+	{name: "httpd", title: "httpd: the scatter-gather server example under closed-loop keep-alive load (req/s, wrk-style latency)", run: runHTTPD},
+	{name: "shared", title: "shared: 4096 instances at once, short parallel jobs after a 1 ms wait, on one shared set, a set each, go+WaitGroup, serial", run: runShared},
+	{name: "pow", title: "pow: split proof of work, first finder stops the rest; first and later calls; the one-hash tail", run: runPow},
 	{name: "targets", title: "targets: ratios from this run (medians over iterations)", needs: []string{"peers", "grain", "surplus", "pause", "kernel"}, run: runTargets},
 }
 

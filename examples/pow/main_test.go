@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 			assert.Contains(t, out.String(), tc.out)
 			assert.Contains(t, errw.String(), tc.errText)
 			if tc.name == "small" {
-				assert.Equal(t, 1+6+1+2+6, strings.Count(out.String(), "\n"), out.String())
+				assert.Equal(t, 1+7+1+2+10, strings.Count(out.String(), "\n"), out.String())
 			}
 			if tc.name == "no one-hash" {
 				assert.NotContains(t, out.String(), "one-hash")

@@ -37,9 +37,9 @@ func PrintTable(w io.Writer, rows []Row) {
 type Best struct {
 	Conns       int     `json:"conns"`
 	Workgang    string  `json:"workgang"`
-	WorkgangRPS float64 `json:"workgang_req_per_sec"`
+	WorkgangRPS float64 `json:"workgang_rps"`
 	Peer        string  `json:"peer"`
-	PeerRPS     float64 `json:"peer_req_per_sec"`
+	PeerRPS     float64 `json:"peer_rps"`
 	VsPeer      float64 `json:"vs_peer"`   // WorkgangRPS / PeerRPS
 	VsSerial    float64 `json:"vs_serial"` // WorkgangRPS / serial's
 	WorkgangP99 int64   `json:"workgang_p99_ns"`

@@ -42,7 +42,7 @@ type Result struct {
 	Requests  int           `json:"requests"`   // measured responses (good ones)
 	Bad       int           `json:"bad"`        // responses that were not 200 or failed Check
 	Elapsed   time.Duration `json:"elapsed_ns"` // measured wall time
-	ReqPerSec float64       `json:"req_per_sec"`
+	ReqPerSec float64       `json:"throughput_rps"`
 	Latency   lat.Summary   `json:"latency"`
 	// FirstBad is the first bad response's problem, "" if none.
 	FirstBad string `json:"first_bad,omitempty"`

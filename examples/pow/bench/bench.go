@@ -8,10 +8,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
-	"slices"
-	"syscall"
 	"time"
 
 	"github.com/workgang/workgang/examples/internal/lat"
@@ -40,6 +36,10 @@ type Row struct {
 	// are the same measurement.
 	First    lat.Summary `json:"first"`
 	FirstPre lat.Summary `json:"first_precreated"`
+	// First0 and FirstPre0 are the same for the one-hash search (difficulty
+	// 0): the fixed cost of a first call, without the search.
+	First0    lat.Summary `json:"first_one_hash"`
+	FirstPre0 lat.Summary `json:"first_one_hash_precreated"`
 }
 
 // solverKind makes a solver, on a fresh set when it needs one.
@@ -56,6 +56,9 @@ func kinds(copies int) []solverKind {
 		{name: "errgroup", make_: func(*workers.Workers) pow.Solver { return pow.ErrGroup{Copies: copies} }},
 		{name: "RunContext", set: true, make_: func(w *workers.Workers) pow.Solver {
 			return pow.Context{Label: "RunContext", Set: w, Copies: copies}
+		}},
+		{name: "RunContext+flag", set: true, make_: func(w *workers.Workers) pow.Solver {
+			return pow.ContextFlag{Label: "RunContext+flag", Set: w, Copies: copies}
 		}},
 		{name: "RunN+flag", set: true, make_: func(w *workers.Workers) pow.Solver {
 			return pow.Flag{Label: "RunN+flag", Set: w, Copies: copies}
@@ -85,38 +88,19 @@ func Measure(o Options) ([]Row, error) {
 	}
 	ks := kinds(o.Copies)
 	rows := make([]Row, len(ks))
-	first := make([][]time.Duration, len(ks))
-	firstPre := make([][]time.Duration, len(ks))
+	// first[j][0..3]: First, FirstPre, First0, FirstPre0 samples of solver j.
+	first := make([][4][]time.Duration, len(ks))
 	for i := range o.FirstCalls {
 		p := pow.NewPuzzle(o.Seed+1_000_000+uint64(i), o.Difficulty)
+		p0 := pow.NewPuzzle(o.Seed+1_000_000+uint64(i), 0)
 		for j, k := range ks {
-			for pre := range 2 {
-				if pre == 1 && !k.set {
-					continue
-				}
-				var w *workers.Workers
-				if k.set && pre == 1 {
-					w = workers.New("pow-"+k.name, o.Copies)
-					w.SetActiveWorkers(o.Copies)
-				}
-				time.Sleep(o.Gap)
-				t0 := time.Now()
-				if k.set && pre == 0 {
-					w = workers.New("pow-"+k.name, o.Copies)
-				}
-				_, err := solve(k.make_(w), p)
-				d := time.Since(t0)
-				if w != nil {
-					w.Close()
-				}
-				if err != nil {
-					return nil, err
-				}
-				if pre == 0 {
-					first[j] = append(first[j], d)
-				}
-				if pre == 1 || !k.set {
-					firstPre[j] = append(firstPre[j], d)
+			for m, pz := range []pow.Puzzle{p, p0} {
+				for pre := range 2 {
+					d, err := firstCall(k, pz, pre == 1, o)
+					if err != nil {
+						return nil, err
+					}
+					first[j][2*m+pre] = append(first[j][2*m+pre], d)
 				}
 			}
 		}
@@ -142,9 +126,35 @@ func Measure(o Options) ([]Row, error) {
 		}
 	}
 	for j, k := range ks {
-		rows[j] = Row{Solver: k.name, Later: lat.Summarize(later[j]), First: lat.Summarize(first[j]), FirstPre: lat.Summarize(firstPre[j])}
+		f := &first[j]
+		rows[j] = Row{Solver: k.name, Later: lat.Summarize(later[j]), First: lat.Summarize(f[0]), FirstPre: lat.Summarize(f[1]),
+			First0: lat.Summarize(f[2]), FirstPre0: lat.Summarize(f[3])}
 	}
 	return rows, nil
+}
+
+// firstCall times one call of a fresh solver after o.Gap idle: for a
+// solver with a set, on a new set, created inside the timed region (New
+// included) or, with pre, before the gap with its workers started by
+// SetActiveWorkers. A solver without a set has nothing to create: pre
+// changes nothing for it.
+func firstCall(k solverKind, p pow.Puzzle, pre bool, o Options) (time.Duration, error) {
+	var w *workers.Workers
+	if k.set && pre {
+		w = workers.New("pow-"+k.name, o.Copies)
+		w.SetActiveWorkers(o.Copies)
+	}
+	time.Sleep(o.Gap)
+	t0 := time.Now()
+	if k.set && !pre {
+		w = workers.New("pow-"+k.name, o.Copies)
+	}
+	_, err := solve(k.make_(w), p)
+	d := time.Since(t0)
+	if w != nil {
+		w.Close()
+	}
+	return d, err
 }
 
 // NewCost is the median time of workers.New plus Close for a set of n, and
@@ -163,134 +173,4 @@ func NewCost(n, reps int) (newClose, newCreate time.Duration) {
 		b = append(b, time.Since(t0))
 	}
 	return lat.Summarize(a).P50, lat.Summarize(b).P50
-}
-
-// Tail is the one-hash search's latency on a warm set, with what happened
-// around the slow calls: for the calls at or above the p99 (Slow), how many
-// saw a GC cycle end, how many woke a parked worker, how many had the
-// process preempted by the OS (an involuntary context switch) and how many
-// none of these.
-type Tail struct {
-	Solver string      `json:"solver"`
-	Lat    lat.Summary `json:"latency"`
-	P999   int64       `json:"p999_ns"`
-	// AllocsPerCall is heap objects allocated per call (all calls).
-	AllocsPerCall float64 `json:"allocs_per_call"`
-	Slow          int     `json:"slow"`
-	SlowGC        int     `json:"slow_gc"`
-	SlowWakeup    int     `json:"slow_wakeup"`
-	SlowPreempted int     `json:"slow_preempted"`
-	SlowNone      int     `json:"slow_none"`
-	// CleanP99 is the p99 of the calls that saw none of the three.
-	CleanP99 int64 `json:"clean_p99_ns"`
-	// GCCycles, Wakeups and Preempted count calls that saw each, over all.
-	GCCycles, Wakeups, Preempted int
-}
-
-// OneHash measures the difficulty-0 search (every copy's first hash solves
-// it) calls times per solver, the split ones with copies copies. It reads
-// the counters outside the timed region of every call.
-func OneHash(copies, calls int) ([]Tail, error) {
-	var out []Tail
-	for _, k := range kinds(copies) {
-		var w *workers.Workers
-		if k.set {
-			w = workers.New("pow-onehash", copies)
-			w.SetActiveWorkers(copies)
-		}
-		t, err := oneHash(k.make_(w), w, calls)
-		if w != nil {
-			w.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		t.Solver = k.name
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-type callInfo struct {
-	d                   time.Duration
-	gc, wake, preempted bool
-}
-
-func oneHash(s pow.Solver, w *workers.Workers, calls int) (Tail, error) {
-	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:objects"}}
-	read := func() (gc, allocs uint64, wake uint64, nivcsw int64) {
-		metrics.Read(sample)
-		if w != nil {
-			wake = w.Stats().Wakeups
-		}
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return sample[0].Value.Uint64(), sample[1].Value.Uint64(), wake, int64(ru.Nivcsw)
-	}
-	p := pow.NewPuzzle(1, 0)
-	for range min(calls, 1000) { // warm up
-		if _, err := solve(s, p); err != nil {
-			return Tail{}, err
-		}
-	}
-	runtime.GC()
-	info := make([]callInfo, 0, calls)
-	gc0, allocs0, wake0, cs0 := read()
-	firstAllocs := allocs0
-	var lastAllocs uint64
-	for range calls {
-		d, err := solve(s, p)
-		if err != nil {
-			return Tail{}, err
-		}
-		gc1, allocs1, wake1, cs1 := read()
-		info = append(info, callInfo{d: d, gc: gc1 != gc0, wake: wake1 != wake0, preempted: cs1 != cs0})
-		gc0, allocs0, wake0, cs0 = gc1, allocs1, wake1, cs1
-		lastAllocs = allocs1
-	}
-	var t Tail
-	ds := make([]time.Duration, len(info))
-	for i, c := range info {
-		ds[i] = c.d
-	}
-	t.Lat = lat.Summarize(ds) // sorts ds
-	t.P999 = int64(lat.Percentile(ds, 99.9))
-	// The reads between calls allocate nothing (metrics.Read into a
-	// reused slice, Stats by value), so the count is the solver's.
-	t.AllocsPerCall = float64(lastAllocs-firstAllocs) / float64(calls)
-	var clean []time.Duration
-	for _, c := range info {
-		if c.gc {
-			t.GCCycles++
-		}
-		if c.wake {
-			t.Wakeups++
-		}
-		if c.preempted {
-			t.Preempted++
-		}
-		none := !c.gc && !c.wake && !c.preempted
-		if none {
-			clean = append(clean, c.d)
-		}
-		if c.d < t.Lat.P99 {
-			continue
-		}
-		t.Slow++
-		switch {
-		case c.gc:
-			t.SlowGC++
-		case c.wake:
-			t.SlowWakeup++
-		case c.preempted:
-			t.SlowPreempted++
-		default:
-			t.SlowNone++
-		}
-	}
-	if len(clean) > 0 {
-		slices.Sort(clean)
-		t.CleanP99 = int64(lat.Percentile(clean, 99))
-	}
-	return t, nil
 }

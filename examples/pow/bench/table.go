@@ -8,13 +8,14 @@ import (
 	"github.com/workgang/workgang/examples/internal/lat"
 )
 
-// PrintRows prints the time per search: later calls (median, p99, and the
-// median as a ratio to serial's), first calls (median, p99) with and
-// without pre-created workers, and the first call's median as a ratio to
-// go+wg's.
+// PrintRows prints the time per search: later calls (median, p99, and
+// serial's median over this one's: the speedup), first calls (median, p99)
+// with and without pre-created workers, as ratios to go+wg's first call,
+// and the same medians for first calls of the one-hash search (the fixed
+// cost of a first call).
 func PrintRows(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "solver\tp50 us\tp99 us\tspeedup\tfirst p50 us\tfirst p99 us\tvs go+wg\tfirst pre-created p50 us\tvs go+wg\t")
+	fmt.Fprintln(tw, "solver\tp50 us\tp99 us\tspeedup\tfirst p50 us\tfirst p99 us\tvs go+wg\tpre-created\tvs go+wg\t1-hash first\tvs go+wg\tpre-created\tvs go+wg\t")
 	var serial, gowg Row
 	for _, r := range rows {
 		switch r.Solver {
@@ -25,23 +26,27 @@ func PrintRows(w io.Writer, rows []Row) {
 		}
 	}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Solver, lat.Micros(r.Later.P50), lat.Micros(r.Later.P99),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Solver, lat.Micros(r.Later.P50), lat.Micros(r.Later.P99),
 			ratio(float64(serial.Later.P50), float64(r.Later.P50)),
 			lat.Micros(r.First.P50), lat.Micros(r.First.P99), ratio(float64(r.First.P50), float64(gowg.First.P50)),
-			lat.Micros(r.FirstPre.P50), ratio(float64(r.FirstPre.P50), float64(gowg.First.P50)))
+			lat.Micros(r.FirstPre.P50), ratio(float64(r.FirstPre.P50), float64(gowg.First.P50)),
+			lat.Micros(r.First0.P50), ratio(float64(r.First0.P50), float64(gowg.First0.P50)),
+			lat.Micros(r.FirstPre0.P50), ratio(float64(r.FirstPre0.P50), float64(gowg.First0.P50)))
 	}
 	tw.Flush()
 }
 
 // PrintTails prints the one-hash search's latency and what its slow calls
-// saw (classified in the order GC, wake-up, preemption).
+// saw (each counted once, in the order GC, wake-up, mutex wait, page fault,
+// preemption), and how often a worker ran a copy.
 func PrintTails(w io.Writer, ts []Tail) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "solver\tp50 us\tp90 us\tp99 us\tp99.9 us\tmax us\tallocs/call\tcalls >= p99\tGC\twake-up\tpreempted\tnone\tp99 of clean calls us\t")
+	fmt.Fprintln(tw, "call\tp50 us\tp90 us\tp99 us\tp99.9 us\tmax us\tallocs/call\t>= p99\tGC\twake-up\tmutex\tfault\tpreempted\tnone\tclean p99 us\tworker ran: all\tslow\t")
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", t.Solver,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", t.Solver,
 			lat.Micros(t.Lat.P50), lat.Micros(t.Lat.P90), lat.Micros(t.Lat.P99), float64(t.P999)/1e3, lat.Micros(t.Lat.Max),
-			t.AllocsPerCall, t.Slow, t.SlowGC, t.SlowWakeup, t.SlowPreempted, t.SlowNone, float64(t.CleanP99)/1e3)
+			t.AllocsPerCall, t.Slow, t.SlowGC, t.SlowWakeup, t.SlowMutex, t.SlowFault, t.SlowPreempted, t.SlowNone, float64(t.CleanP99)/1e3,
+			pct(t.WorkerCalls, t.Lat.N), pct(t.SlowWorker, t.Slow))
 	}
 	tw.Flush()
 }
@@ -51,4 +56,11 @@ func ratio(a, b float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", a/b)
+}
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
 }

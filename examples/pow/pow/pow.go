@@ -214,6 +214,31 @@ func (c Context) Solve(ctx context.Context, p Puzzle) (uint64, error) {
 	return f.result(ctx, err)
 }
 
+// ContextFlag runs the split search with RunContext on a worker set, but
+// its copies stop on the atomic flag, not on the context, and return nil:
+// against Context it leaves out the context's Done channel and the
+// cancellation by the finder's error; against Flag it adds RunContext's own
+// machinery (the derived context, the error collection).
+type ContextFlag struct {
+	Label  string
+	Set    shareset.Set
+	Copies int
+}
+
+// Name returns the label.
+func (c ContextFlag) Name() string { return c.Label }
+
+// Solve runs the split search.
+func (c ContextFlag) Solve(ctx context.Context, p Puzzle) (uint64, error) {
+	var f found
+	k := shareset.Copies(c.Copies, c.Set.MaxWorkers())
+	err := c.Set.RunContext(ctx, k, func(_ context.Context, id int) error {
+		f.searchFlag(&p, id, k)
+		return nil
+	})
+	return f.nonce, err
+}
+
 // Flag runs the split search as a caller-runs task on a worker set (RunN),
 // stopped by an atomic flag: no context, no allocation per search beyond
 // the task. It does not look at the context.

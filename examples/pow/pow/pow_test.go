@@ -50,7 +50,7 @@ func solvers(t *testing.T, copies int) []Solver {
 	shared, release := workers.Acquire("pow-test-shared", copies)
 	t.Cleanup(func() { w.Close(); release() })
 	return []Solver{Serial{}, GoWG{copies}, ErrGroup{copies}, Context{"ctx", w, copies}, Context{"ctx-shared", shared, copies},
-		Flag{"flag", w, copies}}
+		ContextFlag{"ctx-flag", w, copies}, Flag{"flag", w, copies}}
 }
 
 func TestSolversFindValidNonces(t *testing.T) {
@@ -84,7 +84,7 @@ func TestCancelStops(t *testing.T) {
 	p := NewPuzzle(1, MaxDifficulty)
 	for _, s := range solvers(t, 2) {
 		switch s.(type) {
-		case GoWG, Flag:
+		case GoWG, Flag, ContextFlag:
 			continue // flag-stopped: they do not look at the context
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

@@ -1,0 +1,70 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/workgang/workgang/examples/httpd/load"
+	"github.com/workgang/workgang/examples/internal/lat"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func row(v string, c int, rps float64, p99 time.Duration) Row {
+	return Row{Variant: v, Conns: c, Result: load.Result{ReqPerSec: rps, Latency: lat.Summary{P99: p99}}}
+}
+
+func TestBests(t *testing.T) {
+	rows := []Row{
+		row("serial", 1, 100, 50), row("errgroup", 1, 120, 40), row("set2", 1, 180, 30), row("try2", 1, 150, 20),
+		row("serial", 16, 200, 500), row("errgroup", 16, 190, 400), row("set2", 16, 150, 900),
+	}
+	bs := Bests(rows)
+	require.Len(t, bs, 2)
+	assert.Equal(t, Best{Conns: 1, Workgang: "set2", WorkgangRPS: 180, Peer: "errgroup", PeerRPS: 120, VsPeer: 1.5, VsSerial: 1.8,
+		WorkgangP99: 30, SerialP99: 50}, bs[0])
+	assert.Equal(t, Best{Conns: 16, Workgang: "set2", WorkgangRPS: 150, Peer: "serial", PeerRPS: 200, VsPeer: 0.75, VsSerial: 0.75,
+		WorkgangP99: 900, SerialP99: 500}, bs[1])
+	var out bytes.Buffer
+	PrintBests(&out, bs)
+	assert.Equal(t, 3, strings.Count(out.String(), "\n"))
+	out.Reset()
+	PrintTable(&out, rows)
+	assert.Contains(t, out.String(), "1.80x")
+	assert.Equal(t, 1+len(rows), strings.Count(out.String(), "\n"))
+}
+
+func TestStartErrors(t *testing.T) {
+	o := DefaultOptions()
+	o.K = 0
+	_, err := Start("127.0.0.1:0", o)
+	assert.EqualError(t, err, "httpd: k = 0 out of range [1, 100]")
+	o = DefaultOptions()
+	o.Docs = 0
+	_, err = Start("127.0.0.1:0", o)
+	assert.EqualError(t, err, "httpd: shards 8, docs 0, dim 32: each must be at least 1")
+	_, err = Start("127.0.0.1:-1", DefaultOptions())
+	assert.ErrorContains(t, err, "httpd: listen tcp")
+}
+
+func TestMeasureChecksBodies(t *testing.T) {
+	o := DefaultOptions()
+	o.Docs, o.SetSizes = 10, []int{2, 2}
+	s, err := Start("127.0.0.1:0", o)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, []string{"serial", "errgroup", "set2", "ctx2", "try2", "fifo2"}, s.Variants, "sizes deduplicated")
+	r, err := s.Measure(context.Background(), "set2", Load{Conns: 2, Duration: time.Minute, MaxRequests: 8})
+	require.NoError(t, err)
+	assert.Equal(t, 8, r.Requests)
+	s.want = append([]byte("x"), s.want...) // any difference is caught
+	_, err = s.Measure(context.Background(), "serial", Load{Conns: 1, Duration: time.Minute, MaxRequests: 2})
+	assert.ErrorContains(t, err, "httpd: serial at c=1: 2 bad responses, the first: body")
+}
