@@ -11,17 +11,20 @@ import (
 )
 
 // httpd section sizes: the connection counts of the seed's wrk runs, each
-// level measured for a short time after a warm-up (-long: seconds, three
-// rounds with the median req/s kept); the harness's own tests (tiny) send a
-// few requests per level at two small counts.
+// level measured in rounds (the variants interleaved, the median req/s
+// kept) of a short time after a warm-up; by default the core variants
+// (bench.Server.Core), under -long every variant for seconds per round; the
+// harness's own tests (tiny) send a few requests per level at two small
+// counts.
 var (
 	httpdConns     = []int{1, 16, 256, 1000}
 	httpdTinyConns = []int{1, 4}
 )
 
 const (
-	httpdDefaultD, httpdDefaultWarmup = 200 * time.Millisecond, 50 * time.Millisecond
-	httpdQuickD, httpdQuickWarmup     = 80 * time.Millisecond, 20 * time.Millisecond
+	httpdDefaultD, httpdDefaultWarmup = 100 * time.Millisecond, 30 * time.Millisecond
+	httpdDefaultRounds                = 2
+	httpdQuickD, httpdQuickWarmup     = 60 * time.Millisecond, 20 * time.Millisecond
 	httpdLongD, httpdLongWarmup       = 2 * time.Second, 500 * time.Millisecond
 	httpdLongRounds                   = 3
 	httpdTinyRequests                 = 10
@@ -41,16 +44,16 @@ type httpdResult struct {
 // every response body against the serial searcher's.
 func runHTTPD(h *harness) (any, error) {
 	o := bench.DefaultOptions()
-	conns, rounds := httpdConns, 1
+	conns, rounds, all := httpdConns, httpdDefaultRounds, false
 	l := bench.Load{Duration: httpdDefaultD, Warmup: httpdDefaultWarmup}
 	switch c := h.cfg; {
 	case c.tiny():
-		conns, l = httpdTinyConns, bench.Load{Duration: time.Minute, MaxRequests: httpdTinyRequests}
+		conns, rounds, l = httpdTinyConns, 1, bench.Load{Duration: time.Minute, MaxRequests: httpdTinyRequests}
 		o.Docs = 50
 	case c.Quick:
-		l.Duration, l.Warmup = httpdQuickD, httpdQuickWarmup
+		l.Duration, l.Warmup, rounds = httpdQuickD, httpdQuickWarmup, 1
 	case c.Long:
-		l.Duration, l.Warmup, rounds = httpdLongD, httpdLongWarmup, httpdLongRounds
+		l.Duration, l.Warmup, rounds, all = httpdLongD, httpdLongWarmup, httpdLongRounds, true
 	}
 	o.SetSizes = []int{1, 2, h.cfg.Max}
 	s, err := bench.Start("127.0.0.1:0", o)
@@ -60,12 +63,16 @@ func runHTTPD(h *harness) (any, error) {
 	defer s.Close()
 	fmt.Fprintf(h.out, "%d shards x %d docs x %d dims per request, k=%d; %v per level after %v warm-up, %d round(s); loopback, every body checked\n",
 		o.Shards, o.Docs, o.Dim, o.K, l.Duration, l.Warmup, rounds)
+	variants := s.Core
+	if all {
+		variants = s.Variants
+	}
 	res := httpdResult{Options: o, Rounds: rounds}
 	for _, c := range conns {
 		l.Conns = c
 		byVariant := map[string][]bench.Row{}
 		for round := range rounds {
-			for _, v := range s.Variants {
+			for _, v := range variants {
 				h.status("httpd: c=%d %s, round %d of %d", c, v, round+1, rounds)
 				r, err := s.Measure(context.Background(), v, l)
 				if err != nil {
@@ -74,7 +81,7 @@ func runHTTPD(h *harness) (any, error) {
 				byVariant[v] = append(byVariant[v], r)
 			}
 		}
-		for _, v := range s.Variants {
+		for _, v := range variants {
 			rs := byVariant[v]
 			slices.SortFunc(rs, func(a, b bench.Row) int { return cmp.Compare(a.ReqPerSec, b.ReqPerSec) })
 			res.Rows = append(res.Rows, rs[(len(rs)-1)/2])

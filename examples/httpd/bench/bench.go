@@ -42,8 +42,12 @@ func DefaultOptions() Options {
 
 // Server is the example's HTTP server with every variant mounted.
 type Server struct {
-	Addr      string   // host:port it listens on (127.0.0.1)
-	Variants  []string // searcher names, serial first
+	Addr     string   // host:port it listens on (127.0.0.1)
+	Variants []string // searcher names, serial first
+	// Core is the subset of Variants a short measurement runs: all but
+	// the ctx, try and fifo variants of a set of 1 (with one worker they
+	// differ from set1 only in overhead).
+	Core      []string
 	ix        *search.Index
 	opts      Options
 	want      []byte // the serial searcher's response body
@@ -65,6 +69,9 @@ func Start(addr string, o Options) (*Server, error) {
 	searchers := s.searchers()
 	for _, sr := range searchers {
 		s.Variants = append(s.Variants, sr.Name())
+		if n := sr.Name(); n != "ctx1" && n != "try1" && n != "fifo1" {
+			s.Core = append(s.Core, n)
+		}
 	}
 	hits, err := search.Serial{}.Search(context.Background(), s.ix, s.ix.Query(o.Query), o.K)
 	if err != nil {

@@ -61,10 +61,21 @@ func TestMeasureChecksBodies(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	assert.Equal(t, []string{"serial", "errgroup", "set2", "ctx2", "try2", "fifo2"}, s.Variants, "sizes deduplicated")
+	assert.Equal(t, s.Variants, s.Core, "no set of 1")
 	r, err := s.Measure(context.Background(), "set2", Load{Conns: 2, Duration: time.Minute, MaxRequests: 8})
 	require.NoError(t, err)
 	assert.Equal(t, 8, r.Requests)
 	s.want = append([]byte("x"), s.want...) // any difference is caught
 	_, err = s.Measure(context.Background(), "serial", Load{Conns: 1, Duration: time.Minute, MaxRequests: 2})
 	assert.ErrorContains(t, err, "httpd: serial at c=1: 2 bad responses, the first: body")
+}
+
+func TestCoreLeavesOutSetOfOneVariants(t *testing.T) {
+	o := DefaultOptions()
+	o.Docs, o.SetSizes = 10, []int{1, 3}
+	s, err := Start("127.0.0.1:0", o)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, []string{"serial", "errgroup", "set1", "ctx1", "try1", "fifo1", "set3", "ctx3", "try3", "fifo3"}, s.Variants)
+	assert.Equal(t, []string{"serial", "errgroup", "set1", "set3", "ctx3", "try3", "fifo3"}, s.Core)
 }
