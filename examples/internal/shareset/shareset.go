@@ -1,8 +1,10 @@
-// Package shareset is the one place the examples spell how a worker set
-// serves runs from many goroutines at once: the sets they create for that,
-// the range options that let the caller take part, the copies a RunContext
-// may ask for, and the user-level "run on the set if it is free, else on the
-// caller" rule (TryRun) that the library's concurrent-runs mode generalizes.
+// Package shareset is the one place the examples spell what depends on how
+// a worker set serves runs from many goroutines at once: the range options
+// that let the caller take part, the copies a RunContext may ask for, and
+// the user-level "run on the set if it is free, else on the caller" rule
+// (TryRun) that the library's concurrent-runs mode generalizes. The sets
+// the examples share come from workers.Acquire, which gives them that mode
+// where the library has it.
 //
 // Everything that depends on the concurrent-runs API lives here, so that the
 // examples change in this file only when that API changes.
@@ -27,19 +29,6 @@ var (
 	_ Set = (*workers.Workers)(nil)
 	_ Set = (*workers.Shared)(nil)
 )
-
-// New returns a set of maxWorkers workers meant to take runs from many
-// goroutines at once: with concurrent runs, a caller-runs run that finds the
-// set busy runs its copies on its own caller instead of waiting. Release it
-// with Close.
-func New(name string, maxWorkers int) *workers.Workers {
-	return workers.New(name, maxWorkers, concurrentOpts...)
-}
-
-// concurrentOpts are the options New passes to workers.New: the
-// concurrent-runs option where the library has it. Sets from workers.Acquire
-// always have it.
-var concurrentOpts []workers.Option
 
 // CallerRuns are the ForRange and ForRangeContext options that let the
 // calling goroutine run copies itself (the library's default where

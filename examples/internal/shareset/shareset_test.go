@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
+
+	"github.com/workgang/workgang/workers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -58,8 +60,8 @@ func TestCopies(t *testing.T) {
 	assert.Equal(t, 3, Copies(3, 8))
 }
 
-func TestNewSet(t *testing.T) {
-	w := New("shareset-test", 2)
+func TestCallerRuns(t *testing.T) {
+	w := workers.New("shareset-test", 2)
 	defer w.Close()
 	var n atomic.Int64
 	w.ForRange(10, func(_, lo, hi int) { n.Add(int64(hi - lo)) }, CallerRuns...)
