@@ -105,13 +105,13 @@ func httpdTargets(bs []bench.Best) []target {
 	var ts []target
 	for _, b := range bs {
 		detail := fmt.Sprintf("%s %.0f req/s, %s %.0f", b.Workgang, b.WorkgangRPS, b.Peer, b.PeerRPS)
-		ts = append(ts, ratioTarget(fmt.Sprintf("httpd c=%d: best workgang / best of serial, errgroup req/s", b.Conns),
+		ts = append(ts, exampleTarget(fmt.Sprintf("httpd c=%d: best workgang / best of serial, errgroup req/s", b.Conns), reasonHTTPD,
 			b.WorkgangRPS, b.PeerRPS, 1, true, detail))
 		if b.Conns == 1 {
-			ts = append(ts, ratioTarget("httpd c=1: best workgang / serial req/s", b.VsSerial, 1, 1.5, true, detail))
+			ts = append(ts, exampleTarget("httpd c=1: best workgang / serial req/s", reasonHTTPD, b.VsSerial, 1, 1.5, true, detail))
 		}
 		if b.Conns >= 16 {
-			ts = append(ts, ratioTarget(fmt.Sprintf("httpd c=%d: best workgang p99 / serial p99", b.Conns),
+			ts = append(ts, exampleTarget(fmt.Sprintf("httpd c=%d: best workgang p99 / serial p99", b.Conns), reasonHTTPD,
 				float64(b.WorkgangP99), float64(b.SerialP99), 1, false,
 				fmt.Sprintf("%s %.0f us, serial %.0f us", b.Workgang, float64(b.WorkgangP99)/1e3, float64(b.SerialP99)/1e3)))
 		}

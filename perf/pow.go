@@ -86,19 +86,19 @@ func powTargets(r *powResult) []target {
 			if pre {
 				f, label = row[s].FirstPre.P50, "workers pre-created"
 			}
-			ts = append(ts, ratioTarget(fmt.Sprintf("pow first call, %s: %s / go+wg", label, s), float64(f), wg, 2, false,
+			ts = append(ts, exampleTarget(fmt.Sprintf("pow first call, %s: %s / go+wg", label, s), reasonPow, float64(f), wg, 2, false,
 				fmt.Sprintf("%.1f us / %.1f us", float64(f)/1e3, wg/1e3)))
 		}
 	}
 	wg0 := float64(row["go+wg"].First0.P50)
 	for _, s := range []string{"RunContext", "RunN+flag"} {
 		f := float64(row[s].First0.P50)
-		ts = append(ts, ratioTarget(fmt.Sprintf("pow first one-hash call, fresh set: %s / go+wg", s), f, wg0, 2, false,
+		ts = append(ts, exampleTarget(fmt.Sprintf("pow first one-hash call, fresh set: %s / go+wg", s), reasonPow, f, wg0, 2, false,
 			fmt.Sprintf("%.1f us / %.1f us", f/1e3, wg0/1e3)))
 	}
 	for _, t := range r.Tails {
 		if t.Solver == "RunContext" {
-			ts = append(ts, ratioTarget("pow one-hash RunContext p99 / 5 us", float64(t.Lat.P99), float64(5*time.Microsecond), 1, false,
+			ts = append(ts, exampleTarget("pow one-hash RunContext p99 / 5 us", reasonPow, float64(t.Lat.P99), float64(5*time.Microsecond), 1, false,
 				fmt.Sprintf("p99 %.1f us (clean calls %.1f us)", float64(t.Lat.P99)/1e3, float64(t.CleanP99)/1e3)))
 		}
 	}

@@ -79,12 +79,12 @@ func sharedTargets(rows []fleet.Result) []target {
 		sh := m[fleet.Shared]
 		wall := func(v fleet.Variant) float64 { return float64(m[v].Wall) }
 		for _, v := range []fleet.Variant{fleet.Own, fleet.GoWG} {
-			ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / %s wall", w, v), wall(fleet.Shared), wall(v), 1, false,
+			ts = append(ts, exampleTarget(fmt.Sprintf("shared ~%v: shared / %s wall", w, v), reasonShared, wall(fleet.Shared), wall(v), 1, false,
 				fmt.Sprintf("%.1f ms / %.1f ms", ms64(sh.Wall), ms64(m[v].Wall))))
 		}
-		ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / serial wall", w), wall(fleet.Shared), wall(fleet.Serial), 1.05, false,
+		ts = append(ts, exampleTarget(fmt.Sprintf("shared ~%v: shared / serial wall", w), reasonShared, wall(fleet.Shared), wall(fleet.Serial), 1.05, false,
 			fmt.Sprintf("%.1f ms / %.1f ms", ms64(sh.Wall), ms64(m[fleet.Serial].Wall))))
-		ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / own-set peak RSS", w), float64(sh.PeakRSS), float64(m[fleet.Own].PeakRSS), 1, false,
+		ts = append(ts, exampleTarget(fmt.Sprintf("shared ~%v: shared / own-set peak RSS", w), reasonShared, float64(sh.PeakRSS), float64(m[fleet.Own].PeakRSS), 1, false,
 			fmt.Sprintf("%.1f MiB / %.1f MiB", float64(sh.PeakRSS)/(1<<20), float64(m[fleet.Own].PeakRSS)/(1<<20))))
 	}
 	return ts

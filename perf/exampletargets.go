@@ -1,0 +1,17 @@
+package main
+
+// exampleTarget is how the httpd, shared and pow sections make their
+// targets: ratioTarget with the reason the goal exists (printed by a
+// targets mechanism that groups goals by reason; ignored where the target
+// type has no reason).
+func exampleTarget(name, reason string, num, den, limit float64, atLeast bool, detail string) target {
+	_ = reason
+	return ratioTarget(name, num, den, limit, atLeast, detail)
+}
+
+// The reasons of the examples' targets.
+const (
+	reasonHTTPD  = "a set shared by a server's requests must serve concurrent requests at least as well as not sharing, and speed up a lone request"
+	reasonShared = "thousands of library instances on one shared set must cost no more time than running their jobs serially or on sets of their own, and less memory than the latter"
+	reasonPow    = "a first call must not pay much more for its workers than go + WaitGroup pays for goroutines, and a one-hash RunContext must stay cheap at the tail"
+)
