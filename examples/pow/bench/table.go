@@ -38,15 +38,16 @@ func PrintRows(w io.Writer, rows []Row) {
 
 // PrintTails prints the one-hash search's latency and what its slow calls
 // saw (each counted once, in the order GC, wake-up, mutex wait, page fault,
-// preemption), and how often a worker ran a copy.
+// preemption), how often a worker ran a copy, and how often a call took a
+// page fault.
 func PrintTails(w io.Writer, ts []Tail) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "call\tp50 us\tp90 us\tp99 us\tp99.9 us\tmax us\tallocs/call\t>= p99\tGC\twake-up\tmutex\tfault\tpreempted\tnone\tclean p99 us\tworker ran: all\tslow\t")
+	fmt.Fprintln(tw, "call\tp50 us\tp90 us\tp99 us\tp99.9 us\tmax us\tallocs/call\t>= p99\tGC\twake-up\tmutex\tfault\tpreempted\tnone\tclean p99 us\tworker ran: all\tslow\tfaulted: all\t")
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", t.Solver,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t%s\t\n", t.Solver,
 			lat.Micros(t.Lat.P50), lat.Micros(t.Lat.P90), lat.Micros(t.Lat.P99), float64(t.P999)/1e3, lat.Micros(t.Lat.Max),
 			t.AllocsPerCall, t.Slow, t.SlowGC, t.SlowWakeup, t.SlowMutex, t.SlowFault, t.SlowPreempted, t.SlowNone, float64(t.CleanP99)/1e3,
-			pct(t.WorkerCalls, t.Lat.N), pct(t.SlowWorker, t.Slow))
+			pct(t.WorkerCalls, t.Lat.N), pct(t.SlowWorker, t.Slow), pct(t.FaultCalls, t.Lat.N))
 	}
 	tw.Flush()
 }

@@ -40,6 +40,8 @@ type Tail struct {
 	// the slow calls; both 0 without a set.
 	WorkerCalls int `json:"worker_calls"`
 	SlowWorker  int `json:"slow_worker"`
+	// FaultCalls counts the calls that took a page fault, over all.
+	FaultCalls int `json:"fault_calls"`
 }
 
 // probe is one kind of call the tail table measures.
@@ -182,6 +184,9 @@ func tail(call func() error, w *workers.Workers, calls int) (Tail, error) {
 	for _, c := range info {
 		if c.worker {
 			t.WorkerCalls++
+		}
+		if c.fault {
+			t.FaultCalls++
 		}
 		if !c.gc && !c.wake && !c.mutex && !c.fault && !c.preempted {
 			clean = append(clean, c.d)
