@@ -23,7 +23,8 @@ func TestLayout(t *testing.T) {
 	assert.Equal(t, uintptr(3*cacheLine), unsafe.Offsetof(d.gen), "the coordinator's line")
 	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")
 	assert.Less(t, unsafe.Offsetof(d.endSpin)+8, uintptr(5*cacheLine)+1)
-	assert.GreaterOrEqual(t, unsafe.Offsetof(d.panicked), uintptr(5*cacheLine))
+	assert.Equal(t, uintptr(5*cacheLine), unsafe.Offsetof(d.coordWake), "the coordinator's semaphore on a line of its own")
+	assert.GreaterOrEqual(t, unsafe.Offsetof(d.panicked), uintptr(6*cacheLine))
 	var s slot
 	assert.Equal(t, uintptr(2*cacheLine), unsafe.Sizeof(s), "slot size")
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.claim), "claim starts the slot's second line")

@@ -147,7 +147,8 @@ func TestAwakeWorkerTakesParkedWorkersCopy(t *testing.T) {
 	require.Nil(t, pe)
 	assert.NotZero(t, on.Load())
 	assert.Equal(t, uint64(1), d.WorkerStats(1).Copies)
-	<-d.slots[0].wake // the coordinator's token for the absent worker 0
+	assert.True(t, d.slots[0].wake.TryWait(), "the coordinator owes the absent worker 0 one permit")
+	assert.False(t, d.slots[0].wake.TryWait(), "and only one")
 }
 
 // TestCallerTakesParkedWorkersCopy: in a caller-runs run the caller runs the
@@ -195,6 +196,57 @@ func TestTreeWakesEveryParkedWorker(t *testing.T) {
 		parks += d.WorkerStats(i).Parks
 	}
 	assert.NotZero(t, parks, "with no spin the workers must have parked")
+}
+
+// TestPlainCopiesMeetAtBarrier: the copies of a plain run may wait for each
+// other. One long-lived dispatcher with surplus workers runs plain runs of
+// every size whose copies pass several barriers, with spinning and with
+// parked workers, at GOMAXPROCS 1 and 2: a look-ahead or helper claim that
+// took a copy some other copy waits for would deadlock, and the run would
+// not end.
+func TestPlainCopiesMeetAtBarrier(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		for _, spin := range []time.Duration{0, 50 * time.Microsecond} {
+			t.Run(fmt.Sprintf("procs=%d/spin=%v", procs, spin), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				const workers = 9
+				d := New(workers)
+				d.SetSpin(spin)
+				stop := serve(d, workers)
+				defer stop()
+				rng := rand.New(rand.NewPCG(uint64(procs), uint64(spin)))
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for round := range 300 {
+						n := 1 + rng.IntN(workers)
+						var arrived atomic.Int64
+						p, _ := Prepare(tasks.Func("barriers", func(int) {
+							for k := int64(1); k <= 3; k++ {
+								arrived.Add(1)
+								for arrived.Load() < k*int64(n) {
+									runtime.Gosched()
+								}
+							}
+						}))
+						if _, pe := d.Run(p, n); pe != nil {
+							t.Errorf("round %d: %v", round, pe)
+							return
+						}
+						if got := arrived.Load(); got != 3*int64(n) {
+							t.Errorf("round %d: %d arrivals, want %d", round, got, 3*n)
+							return
+						}
+					}
+				}()
+				select {
+				case <-done:
+				case <-time.After(2 * time.Minute):
+					t.Fatal("plain copies waiting at a barrier deadlocked")
+				}
+			})
+		}
+	}
 }
 
 type bigTask struct{ data []byte }

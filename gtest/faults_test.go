@@ -301,8 +301,8 @@ func TestFaultGoexit(t *testing.T) {
 // TestFaultGoexitOnCallerWithWorkerPanic: a caller copy calls Goexit while a
 // worker copy of the same run panics. Whatever is reported, every copy runs
 // once, the caller exits only after all of them, and the set stays usable.
-// (The worker's panic is not re-raised: the caller's goroutine is exiting and
-// Run never returns; see docs/reliability.md.)
+// (Run re-raises the worker's panic, which replaces the caller's Goexit; see
+// docs/testing.md.)
 func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	w := workers.New("goexit-panic", 3)
@@ -320,7 +320,7 @@ func TestFaultGoexitOnCallerWithWorkerPanic(t *testing.T) {
 		f.checkEachOnce(t)
 		// The workers' panic must not be swallowed by the caller's Goexit:
 		// Run re-raises it, which turns the Goexit into that panic. (This
-		// suite found the runtime dropping it; see docs/reliability.md.)
+		// suite found the runtime dropping it; see docs/testing.md.)
 		require.False(t, o.goexit, "the caller's Goexit hid the workers' panic")
 		require.IsType(t, &workers.PanicError{}, o.v)
 		pe := o.v.(*workers.PanicError)

@@ -58,7 +58,7 @@ func TestDispatchModel(t *testing.T) {
 // the model and the README's mapping (and this list) together.
 func TestDispatchModelMapsToCode(t *testing.T) {
 	for file, stmts := range map[string][]string{
-		"gang/gang.go": {
+		"gang": {
 			// Run and runOnCaller.
 			"d.gen++",
 			"d.task = p.t",
@@ -76,7 +76,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"old := s.claim.Load()",
 			"return old < gen && s.claim.CompareAndSwap(old, gen)",
 			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
-			"s.wake <- struct{}{}",
+			"s.wake.Signal(1)",
 			// Serve, next, park.
 			"s.seen = gen",
 			"if r&stopBit != 0 {",
@@ -92,7 +92,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"d.park(s)",
 			"s.state.Store(parked)",
 			"if !s.state.CompareAndSwap(parked, awake) {",
-			"<-s.wake",
+			"s.wake.Wait()",
 			"s.state.Store(awake)",
 			// Stop.
 			"d.run.Store((d.gen&genMask)<<genShift | stopBit)",
@@ -101,17 +101,17 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"if d.done.Load() == gen {",
 			"d.coordParked.Store(gen)",
 			"if !d.coordParked.CompareAndSwap(gen, 0) {",
-			"<-d.coordWake",
+			"d.coordWake.Wait()",
 			"d.done.Store(gen)",
 			"if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {",
-			"d.coordWake <- struct{}{}",
+			"d.coordWake.Signal(1)",
 			// retire.
 			"defer d.retire(c, n, gen)",
 			"if d.groups[c/groupSize].left.Add(-1) != 0 {",
 			"if n > groupSize && d.groupsLeft.Add(-1) != 0 {",
 			"d.finish(gen)",
 		},
-		"workers/workers.go": {
+		"workers": {
 			"go w.work(i, wk, true)",
 			"go w.work(i, wk, false)",
 			"w.d.Serve(i)",
@@ -120,13 +120,32 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"w.wg.Done()",
 		},
 	} {
-		src, err := os.ReadFile(filepath.Join("..", file))
-		require.NoError(t, err)
+		src := packageSource(t, file)
 		for _, stmt := range stmts {
-			if !strings.Contains(string(src), stmt) {
-				t.Errorf("%s no longer contains %q, a statement docs/model/dispatch.pml models: "+
+			if !strings.Contains(src, stmt) {
+				t.Errorf("package %s no longer contains %q, a statement docs/model/dispatch.pml models: "+
 					"update the model, docs/model/README.md's mapping and this list together", file, stmt)
 			}
 		}
 	}
+}
+
+// packageSource returns the non-test Go files of the module's package dir,
+// concatenated: a statement the model stands for may move between the files of
+// its package without changing the protocol.
+func packageSource(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		b.Write(src)
+	}
+	require.NotZero(t, b.Len(), "no Go files in %s", dir)
+	return b.String()
 }

@@ -19,7 +19,7 @@ import (
 
 var (
 	soakRuns = flag.Int("soak.runs", 0, "TestSoak: back-to-back runs per configuration; 0 means a short default "+
-		"(the full soak of docs/reliability.md is -soak.runs=1000000)")
+		"(the full soak of docs/testing.md is -soak.runs=1000000)")
 	soakSeed = flag.Uint64("soak.seed", 0, "TestSoak: random seed; 0 picks one from the clock (it is logged)")
 )
 

@@ -37,7 +37,7 @@ const (
 	tinyGCCycles      = 3
 )
 
-// gc targets of issue 12: on the large heap, workgang's pause p50 at least
+// The gc section's targets: on the large heap, workgang's pause p50 at least
 // gcLargeVsSerial times faster than the serial collector's and at most
 // gcLargeVsPeers times either peer's; on the small heap, at most
 // gcSmallVsPeers times the best peer's.
@@ -69,7 +69,7 @@ type gcHeapRes struct {
 	// LiveAvg is the average number of live objects after a collection.
 	LiveAvg int     `json:"live_avg"`
 	Rows    []gcRow `json:"rows"`
-	// Targets are issue 12's targets for this heap.
+	// Targets are the gc section's targets for this heap.
 	Targets []target `json:"targets"`
 }
 
@@ -188,7 +188,7 @@ func measureGC(h *harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
 	return res, nil
 }
 
-// gcTargets evaluates issue 12's targets on one heap's rows.
+// gcTargets evaluates the gc section's targets on one heap's rows.
 func gcTargets(r gcHeapRes) []target {
 	row := func(name string) gcRow {
 		for _, x := range r.Rows {

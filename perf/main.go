@@ -56,7 +56,7 @@
 //     partition and serial, on random, power-law and list graphs.
 //   - gc: pauses of the examples/gc collector (p50/p99/max per collection)
 //     for a small and a large heap, workgang against the same phases on
-//     go + WaitGroup and errgroup, and serial, with issue 12's targets.
+//     go + WaitGroup and errgroup, and serial, with the section's targets.
 //   - targets: the project's performance targets, each as the measured ratio
 //     and PASS, MISS or N/A. It needs the sections it checks, which
 //     -scenario targets selects automatically.

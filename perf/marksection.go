@@ -14,8 +14,7 @@ import (
 // few times (the mark and gc sections together within a third of the
 // default run's budget, defaultRunSeconds); -quick marks smaller graphs; runs
 // shorter than -quick's (the harness's own tests) mark tiny graphs once;
-// -long marks graphs of 4M objects (the size of issue 12's figures; measured
-// times in docs/perf.md).
+// -long marks graphs of 4M objects (measured times in docs/perf.md).
 const (
 	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3

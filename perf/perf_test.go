@@ -343,8 +343,8 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 
 	var ts []target
 	require.NoError(t, json.Unmarshal(rep.Sections["targets"], &ts))
-	// Issue 3's: ratio goals, allocations, two break-even goals; issue 9's:
-	// 4 empty-task goals, 2 per surplus case (-max 2: one n per mode), 2
+	// The dispatch targets: ratio goals, allocations, two break-even goals;
+	// the long-lived-set targets: 4 empty-task goals, 2 per surplus case (-max 2: one n per mode), 2
 	// pause goals, 1 per kernel N and 1 per kernel N >= 64.
 	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1
 	require.Len(t, ts, want)

@@ -49,7 +49,7 @@ type ratioGoal struct {
 	limit           float64
 }
 
-// ratioGoals are the dispatch targets of issue 3.
+// ratioGoals are the dispatch targets: empty-task ratios against the peers.
 var ratioGoals = []ratioGoal{
 	{"min", nameCaller, nameWorkers, 1.0 / 20},
 	{"min", nameCaller, nameDirect, 10},
@@ -85,7 +85,7 @@ func runTargets(h *harness) (any, error) {
 	return ts, nil
 }
 
-// existingTargets are the targets of issue 3: the dispatch ratios, no
+// existingTargets are the dispatch targets: the empty-task ratios, no
 // allocations, and the break-even grains.
 func existingTargets(h *harness, peers *peersResult, grain *grainResult) []target {
 	var ts []target

@@ -5,8 +5,8 @@ import (
 	"io"
 )
 
-// The targets of issue 9 (dispatcher v2), as ratios of medians within the
-// run. They are evaluated from whichever of the surplus, pause and kernel
+// The long-lived-set targets (surplus workers, the pause, the kernel), as
+// ratios of medians within the run. They are evaluated from whichever of the surplus, pause and kernel
 // sections ran (targets needs them all, so a run that selects targets has
 // them).
 const (

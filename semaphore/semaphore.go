@@ -9,9 +9,10 @@
 // burns. docs/perf.md has the figures (BenchmarkHandoff in this package,
 // against x/sync's Weighted and a channel).
 //
-// It is a standalone primitive: workgang's dispatcher (package gang) has its
-// own protocol. The package imports the standard library and the module's
-// internal spin policy.
+// workgang's dispatcher (package gang) parks its idle workers and its
+// coordinator on semaphores of this package, with a spin budget of 0: it spins
+// in its own loop first, where the spin follows demand. The package imports
+// the standard library and the module's internal spin policy.
 package semaphore
 
 import (

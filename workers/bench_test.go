@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -131,5 +132,47 @@ func BenchmarkGrain(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkBarrier measures one barrier among the members of a team: one
+// RunTeam whose members pass b.N barriers (EPCC's BARRIER, without the
+// delay), at full parallelism.
+func BenchmarkBarrier(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	w := workers.New("bench-barrier", n)
+	defer w.Close()
+	w.RunTeam("warm", n, func(m *team.Member) { m.Barrier() })
+	b.ReportAllocs()
+	b.ResetTimer()
+	w.RunTeam("barrier", n, func(m *team.Member) {
+		for range b.N {
+			m.Barrier()
+		}
+	})
+}
+
+// BenchmarkTeamFor measures a worksharing loop of 256 empty iterations inside
+// one run (EPCC's FOR inside a parallel region: the schedule's claims plus the
+// loop's closing barrier), per schedule, at full parallelism.
+func BenchmarkTeamFor(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	body := func(lo, hi int) {} // a call through a func value: not elided
+	for _, sc := range []struct {
+		name  string
+		sched team.Schedule
+	}{{"static", team.Static()}, {"dynamic,1", team.Dynamic(1)}, {"dynamic,8", team.Dynamic(8)}, {"guided,1", team.Guided(1)}} {
+		b.Run(sc.name, func(b *testing.B) {
+			w := workers.New("bench-teamfor", n)
+			defer w.Close()
+			w.RunTeam("warm", n, func(m *team.Member) { m.Barrier() })
+			b.ReportAllocs()
+			b.ResetTimer()
+			w.RunTeam("for", n, func(m *team.Member) {
+				for range b.N {
+					m.For(256, body, sc.sched)
+				}
+			})
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/slots"
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -110,4 +111,32 @@ func ExampleWorkers_Stats() {
 	s := w.Stats()
 	fmt.Println(s.Runs, s.InlineRuns, s.CallerCopies+s.WorkerCopies)
 	// Output: 2 1 3
+}
+
+// A relaxation on a ring, one run for all its steps: the members share each
+// step's loop (team.Static: one block each) and meet at the loop's barrier
+// before member 0 swaps the buffers, then at a second barrier before the next
+// step reads them.
+func ExampleWorkers_RunTeam() {
+	w := workers.New("relax", 2)
+	defer w.Close()
+
+	cur, next := make([]float64, 8), make([]float64, 8)
+	cur[0] = 64
+	w.RunTeam("relax", 2, func(m *team.Member) {
+		for range 3 {
+			m.For(len(cur), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					l, r := cur[(i+len(cur)-1)%len(cur)], cur[(i+1)%len(cur)]
+					next[i] = (l + 2*cur[i] + r) / 4
+				}
+			}, team.Static())
+			if m.ID() == 0 {
+				cur, next = next, cur
+			}
+			m.Barrier()
+		}
+	})
+	fmt.Println(cur)
+	// Output: [20 15 6 1 0 1 6 15]
 }

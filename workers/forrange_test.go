@@ -74,8 +74,8 @@ func TestForRangeCoversEachIterationOnce(t *testing.T) {
 
 func opts(o ...workers.RangeOption) []workers.RangeOption { return o }
 
-// ForRange with a chunk of MaxInt panicked with RunN's "n = 0" message
-// (issue 10.2): the chunk count overflowed.
+// ForRange with a chunk of MaxInt once panicked with RunN's "n = 0" message:
+// the chunk count overflowed.
 func TestForRangeHugeChunk(t *testing.T) {
 	w := workers.New("huge", 3)
 	defer w.Close()

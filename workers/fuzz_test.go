@@ -923,8 +923,7 @@ func (h *fzHostile) CallerCanRun() bool {
 }
 
 // opHostile: a run of a task whose Name or CallerCanRun misbehaves while its
-// copies panic (issue 10.1: a typed-nil task pointer panics in both Name and
-// Work). Nothing may crash, hang or lose a copy; the panic comes back as a
+// copies panic (as a typed-nil task pointer panics in both Name and Work). Nothing may crash, hang or lose a copy; the panic comes back as a
 // *workers.PanicError and the set stays usable.
 func (m *fzMachine) opHostile(s *fzSet) {
 	if s == nil || s.closed {

@@ -71,7 +71,7 @@ func WithActiveWorkers(n int) Option {
 // It has a price: a locked goroutine's yields and wake-ups are hand-offs
 // between OS threads, so only-workers runs of short tasks cost many times
 // more than unpinned ones, while caller-runs runs, whose copies mostly stay
-// on the caller, are barely affected (docs/perf.md, "Pinned workers", from
+// on the caller, are barely affected (docs/perf.md, "Choosing a grain size", from
 // go run ./perf -pin). Use placement where thread identity matters more than
 // hand-off latency (long phases, priority separation), and measure.
 func WithLockOSThread() Option {

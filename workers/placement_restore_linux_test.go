@@ -84,8 +84,8 @@ func checkRestored(t *testing.T, orig threadState, restoreErrs []error) bool {
 	return !t.Failed() && now == orig
 }
 
-// Issue 10.6: applyPlacement's restore puts the thread's affinity and nice
-// value back.
+// applyPlacement's restore puts the thread's affinity and nice value back, so
+// a worker that ran on the main thread leaves no placement behind.
 func TestPlacementRestore(t *testing.T) {
 	onLockedThread(func() bool {
 		orig := readThread(t)

@@ -16,8 +16,8 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// Regression tests for issue 10 (hostile tasks, cross-set cycles, promises
-// the docs make). Each failed on the dispatcher before v2.
+// Regression tests for hostile tasks, cross-set cycles and promises the docs
+// make. Each failed on an earlier dispatcher.
 
 // within runs f on a new goroutine and fails the test if it does not return
 // within d (a hang would otherwise only show as the package's timeout).
@@ -225,7 +225,7 @@ func (*capturing) Name() string { return "capturing" }
 func (*capturing) Work(int)     {}
 
 // TestFinishedTaskNotRetained: after RunN returns, nothing of the task stays
-// reachable from the set (issue 10.10: 64 MiB captured by a task survived).
+// reachable from the set (64 MiB captured by a task once survived the run).
 func TestFinishedTaskNotRetained(t *testing.T) {
 	w := workers.New("retain", 2)
 	defer w.Close()
@@ -261,7 +261,7 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 
 // TestPlacementErrorsCompleteAfterFirstRun: a worker applies its placement
 // before the run that created it returns, so PlacementErrors is complete
-// right after it (issue 10.11, seen at GOMAXPROCS = 1).
+// right after it (it once was not, at GOMAXPROCS = 1).
 func TestPlacementErrorsCompleteAfterFirstRun(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("affinity is Linux-only")

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 )
 
 // The process-wide registry of shared sets, by name. A set is created by the
@@ -72,7 +73,7 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 // releaseShared drops the reference of the release function whose flag is
 // released, once. The last release closes the set, so it must not run inside
 // one of the set's own copies (Close there would wait for the run it is part
-// of): it then panics before changing anything (issue 10.5), the reference
+// of): it then panics before changing anything, the reference
 // is kept and the release function still works once the run is over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
@@ -143,6 +144,9 @@ func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx conte
 
 // Stats returns the set's counters (all holders' runs); see Workers.Stats.
 func (s *Shared) Stats() Stats { return s.w.Stats() }
+
+// RunTeam runs a gang-scheduled team; see Workers.RunTeam.
+func (s *Shared) RunTeam(name string, n int, fn func(m *team.Member)) { s.w.RunTeam(name, n, fn) }
 
 // PlacementErrors returns the set's placement failures; see
 // Workers.PlacementErrors.

@@ -12,7 +12,7 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// A holder cannot close a shared set: the type has no Close (issue 11.4).
+// A holder cannot close a shared set: the type has no Close.
 func TestSharedHasNoClose(t *testing.T) {
 	typ := reflect.TypeFor[*workers.Shared]()
 	_, ok := typ.MethodByName("Close")
@@ -60,8 +60,8 @@ func TestSharedForwards(t *testing.T) {
 	assert.Empty(t, s.PlacementErrors())
 }
 
-// Acquire panics for the same arguments New does even when the name is held
-// (issue 10.9); the held set is unchanged and no reference is taken.
+// Acquire panics for the same arguments New does even when the name is
+// held; the held set is unchanged and no reference is taken.
 func TestAcquireChecksHeldName(t *testing.T) {
 	s, release := workers.Acquire("held", 2)
 	before := s.ActiveWorkers()
@@ -105,7 +105,7 @@ func TestAcquireHeldIgnoresValidArguments(t *testing.T) {
 	assert.Equal(t, fmt.Sprint(2, 2), fmt.Sprint(b.MaxWorkers(), b.ActiveWorkers()))
 }
 
-// Issue 10.5: the last release from inside one of the set's own copies
+// The last release from inside one of the set's own copies
 // panics without consuming anything: the entry stays, the set keeps working,
 // and the same release function closes it after the run.
 func TestLastReleaseInsideOwnCopy(t *testing.T) {

@@ -77,6 +77,9 @@ type Workers struct {
 	// Stats and the nested-run checks read it without a lock.
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
+
+	// team is the team RunTeam keeps between runs (see RunTeam).
+	team atomic.Pointer[cachedTeam]
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -379,7 +382,7 @@ func (w *Workers) work(i int, wk *worker, first bool) {
 		wk.g.Store(0)
 		if restore != nil {
 			// Still on the locked thread: put its affinity and nice back
-			// before the goroutine ends (issue 10.6), before Done so
+			// before the goroutine ends (the main thread outlives it), before Done so
 			// Close returns with them restored and any failure recorded.
 			if errs := restore(); len(errs) > 0 {
 				w.recordPlacement(i, errs)

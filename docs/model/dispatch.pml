@@ -1,5 +1,5 @@
 /*
- * dispatch.pml: a SPIN model of workgang's dispatch protocol v2 (issue 9) as
+ * dispatch.pml: a SPIN model of workgang's dispatch protocol as
  * gang/gang.go implements it: one run word, a claim word per copy with a
  * generation test, per-worker park state (awake/parked/waking) with a Dekker
  * re-check, a wake tree, surplus helpers, end accounting in groups, and the

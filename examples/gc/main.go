@@ -17,8 +17,8 @@
 //	GC(3)   Roots (ms): ...
 //
 // At the end a table gives the pause percentiles of the parallel collector and
-// of the serial reference. docs/perf.md gives the default run's time and
-// figures, with the machine they were measured on.
+// of the serial reference. The gc section of docs/perf.md has the perf
+// harness's figures for smaller heaps, with the machine they were measured on.
 package main
 
 import (

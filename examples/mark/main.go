@@ -11,8 +11,8 @@
 // -shape is random, powerlaw, lists, or a comma list of them, or all;
 // -workers 0 means every CPU (up to the default policy's maximum). -v adds the
 // per-worker phase lines of the last stealing mark of each shape.
-// -objects 4000000 is the size of issue 12's figures; docs/perf.md gives the
-// run times and figures, with the machine they were measured on. A progress
+// -objects 4000000 is the size -long uses in the perf harness; docs/perf.md
+// gives run times and figures, with the machine they were measured on. A progress
 // line is shown only when stderr is a terminal.
 package main
 

@@ -27,7 +27,7 @@ const Default = 50 * time.Microsecond
 // processors as the goroutines with real work, so long spins only delay them.
 // It is about what parking and waking costs, so a short wait still ends
 // without a park. The benchmark behind it is BenchmarkGrain in package
-// workers and the perf harness's grain section (docs/perf.md, "end-wait cap").
+// workers and the perf harness's grain section (docs/perf.md, "Rejected designs").
 const Oversubscribed = 3 * time.Microsecond
 
 // Budget returns how long a waiter should spin when goroutines goroutines
@@ -64,7 +64,7 @@ func CapFor(budget time.Duration, goroutines, procs int) time.Duration {
 // spinner is not held up for long, long enough that the yield (~100 ns) and the
 // clock read cost little of the spin. The benchmark behind it is
 // BenchmarkRun in package workers with the burst set by a temporary knob
-// (docs/perf.md, "spin bursts").
+// (docs/perf.md, "Rejected designs").
 const (
 	maxBurst = 1024
 	minBurst = 1

@@ -1,5 +1,6 @@
-// Package batch combines several subtasks into one task, so that a parallel
-// phase made of many small steps needs one run (one wake-up of the workers)
+// Package batch is an advanced building block, for runtimes whose parallel
+// phases are made of many small steps: it combines several subtasks into one
+// task, so that such a phase needs one run (one wake-up of the workers)
 // instead of one per step: HotSpot's G1BatchedTask.
 //
 // A Batch holds serial subtasks, each run by exactly one copy (whichever

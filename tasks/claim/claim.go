@@ -1,5 +1,7 @@
-// Package claim hands pieces of a parallel phase to the copies of a task so
-// that each piece runs exactly once, whichever copy gets there first.
+// Package claim is an advanced building block, for runtimes that split their
+// parallel phases into pieces themselves (most loops want workers.ForRange):
+// it hands pieces of a phase to the copies of a task so that each piece runs
+// exactly once, whichever copy gets there first.
 //
 // Subtasks is a fixed set of k independent subtasks that every copy tries to
 // claim (HotSpot's SubTasksDone): copy w calls TryClaim(i) for each i and runs

@@ -1,7 +1,8 @@
-// Package phases records per-worker values of the named phases of a parallel
-// task, such as the time each worker spent scanning roots or the number of
-// objects it marked, and summarizes them across workers, the way HotSpot's
-// WorkerDataArray feeds its GC phase logs:
+// Package phases is an advanced building block, for runtimes that log what
+// each worker did in their parallel phases: it records per-worker values of
+// the named phases of a parallel task, such as the time each worker spent
+// scanning roots or the number of objects it marked, and summarizes them
+// across workers, the way HotSpot's WorkerDataArray feeds its GC phase logs:
 //
 //	Mark (ms): Min: 10.0, Avg: 11.5, Max: 13.0, Diff: 3.0, Sum: 23.0, Workers: 2
 //

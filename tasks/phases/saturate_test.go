@@ -10,7 +10,8 @@ import (
 	"github.com/workgang/workgang/tasks/phases"
 )
 
-// Issue 10.12: values MaxInt64 and 1 gave a negative sum and average.
+// Sums and averages saturate: values MaxInt64 and 1 once gave a negative sum
+// and average.
 func TestSummarySaturates(t *testing.T) {
 	const big, small = math.MaxInt64, math.MinInt64
 	for _, tc := range []struct {

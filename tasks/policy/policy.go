@@ -1,6 +1,9 @@
-// Package policy chooses how many workers to use: a default maximum from the
-// CPU count, and an active count that follows the amount of work from one
-// phase to the next (HotSpot's WorkerPolicy).
+// Package policy is an advanced building block, for runtimes that size their
+// worker set and each phase's copies themselves (most programs pass
+// runtime.GOMAXPROCS(0) to workers.New and stop there): it chooses how many
+// workers to use, a default maximum from the CPU count and an active count
+// that follows the amount of work from one phase to the next (HotSpot's
+// WorkerPolicy).
 //
 // MaxWorkers(ncpu) is every CPU up to 8, and 8 plus 5/8 of the CPUs beyond
 // 8: parallel phases such as marking stop scaling linearly well before the

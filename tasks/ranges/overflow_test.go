@@ -15,7 +15,7 @@ import (
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// Regression tests for issue 10.2: range arithmetic near MaxInt.
+// Regression tests: range arithmetic near MaxInt must not overflow.
 
 func TestChunkSizeNoOverflow(t *testing.T) {
 	for _, tc := range []struct {

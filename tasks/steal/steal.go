@@ -1,6 +1,9 @@
-// Package steal provides work stealing for the copies of a parallel phase:
-// a per-worker deque, a set of deques with randomized victim selection, and a
-// terminator that tells the workers when every deque has run dry for good.
+// Package steal is an advanced building block, for runtimes whose parallel
+// phases discover their work as they go, such as a collector's mark (work
+// known up front wants workers.ForRange): work stealing for the copies of a
+// phase, with a per-worker deque, a set of deques with randomized victim
+// selection, and a terminator that tells the workers when every deque has
+// run dry for good.
 //
 // The shape is the one of a tracing garbage collector's mark phase (HotSpot's
 // GenericTaskQueue, GenericTaskQueueSet and TaskTerminator): each worker

@@ -1,0 +1,53 @@
+package gang
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/trace"
+
+	"github.com/workgang/workgang/tasks"
+)
+
+// execute runs copy c of run gen (n copies) of t, captures a panic,
+// panic(nil) or Goexit, and retires the copy.
+func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) {
+	// Registered first, so it runs last, whatever the copy or the capture
+	// does (even a Goexit from a hostile Name during capture).
+	defer d.retire(c, n, gen)
+	returned := false
+	defer func() {
+		if !returned {
+			// call did not return: the copy called runtime.Goexit (call
+			// recovers panics and returns), or Name did, for the trace
+			// region below. There is no panic to recover.
+			d.capture(t, c, onCaller, nil, true, debug.Stack())
+		}
+	}()
+	if trace.IsEnabled() {
+		// One region per copy, on the goroutine that runs it, so a trace
+		// shows which goroutine ran which copy and for how long.
+		defer trace.StartRegion(context.Background(), SafeName(t)).End()
+	}
+	panicked, v, stack := call(func() { t.Work(c) })
+	returned = true
+	if panicked {
+		d.capture(t, c, onCaller, v, false, stack)
+	}
+}
+
+// retire counts copy c of an n-copy run as finished. Each decrement is a
+// read-modify-write of its group's counter, so the one that reaches zero
+// comes after every other copy's decrement of that group in the counter's
+// modification order and so after those copies' writes; the same holds for
+// groupsLeft, and finish's store publishes it all to the coordinator. After
+// its decrement a copy touches no run state: the last one may let Run
+// return and the next run start.
+func (d *Dispatcher) retire(c, n int, gen uint64) {
+	if d.groups[c/groupSize].left.Add(-1) != 0 {
+		return
+	}
+	if n > groupSize && d.groupsLeft.Add(-1) != 0 {
+		return
+	}
+	d.finish(gen)
+}

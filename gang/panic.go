@@ -1,0 +1,135 @@
+package gang
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/workgang/workgang/tasks"
+)
+
+// call runs f, the one place the dispatcher runs a user's method, and tells
+// how it ended. It returns normally after a panic too, with the value and the
+// stack of the panic site (taken in the deferred call), because it recovers;
+// only a runtime.Goexit leaves it without returning, so a caller that must
+// tell a Goexit from a return keeps a flag set after call returns (see
+// execute). The flag, not recover's result, is what tells a panic(nil) (under
+// GODEBUG=panicnil=1 recover returns nil for it) from a Goexit (recover
+// returns nil and unwinding goes on). f does not escape, so a closure passed
+// here stays on the caller's stack.
+func call(f func()) (panicked bool, v any, stack []byte) {
+	normal := false
+	defer func() {
+		if !normal {
+			panicked, v = true, recover()
+			if panicked {
+				stack = debug.Stack()
+			}
+		}
+	}()
+	f()
+	normal = true
+	return false, nil, nil
+}
+
+// capture records a failed copy.
+func (d *Dispatcher) capture(t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
+	if goexit && onCaller {
+		// The caller's own Goexit goes on unwinding the caller: it is not a
+		// failure to report to that same caller.
+		return
+	}
+	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
+	d.panics.Add(1)
+	// Keep the first panic, except that a real panic displaces a recorded
+	// Goexit, so a run's report never hides a panic behind a Goexit. The CAS
+	// loop makes the choice atomic against other copies capturing at once.
+	for {
+		cur := d.panicked.Load()
+		if cur != nil && !(cur.Goexit && !p.Goexit) {
+			break
+		}
+		if d.panicked.CompareAndSwap(cur, p) {
+			break
+		}
+	}
+	// Last, because a hostile Name may panic (caught) or Goexit (then the
+	// record above stands, with "?" for the name). The coordinator reads
+	// Task after the run's end, which this copy's retire precedes.
+	p.Task = SafeName(t)
+}
+
+// SafeName returns t.Name(), or a description of the panic if Name panics.
+func SafeName(t tasks.Task) (name string) {
+	defer func() {
+		if v := recover(); v != nil {
+			name = fmt.Sprintf("<Name panicked: %v>", v)
+		}
+	}()
+	return t.Name()
+}
+
+// RunInline runs the single copy of t (id 0) on the calling goroutine, without
+// any worker: the n == 1 caller-runs case. It returns the copy's panic as a
+// *PanicError (panic(nil) included); a runtime.Goexit proceeds.
+func RunInline(t tasks.Task) *PanicError {
+	if panicked, v, stack := call(func() { t.Work(0) }); panicked {
+		return &PanicError{Task: SafeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+	}
+	return nil
+}
+
+// takePanic returns the run's first panic, with the total count, and clears
+// the state for the next run.
+func (d *Dispatcher) takePanic() *PanicError {
+	if d.panicked.Load() == nil {
+		return nil
+	}
+	p := d.panicked.Swap(nil)
+	p.Panics = int(d.panics.Swap(0))
+	return p
+}
+
+// WorkerStats are worker i's counters: copies it started, and how it learned
+// of the runs it saw (Ready: the run word was already new when it looked;
+// Spun: it changed while the worker spun; Parks: the worker committed to
+// PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a
+// panic in the task's CallerCanRun. Run re-raises the first one with this
+// type; its Stack is the stack of the panicking goroutine, captured where it
+// panicked.
+type PanicError struct {
+	Task     string // the task's Name ("?" if Name could not be called)
+	Worker   int    // the copy's id (-1 for a panic outside any copy)
+	OnCaller bool   // the panic happened on the goroutine that called Run
+	Goexit   bool   // the copy called runtime.Goexit instead of panicking
+	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
+	Stack    []byte // the panicking goroutine's stack, from debug.Stack
+	Panics   int    // how many copies of the run panicked in all
+	Method   string // the task method that panicked if not Work ("CallerCanRun")
+}
+
+// Error returns the panic value, its origin and its stack.
+func (p *PanicError) Error() string {
+	where := "worker"
+	if p.OnCaller {
+		where = "caller"
+	}
+	what := fmt.Sprintf("panic: %v", p.Value)
+	if p.Goexit {
+		what = "called runtime.Goexit"
+	}
+	more := ""
+	if p.Panics > 1 {
+		more = fmt.Sprintf(" (and %d more copies panicked)", p.Panics-1)
+	}
+	if p.Method != "" {
+		return fmt.Sprintf("task %q %s (on %s) %s\n\n%s", p.Task, p.Method, where, what, p.Stack)
+	}
+	return fmt.Sprintf("task %q copy %d (on %s) %s%s\n\n%s", p.Task, p.Worker, where, what, more, p.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so errors.Is and errors.As
+// see through a re-raised panic.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}

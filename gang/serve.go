@@ -1,0 +1,178 @@
+package gang
+
+import (
+	"time"
+
+	"github.com/workgang/workgang/internal/spin"
+)
+
+// Serve runs worker i: it waits for runs and executes the copies they have
+// for it until Stop, then returns. If a copy calls runtime.Goexit, the copy
+// is accounted for (and reported to Run) before the goroutine exits; the
+// owner of the goroutine should start a replacement calling Serve(i), which
+// resumes where the old one stopped.
+func (d *Dispatcher) Serve(i int) {
+	s := &d.slots[i]
+	for {
+		r, gen := d.next(s)
+		s.seen = gen
+		if r&stopBit != 0 {
+			return
+		}
+		n := int(r & nMask)
+		m := n
+		if r&callerBit != 0 {
+			m--
+		}
+		// Wake this worker's children in the tree before running anything:
+		// the wake-ups go out in parallel with the copies.
+		if c := 2*i + 2; c < m {
+			d.wakeIfParked(c)
+			if c+1 < m {
+				d.wakeIfParked(c + 1)
+			}
+		}
+		if i < m {
+			// Needed: spin at full budget after this run, even if the
+			// caller took this copy first (a worker that loses such races
+			// is still the one the next run will want).
+			s.misses = 0
+			if d.claim(i, gen) {
+				s.copies.Add(1)
+				d.execute(d.task, i, n, gen, false)
+			}
+			// Then take the next few copies their workers have not started:
+			// a worker that is awake but not running (its processor is
+			// busy, as when the workers and the coordinator outnumber
+			// GOMAXPROCS) would otherwise hold up the run. A bounded look,
+			// so large runs do not make every worker read every slot.
+			for k := 1; k <= stealAhead && k < m; k++ {
+				if c := (i + k) % m; d.claim(c, gen) {
+					s.copies.Add(1)
+					d.execute(d.task, c, n, gen, false)
+				}
+			}
+			continue
+		}
+		// A surplus worker that is awake takes copies whose workers are
+		// parked or still waking up: they are the ones the run would wait
+		// for.
+		helped := false
+		for c := range m {
+			if d.slots[c].state.Load() != awake && d.claim(c, gen) {
+				s.copies.Add(1)
+				d.execute(d.task, c, n, gen, false)
+				helped = true
+			}
+		}
+		if helped {
+			s.misses = 0
+		} else if s.misses < 2 {
+			s.misses++
+		}
+	}
+}
+
+// next waits for a run word newer than the last one the worker acted on and
+// returns it with its full generation.
+func (d *Dispatcher) next(s *slot) (r, gen uint64) {
+	if d.fresh(s) {
+		s.ready.Add(1)
+		return d.snapshot()
+	}
+	budget := d.idleBudget(s)
+	if budget > 0 {
+		if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
+			s.spun.Add(1)
+			return d.snapshot()
+		}
+	}
+	// A waker acting on an old run word (a slow parent) may wake this
+	// worker with nothing new to do: park again then.
+	for {
+		var parkedAt time.Time
+		if budget > 0 {
+			parkedAt = time.Now() // the slow path: about to block anyway
+		}
+		slept := d.park(s)
+		if slept && budget > 0 && s.misses == 0 {
+			d.learn(s, time.Since(parkedAt), budget)
+		}
+		if d.fresh(s) {
+			return d.snapshot()
+		}
+	}
+}
+
+// maxBoost bounds how far learn stretches a worker's full budget: 2^4 times
+// the set's budget, and never past maxLearned.
+const (
+	maxBoost   = 4
+	maxLearned = time.Millisecond
+)
+
+// learn adapts worker s's full budget to the gaps between the runs that
+// need it: a worker woken less than 4 budgets after it parked would have
+// saved the wake-up (microseconds, on the run's critical path) by spinning a
+// little longer, so its budget doubles; one that slept 32 budgets or more
+// halves it again. A phase sequence with a steady gap a little longer than
+// the budget (a collector's pauses between mutator slices) so keeps its
+// workers awake across the gap; an idle set still parks, after at most
+// maxLearned. The pause scenario of the perf harness is the benchmark behind
+// it (docs/perf.md).
+func (d *Dispatcher) learn(s *slot, slept, budget time.Duration) {
+	switch {
+	case slept < 4*budget && s.boost < maxBoost && 2*budget <= maxLearned:
+		s.boost++
+	case slept >= 32*budget && s.boost > 0:
+		s.boost--
+	}
+}
+
+// fresh reports whether the run word is newer than the last one worker s
+// acted on: the poll of an idle worker, one load of a line that stays
+// shared until the next run.
+func (d *Dispatcher) fresh(s *slot) bool {
+	return genOf(d.run.Load()) != s.seen&genMask
+}
+
+// idleBudget is how long worker s spins for the next run: the full budget
+// (the set's, stretched by learn) if the last run it saw needed it, an
+// eighth of the set's after one run without, none after two (it parks at
+// once and costs nothing until a run needs it).
+func (d *Dispatcher) idleBudget(s *slot) time.Duration {
+	switch s.misses {
+	case 0:
+		return time.Duration(d.idleSpin.Load()) << s.boost
+	case 1:
+		return time.Duration(d.idleSpin.Load()) / 8
+	default:
+		return 0
+	}
+}
+
+// park commits worker s to block, re-checks the run word, and blocks on its
+// semaphore until a waker signals it. See wakeIfParked for the pairing. On
+// return the run word is usually newer than s.seen (not always: see next).
+// It reports whether the worker slept (blocked until a waker's permit).
+func (d *Dispatcher) park(s *slot) (slept bool) {
+	s.parks.Add(1)
+	s.state.Store(parked)
+	if d.fresh(s) {
+		// A run arrived between the spin and the commit. Withdraw; if a
+		// waker got there first, it owes (and signals) a permit: take it so
+		// the semaphore is empty for the next park.
+		if !s.state.CompareAndSwap(parked, awake) {
+			s.wake.Wait()
+			s.state.Store(awake)
+		}
+		return false
+	}
+	// The waker stored the run word before its CAS to waking and its
+	// Signal; the Signal is synchronized before the return of the Wait that
+	// takes its permit (package semaphore), so the run is visible.
+	s.wake.Wait()
+	s.wakeups.Add(1)
+	s.state.Store(awake)
+	return true
+}
