@@ -11,11 +11,11 @@ import (
 )
 
 // httpd section sizes: the connection counts of the seed's wrk runs, each
-// level measured in rounds (the variants interleaved, the median req/s
-// kept) of a short time after a warm-up; by default the core variants
-// (bench.Server.Core), under -long every variant for seconds per round; the
-// harness's own tests (tiny) send a few requests per level at two small
-// counts.
+// level measured for a short time after a warm-up (both longer at high
+// counts, see atLevel); by default the core variants (bench.Server.Core)
+// once, under -long every variant for seconds, in three rounds (the
+// variants interleaved, the median req/s kept); the harness's own tests
+// (tiny) send a few requests per level at two small counts.
 var (
 	httpdConns     = []int{1, 16, 256, 1000}
 	httpdTinyConns = []int{1, 4}
@@ -23,12 +23,28 @@ var (
 
 const (
 	httpdDefaultD, httpdDefaultWarmup = 100 * time.Millisecond, 30 * time.Millisecond
-	httpdDefaultRounds                = 2
+	httpdDefaultRounds                = 1
 	httpdQuickD, httpdQuickWarmup     = 60 * time.Millisecond, 20 * time.Millisecond
 	httpdLongD, httpdLongWarmup       = 2 * time.Second, 500 * time.Millisecond
 	httpdLongRounds                   = 3
 	httpdTinyRequests                 = 10
+	// At high connection counts a request waits for the c-1 before it, so
+	// the warm-up and the measured time grow with c: at least this much per
+	// connection, so that every connection completes requests in the window.
+	httpdWarmupPerConn   = 250 * time.Microsecond
+	httpdDurationPerConn = 400 * time.Microsecond
 )
+
+// atLevel returns l for c connections, stretched for large c (not for
+// count-bounded tiny runs).
+func atLevel(l bench.Load, c int) bench.Load {
+	l.Conns = c
+	if l.MaxRequests == 0 {
+		l.Warmup = max(l.Warmup, time.Duration(c)*httpdWarmupPerConn)
+		l.Duration = max(l.Duration, time.Duration(c)*httpdDurationPerConn)
+	}
+	return l
+}
 
 // httpdResult is what the httpd section measured.
 type httpdResult struct {
@@ -61,15 +77,15 @@ func runHTTPD(h *harness) (any, error) {
 		return nil, err
 	}
 	defer s.Close()
-	fmt.Fprintf(h.out, "%d shards x %d docs x %d dims per request, k=%d; %v per level after %v warm-up, %d round(s); loopback, every body checked\n",
-		o.Shards, o.Docs, o.Dim, o.K, l.Duration, l.Warmup, rounds)
+	fmt.Fprintf(h.out, "%d shards x %d docs x %d dims per request, k=%d; %v per level after %v warm-up (at least %v and %v per connection), %d round(s); loopback, every body checked\n",
+		o.Shards, o.Docs, o.Dim, o.K, l.Duration, l.Warmup, httpdDurationPerConn, httpdWarmupPerConn, rounds)
 	variants := s.Core
 	if all {
 		variants = s.Variants
 	}
 	res := httpdResult{Options: o, Rounds: rounds}
 	for _, c := range conns {
-		l.Conns = c
+		l := atLevel(l, c)
 		byVariant := map[string][]bench.Row{}
 		for round := range rounds {
 			for _, v := range variants {

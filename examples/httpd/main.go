@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	go run ./examples/httpd [-c 1,16,256,1000] [-d 2s] [-warmup 200ms] [-variants all] [-sets 1,2,0]
+//	go run ./examples/httpd [-c 1,16,256,1000] [-d 2s] [-warmup 500ms] [-variants all] [-sets 1,2,0]
 //	go run ./examples/httpd -serve -addr 127.0.0.1:8080
 //
 // The variants, one URL each (GET / lists them):
@@ -143,7 +143,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "listen address; the host must be a loopback IP (port 0 picks one)")
 	conns := fs.String("c", "1,16,256,1000", "comma list of connection counts")
 	fs.DurationVar(&c.d, "d", 2*time.Second, "measured time per variant and connection count")
-	fs.DurationVar(&c.warmup, "warmup", 200*time.Millisecond, "unmeasured time before each measurement")
+	fs.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured time before each measurement (at high -c, more than a request's latency)")
 	fs.IntVar(&c.maxRequests, "requests", 0, "stop a measurement after this many requests (0: no limit)")
 	variants := fs.String("variants", "all", "comma list of variants to measure, or all")
 	sets := fs.String("sets", "1,2,0", "comma list of worker-set sizes (0: GOMAXPROCS)")

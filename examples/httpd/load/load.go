@@ -26,12 +26,15 @@ import (
 
 // Config is one load run.
 type Config struct {
-	Addr        string        // host:port; the host must be a loopback IP
-	Path        string        // request target, such as "/search/serial?q=x"
-	Conns       int           // connections, each with one request in flight
-	Duration    time.Duration // measured time, after Warmup
-	Warmup      time.Duration // time before the measurement, not counted
-	MaxRequests int           // stop after this many measured requests; 0: no limit
+	Addr     string        // host:port; the host must be a loopback IP
+	Path     string        // request target, such as "/search/serial?q=x"
+	Conns    int           // connections, each with one request in flight
+	Duration time.Duration // measured time, after Warmup
+	Warmup   time.Duration // time before the measurement, not counted
+	// MaxRequests, if positive, ends the run early: no connection starts a
+	// request once this many have started in the measured time (with no
+	// warm-up, exactly this many are measured).
+	MaxRequests int
 	// Check is called with every response body (status 200); an error
 	// counts the response as bad. Nil accepts any body.
 	Check func(body []byte) error
@@ -39,7 +42,7 @@ type Config struct {
 
 // Result is what a load run measured.
 type Result struct {
-	Requests  int           `json:"requests"`   // measured responses (good ones)
+	Requests  int           `json:"requests"`   // good responses completed in the measured time
 	Bad       int           `json:"bad"`        // responses that were not 200 or failed Check
 	Elapsed   time.Duration `json:"elapsed_ns"` // measured wall time
 	ReqPerSec float64       `json:"throughput_rps"`
@@ -83,12 +86,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stopper := context.AfterFunc(ctx, func() { // unblock reads on cancellation
+	unblock := func() {
 		for _, c := range conns {
 			c.SetDeadline(time.Now())
 		}
-	})
+	}
+	stopper := context.AfterFunc(ctx, unblock) // reads end on cancellation
 	defer stopper()
+	// At the end of the measured time the requests still in flight are
+	// abandoned, as wrk does: their reads fail with a timeout, which drive
+	// takes for the end after stopAt.
+	timer := time.AfterFunc(time.Until(stopAt), unblock)
+	defer timer.Stop()
 	for i, c := range conns {
 		wg.Add(1)
 		go func() {
@@ -119,11 +128,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r.Requests = len(all)
 	stop := stopAt
-	if end.Before(stop) {
-		stop = end
-	}
-	if cfg.MaxRequests > 0 && budget.Load() <= 0 {
-		stop = lastEnd(results) // stopped by MaxRequests
+	if end.Before(stop) { // stopped by MaxRequests
+		stop = lastEnd(results)
+		if stop.Before(measureFrom) {
+			stop = measureFrom
+		}
 	}
 	r.Elapsed = stop.Sub(measureFrom)
 	if r.Elapsed > 0 {
@@ -175,7 +184,8 @@ func lastEnd(rs []connResult) time.Time {
 }
 
 // drive runs one connection's closed loop until stopAt (or the budget is
-// spent, or the connection fails).
+// spent, or the connection fails). It measures the responses that complete
+// in [measureFrom, stopAt].
 func drive(c net.Conn, req []byte, cfg Config, measureFrom, stopAt time.Time, budget *atomic.Int64) (r connResult) {
 	br := bufio.NewReaderSize(c, 16<<10)
 	var body []byte
@@ -184,21 +194,21 @@ func drive(c net.Conn, req []byte, cfg Config, measureFrom, stopAt time.Time, bu
 		if !t0.Before(stopAt) {
 			return r
 		}
-		measured := !t0.Before(measureFrom)
-		if measured && cfg.MaxRequests > 0 && budget.Add(-1) < 0 {
+		if cfg.MaxRequests > 0 && !t0.Before(measureFrom) && budget.Add(-1) < 0 {
 			return r
 		}
 		if _, err := c.Write(req); err != nil {
-			r.err = err
+			r.err = ended(err, stopAt)
 			return r
 		}
 		status, b, err := readResponse(br, body[:0])
+		t1 := time.Now()
 		if err != nil {
-			r.err = err
+			r.err = ended(err, stopAt)
 			return r
 		}
 		body = b
-		t1 := time.Now()
+		measured := !t1.Before(measureFrom) && !t1.After(stopAt)
 		problem := ""
 		if status != 200 {
 			problem = fmt.Sprintf("status %d: %q", status, bytes.TrimSpace(b))
@@ -220,6 +230,16 @@ func drive(c net.Conn, req []byte, cfg Config, measureFrom, stopAt time.Time, bu
 		r.lat = append(r.lat, t1.Sub(t0))
 		r.lastEnd = t1
 	}
+}
+
+// ended returns nil for the error of a request cut off at the end of the
+// measured time (a deadline passed after stopAt), else err.
+func ended(err error, stopAt time.Time) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && !time.Now().Before(stopAt) {
+		return nil
+	}
+	return err
 }
 
 var errFraming = errors.New("response without a valid Content-Length (chunked or malformed)")

@@ -127,3 +127,23 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInFlightAbandonedAtTheEnd: requests still in flight when the measured
+// time ends are not waited for and not counted, as in wrk.
+func TestInFlightAbandonedAtTheEnd(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started.Add(1)
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release) // before srv.Close: the handlers return, then Close waits for them
+	r, err := Run(context.Background(), Config{Addr: strings.TrimPrefix(srv.URL, "http://"), Path: "/", Conns: 3, Duration: 50 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Zero(t, r.Requests)
+	assert.Zero(t, r.Bad)
+	assert.Equal(t, 50*time.Millisecond, r.Elapsed)
+	assert.Zero(t, r.ReqPerSec)
+	assert.Positive(t, started.Load(), "the requests were sent")
+}
