@@ -1,10 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/workgang/workgang/examples/httpd/bench"
@@ -12,7 +10,7 @@ import (
 
 // httpd section sizes: the connection counts of the seed's wrk runs, each
 // level measured for a short time after a warm-up (both longer at high
-// counts, see atLevel); by default the core variants (bench.Server.Core)
+// counts, see bench.Plan.LoadAt); by default the core variants (bench.Server.Core)
 // once, under -long every variant for seconds, in three rounds (the
 // variants interleaved, the median req/s kept); the harness's own tests
 // (tiny) send a few requests per level at two small counts.
@@ -28,23 +26,11 @@ const (
 	httpdLongD, httpdLongWarmup       = 2 * time.Second, 500 * time.Millisecond
 	httpdLongRounds                   = 3
 	httpdTinyRequests                 = 10
-	// At high connection counts a request waits for the c-1 before it, so
-	// the warm-up and the measured time grow with c: at least this much per
-	// connection, so that every connection completes requests in the window.
+	// At high connection counts the warm-up and the measured time grow
+	// with c (bench.Plan.LoadAt).
 	httpdWarmupPerConn   = 250 * time.Microsecond
 	httpdDurationPerConn = 400 * time.Microsecond
 )
-
-// atLevel returns l for c connections, stretched for large c (not for
-// count-bounded tiny runs).
-func atLevel(l bench.Load, c int) bench.Load {
-	l.Conns = c
-	if l.MaxRequests == 0 {
-		l.Warmup = max(l.Warmup, time.Duration(c)*httpdWarmupPerConn)
-		l.Duration = max(l.Duration, time.Duration(c)*httpdDurationPerConn)
-	}
-	return l
-}
 
 // httpdResult is what the httpd section measured.
 type httpdResult struct {
@@ -83,26 +69,12 @@ func runHTTPD(h *harness) (any, error) {
 	if all {
 		variants = s.Variants
 	}
-	res := httpdResult{Options: o, Rounds: rounds}
-	for _, c := range conns {
-		l := atLevel(l, c)
-		byVariant := map[string][]bench.Row{}
-		for round := range rounds {
-			for _, v := range variants {
-				h.status("httpd: c=%d %s, round %d of %d", c, v, round+1, rounds)
-				r, err := s.Measure(context.Background(), v, l)
-				if err != nil {
-					return nil, err
-				}
-				byVariant[v] = append(byVariant[v], r)
-			}
-		}
-		for _, v := range variants {
-			rs := byVariant[v]
-			slices.SortFunc(rs, func(a, b bench.Row) int { return cmp.Compare(a.ReqPerSec, b.ReqPerSec) })
-			res.Rows = append(res.Rows, rs[(len(rs)-1)/2])
-		}
+	rows, err := s.Run(context.Background(), bench.Plan{Variants: variants, Conns: conns, Load: l, Rounds: rounds,
+		WarmupPerConn: httpdWarmupPerConn, DurationPerConn: httpdDurationPerConn, Progress: h.status})
+	if err != nil {
+		return nil, err
 	}
+	res := httpdResult{Options: o, Rounds: rounds, Rows: rows}
 	h.progress.clear()
 	bench.PrintTable(h.out, res.Rows)
 	fmt.Fprintln(h.out)

@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	go run ./examples/httpd [-c 1,16,256,1000] [-d 2s] [-warmup 500ms] [-variants all] [-sets 1,2,0]
+//	go run ./examples/httpd [-c 1,16,256,1000] [-d 2s] [-warmup 500ms] [-rounds 1] [-variants all] [-sets 1,2,0]
 //	go run ./examples/httpd -serve -addr 127.0.0.1:8080
 //
 // The variants, one URL each (GET / lists them):
@@ -51,6 +51,13 @@ import (
 	"github.com/workgang/workgang/examples/httpd/bench"
 )
 
+// At high -c the warm-up and the measured time are at least this much per
+// connection (bench.Plan.LoadAt).
+const (
+	warmupPerConn   = 500 * time.Microsecond
+	durationPerConn = time.Millisecond
+)
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
 }
@@ -61,6 +68,7 @@ type config struct {
 	conns       []int
 	d, warmup   time.Duration
 	maxRequests int
+	rounds      int
 	variants    []string // nil: all
 	serve       bool
 	serveFor    time.Duration
@@ -99,18 +107,14 @@ func run(args []string, stdout, stderr io.Writer, ready chan<- string) int {
 	if cfg.variants == nil {
 		cfg.variants = s.Variants
 	}
-	fmt.Fprintf(stdout, "httpd: %d shards x %d docs x %d dims, k=%d, GOMAXPROCS %d, %v per level after %v warm-up; every body checked\n",
-		cfg.opts.Shards, cfg.opts.Docs, cfg.opts.Dim, cfg.opts.K, runtime.GOMAXPROCS(0), cfg.d, cfg.warmup)
-	var rows []bench.Row
-	for _, c := range cfg.conns {
-		for _, v := range cfg.variants {
-			r, err := s.Measure(context.Background(), v, bench.Load{Conns: c, Duration: cfg.d, Warmup: cfg.warmup, MaxRequests: cfg.maxRequests})
-			if err != nil {
-				fmt.Fprintln(stderr, err)
-				return 1
-			}
-			rows = append(rows, r)
-		}
+	fmt.Fprintf(stdout, "httpd: %d shards x %d docs x %d dims, k=%d, GOMAXPROCS %d, %v per level after %v warm-up (at least %v and %v per connection), median of %d round(s); every body checked\n",
+		cfg.opts.Shards, cfg.opts.Docs, cfg.opts.Dim, cfg.opts.K, runtime.GOMAXPROCS(0), cfg.d, cfg.warmup, durationPerConn, warmupPerConn, cfg.rounds)
+	rows, err := s.Run(context.Background(), bench.Plan{Variants: cfg.variants, Conns: cfg.conns, Rounds: cfg.rounds,
+		Load:          bench.Load{Duration: cfg.d, Warmup: cfg.warmup, MaxRequests: cfg.maxRequests},
+		WarmupPerConn: warmupPerConn, DurationPerConn: durationPerConn})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
 	}
 	bench.PrintTable(stdout, rows)
 	fmt.Fprintln(stdout)
@@ -144,6 +148,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	conns := fs.String("c", "1,16,256,1000", "comma list of connection counts")
 	fs.DurationVar(&c.d, "d", 2*time.Second, "measured time per variant and connection count")
 	fs.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured time before each measurement (at high -c, more than a request's latency)")
+	fs.IntVar(&c.rounds, "rounds", 1, "measure every level this many times, the variants interleaved; print the median req/s round")
 	fs.IntVar(&c.maxRequests, "requests", 0, "stop a measurement after this many requests (0: no limit)")
 	variants := fs.String("variants", "all", "comma list of variants to measure, or all")
 	sets := fs.String("sets", "1,2,0", "comma list of worker-set sizes (0: GOMAXPROCS)")
@@ -175,8 +180,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("httpd: -addr %q: want a loopback IP and a port, such as 127.0.0.1:8080", c.addr)
 	}
 	switch {
-	case c.d <= 0 || c.warmup < 0 || c.maxRequests < 0:
-		return c, fmt.Errorf("httpd: -d %v, -warmup %v, -requests %d: want d > 0, the others >= 0", c.d, c.warmup, c.maxRequests)
+	case c.d <= 0 || c.warmup < 0 || c.maxRequests < 0 || c.rounds < 1:
+		return c, fmt.Errorf("httpd: -d %v, -warmup %v, -requests %d, -rounds %d: want d > 0, rounds >= 1, the others >= 0", c.d, c.warmup, c.maxRequests, c.rounds)
 	case slices.Max(c.opts.SetSizes) > 1024:
 		return c, fmt.Errorf("httpd: -sets %s: at most 1024 workers", *sets)
 	}

@@ -29,6 +29,7 @@ func TestRun(t *testing.T) {
 		{"help", []string{"-h"}, 0, "", "Usage of httpd"},
 		{"bad flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"bad c", []string{"-c", "0"}, 2, "", `httpd: -c "0": want a comma list of integers >= 1`},
+		{"bad rounds", []string{"-rounds", "0"}, 2, "", "-rounds 0"},
 		{"not loopback", []string{"-addr", "0.0.0.0:0"}, 2, "", "want a loopback IP"},
 		{"bad k", append([]string{"-k", "0"}, small...), 1, "", "httpd: k = 0 out of range [1, 100]"},
 		{"bad variant", append([]string{"-variants", "serial,nope"}, small...), 2, "", `httpd: unknown variant "nope"`},

@@ -79,3 +79,33 @@ func TestCoreLeavesOutSetOfOneVariants(t *testing.T) {
 	assert.Equal(t, []string{"serial", "errgroup", "set1", "ctx1", "try1", "fifo1", "set3", "ctx3", "try3", "fifo3"}, s.Variants)
 	assert.Equal(t, []string{"serial", "errgroup", "set1", "set3", "ctx3", "try3", "fifo3"}, s.Core)
 }
+
+func TestPlan(t *testing.T) {
+	p := Plan{Load: Load{Duration: 100 * time.Millisecond, Warmup: 10 * time.Millisecond}, WarmupPerConn: time.Millisecond, DurationPerConn: 2 * time.Millisecond}
+	assert.Equal(t, Load{Conns: 4, Duration: 100 * time.Millisecond, Warmup: 10 * time.Millisecond}, p.LoadAt(4), "small counts keep the load")
+	assert.Equal(t, Load{Conns: 100, Duration: 200 * time.Millisecond, Warmup: 100 * time.Millisecond}, p.LoadAt(100), "large counts stretch it")
+	p.Load.MaxRequests = 5
+	assert.Equal(t, Load{Conns: 100, Duration: 100 * time.Millisecond, Warmup: 10 * time.Millisecond, MaxRequests: 5}, p.LoadAt(100), "count-bounded: unchanged")
+
+	o := DefaultOptions()
+	o.Docs, o.SetSizes = 10, []int{2}
+	s, err := Start("127.0.0.1:0", o)
+	require.NoError(t, err)
+	defer s.Close()
+	var progress []string
+	rows, err := s.Run(context.Background(), Plan{Variants: []string{"serial", "set2"}, Conns: []int{1, 2}, Rounds: 3,
+		Load: Load{Duration: time.Minute, MaxRequests: 4}, Progress: func(f string, a ...any) { progress = append(progress, f) }})
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+	for i, want := range []struct {
+		v string
+		c int
+	}{{"serial", 1}, {"set2", 1}, {"serial", 2}, {"set2", 2}} {
+		assert.Equal(t, want.v, rows[i].Variant)
+		assert.Equal(t, want.c, rows[i].Conns)
+		assert.Equal(t, 4, rows[i].Requests)
+	}
+	assert.Len(t, progress, 2*2*3, "levels x variants x rounds")
+	_, err = s.Run(context.Background(), Plan{Variants: []string{"nope"}, Conns: []int{1}})
+	assert.ErrorContains(t, err, `httpd: unknown variant "nope"`)
+}
