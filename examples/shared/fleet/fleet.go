@@ -14,6 +14,7 @@ package fleet
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -229,7 +230,8 @@ type Usage struct {
 	// sampleEvery) during the measurement.
 	PeakGoroutines int `json:"peak_goroutines"`
 	// PeakRSS is the process's peak resident set during the measurement in
-	// bytes (Linux's VmHWM after resetting it), or 0 where unknown.
+	// bytes (Linux's VmHWM, reset at the start after returning the free
+	// heap to the OS), or 0 where unknown.
 	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
@@ -243,7 +245,7 @@ type meter struct {
 }
 
 func startMeter() *meter {
-	runtime.GC()
+	debug.FreeOSMemory() // what earlier measurements left in the heap goes back to the OS first
 	resetPeakRSS()
 	m := &meter{stopc: make(chan struct{}), done: make(chan int)}
 	go func() {
