@@ -24,9 +24,9 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// MaxWorkers is the most worker slots a Dispatcher can have; New
+	// MaxSlots is the most worker slots a Dispatcher can have; New
 	// panics above it.
-	MaxWorkers = nMask
+	MaxSlots = nMask
 
 	// groupSize is how many copies share one countdown line at the end of
 	// a run.
@@ -173,10 +173,10 @@ type Dispatcher struct {
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
 // indices 0..workers-1), with the default spin budget. It panics if workers
-// is outside [1, MaxWorkers].
+// is outside [1, MaxSlots].
 func New(workers int) *Dispatcher {
-	if workers < 1 || workers > MaxWorkers {
-		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, MaxWorkers))
+	if workers < 1 || workers > MaxSlots {
+		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, MaxSlots))
 	}
 	d := &Dispatcher{
 		slots:  make([]slot, workers),

@@ -25,7 +25,8 @@ func TestParseFlags(t *testing.T) {
 		{"table order and spaces", []string{"-scenario", "grain, dispatch"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"dispatch", "grain"}}},
 		{"long", []string{"-long"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: all, Long: true}},
 		{"targets pull their needs", []string{"-scenario", "targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"peers", "grain", "surplus", "pause", "kernel", "gc", "targets"}}},
-		{"-targets adds the check to all", []string{"-targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: sectionNames(), Targets: true}},
+		{"-targets adds the check to all", []string{"-targets"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: append(defaultSections(), "targets"), Targets: true}},
+		{"examples", []string{"-scenario", "examples"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: exampleSections}},
 		{"-targets adds the check to a selection", []string{"-targets", "-scenario", "dispatch"}, config{Max: 3, Iters: defaultIters, Runs: defaultRuns, Scenarios: []string{"dispatch", "peers", "grain", "surplus", "pause", "kernel", "gc", "targets"}, Targets: true}},
 	}
 	for _, tt := range tests {

@@ -81,7 +81,7 @@ var tinyRun = sync.OnceValue(func() (r struct {
 	defer os.RemoveAll(dir)
 	jsonPath, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
 	var out, errw bytes.Buffer
-	r.code = run(append(append([]string{}, tiny...), "-targets", "-json", jsonPath, "-svg", svgDir), &out, &errw)
+	r.code = run(append(append([]string{}, tiny...), "-scenario", "all,examples", "-targets", "-json", jsonPath, "-svg", svgDir), &out, &errw)
 	b, _ := os.ReadFile(jsonPath)
 	r.out, r.errw, r.jsonb = out.String(), errw.String(), string(b)
 	r.svgs = map[string]string{}
@@ -219,6 +219,17 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	// per kernel N and 1 per kernel N >= 64, and the gc section's: serial and
 	// every peer on the large heap, the best peer on the small one.
 	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1 + 1 + len(peers) + 1
+	// The example sections' own targets count too (the run selects them).
+	var hr httpdResult
+	var sr sharedResult
+	var pw powResult
+	require.NoError(t, json.Unmarshal(rep.Sections["httpd"], &hr))
+	require.NoError(t, json.Unmarshal(rep.Sections["shared"], &sr))
+	require.NoError(t, json.Unmarshal(rep.Sections["pow"], &pw))
+	require.NotEmpty(t, hr.Targets, "httpd targets")
+	require.NotEmpty(t, sr.Targets, "shared targets")
+	require.NotEmpty(t, pw.Targets, "pow targets")
+	want += len(hr.Targets) + len(sr.Targets) + len(pw.Targets)
 	require.Len(t, ts, want)
 	for _, prefix := range []string{"full: workgang / best peer", "full: 1set:workgang / pingpong",
 		"surplus: workgang n=1 5us", "surplus: workgang+caller n=2 50us", "pause p50: serial / workgang",

@@ -44,8 +44,15 @@ var sections = []section{
 	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
 	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
 	{name: "openmp", title: openmpTitle, run: runOpenMP},
+	{name: "httpd", title: "httpd: the scatter-gather server example under closed-loop keep-alive load (req/s, wrk-style latency)", run: runHTTPD, optIn: true},
+	{name: "shared", title: "shared: 4096 instances at once, short parallel jobs after a 1 ms wait, on one shared set, a set each, go+WaitGroup, serial", run: runShared, optIn: true},
+	{name: "pow", title: "pow: split proof of work, first finder stops the rest; first and later calls; the one-hash tail", run: runPow, optIn: true},
 	{name: "targets", title: "targets: the project's performance goals, checked on this run's figures (opt-in: -targets)", needs: []string{"peers", "grain", "surplus", "pause", "kernel", "gc"}, run: runTargets, optIn: true},
 }
+
+// exampleSections are the opt-in sections that run the many-submitter
+// examples; -scenario examples selects them all.
+var exampleSections = []string{"httpd", "shared", "pow"}
 
 // sectionNames returns the names in the table, in order.
 func sectionNames() []string {

@@ -150,6 +150,16 @@ func runTargets(h *harness) (any, error) {
 			ts = append(ts, gcTargets(hp)...)
 		}
 	}
+	// The example sections are opt-in; their targets count when they ran.
+	if r, ok := h.results["httpd"].(*httpdResult); ok {
+		ts = append(ts, r.Targets...)
+	}
+	if r, ok := h.results["shared"].(*sharedResult); ok {
+		ts = append(ts, r.Targets...)
+	}
+	if r, ok := h.results["pow"].(*powResult); ok {
+		ts = append(ts, r.Targets...)
+	}
 	printTargets(h.out, ts)
 	return ts, nil
 }

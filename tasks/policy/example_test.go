@@ -7,9 +7,9 @@ import (
 )
 
 // The default maximum: every CPU up to 8, then 5/8 of the rest.
-func ExampleMaxWorkers() {
+func ExampleDefaultFor() {
 	for _, ncpu := range []int{2, 8, 16, 64} {
-		fmt.Printf("%d CPUs: %d workers\n", ncpu, policy.MaxWorkers(ncpu))
+		fmt.Printf("%d CPUs: %d workers\n", ncpu, policy.DefaultFor(ncpu))
 	}
 	// Output:
 	// 2 CPUs: 2 workers

@@ -5,7 +5,7 @@
 // that follows the amount of work from one phase to the next (HotSpot's
 // WorkerPolicy).
 //
-// MaxWorkers(ncpu) is every CPU up to 8, and 8 plus 5/8 of the CPUs beyond
+// DefaultFor(ncpu) is every CPU up to 8, and 8 plus 5/8 of the CPUs beyond
 // 8: parallel phases such as marking stop scaling linearly well before the
 // CPU count on large machines, and leaving some CPUs to the rest of the
 // program costs little.
@@ -28,10 +28,10 @@ import (
 	"runtime"
 )
 
-// MaxWorkers returns the default maximum number of workers for ncpu CPUs:
+// DefaultFor returns the default maximum number of workers for ncpu CPUs:
 // ncpu when ncpu <= 8, and 8 + (ncpu-8)*5/8 otherwise. It returns 1 when ncpu
 // < 1.
-func MaxWorkers(ncpu int) int {
+func DefaultFor(ncpu int) int {
 	switch {
 	case ncpu < 1:
 		return 1
@@ -42,20 +42,20 @@ func MaxWorkers(ncpu int) int {
 	}
 }
 
-// DefaultMaxWorkers returns MaxWorkers(runtime.GOMAXPROCS(0)): the CPUs this
+// Default returns DefaultFor(runtime.GOMAXPROCS(0)): the CPUs this
 // process may run Go code on at once (which, since Go 1.25, respects a
 // container's CPU limit).
-func DefaultMaxWorkers() int { return MaxWorkers(runtime.GOMAXPROCS(0)) }
+func Default() int { return DefaultFor(runtime.GOMAXPROCS(0)) }
 
 // Active chooses the active worker count for successive phases. The zero
-// value uses one unit of work per worker and DefaultMaxWorkers as the cap,
+// value uses one unit of work per worker and Default as the cap,
 // and has no history (its first Next returns Need). An Active is not safe for
 // concurrent use: it is meant for the goroutine that starts the runs.
 type Active struct {
 	// WorkPerWorker is the least work worth one worker; values below 1
 	// mean 1.
 	WorkPerWorker int
-	// Max caps the count; 0 means DefaultMaxWorkers().
+	// Max caps the count; 0 means Default().
 	Max int
 
 	last int // the count returned last, 0 before the first call
@@ -79,7 +79,7 @@ func (a *Active) limit() int {
 	if a.Max > 0 {
 		return a.Max
 	}
-	return DefaultMaxWorkers()
+	return Default()
 }
 
 // Next returns the active count for a phase with the given amount of work and

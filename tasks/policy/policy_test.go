@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestMaxWorkers(t *testing.T) {
+func TestDefaultFor(t *testing.T) {
 	for _, tc := range []struct{ ncpu, want int }{
 		{-1, 1}, {0, 1}, {1, 1}, {2, 2}, {8, 8},
 		{9, 8}, // 8 + 1*5/8 = 8
@@ -21,11 +21,11 @@ func TestMaxWorkers(t *testing.T) {
 		{64, 43},
 		{128, 83},
 	} {
-		if got := policy.MaxWorkers(tc.ncpu); got != tc.want {
-			t.Errorf("MaxWorkers(%d) = %d; want %d", tc.ncpu, got, tc.want)
+		if got := policy.DefaultFor(tc.ncpu); got != tc.want {
+			t.Errorf("DefaultFor(%d) = %d; want %d", tc.ncpu, got, tc.want)
 		}
 	}
-	assert.Equal(t, policy.MaxWorkers(runtime.GOMAXPROCS(0)), policy.DefaultMaxWorkers())
+	assert.Equal(t, policy.DefaultFor(runtime.GOMAXPROCS(0)), policy.Default())
 }
 
 func TestActiveGrowsAtOnceShrinksByHalves(t *testing.T) {
@@ -88,6 +88,6 @@ func TestActiveZeroValue(t *testing.T) {
 	var p policy.Active
 	assert.Equal(t, 0, p.Last())
 	assert.Equal(t, 1, p.Next(0))
-	assert.Equal(t, policy.DefaultMaxWorkers(), p.Next(1<<30), "capped by the default maximum")
+	assert.Equal(t, policy.Default(), p.Next(1<<30), "capped by the default maximum")
 	assert.PanicsWithValue(t, "policy: Active.Need: negative work -1", func() { p.Next(-1) })
 }

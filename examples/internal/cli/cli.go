@@ -67,7 +67,7 @@ func WorkersFlag(fs *flag.FlagSet, usage string) (resolve func() (int, error)) {
 		case *n < 0 || *n > workers.MaxLimit:
 			return 0, fmt.Errorf("%s: -workers %d out of range [0, %d]", fs.Name(), *n, workers.MaxLimit)
 		case *n == 0:
-			return policy.DefaultMaxWorkers(), nil
+			return policy.Default(), nil
 		}
 		return *n, nil
 	}

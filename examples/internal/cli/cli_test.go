@@ -68,7 +68,7 @@ func TestWorkersFlag(t *testing.T) {
 		want int
 		err  string
 	}{
-		{nil, policy.DefaultMaxWorkers(), ""},
+		{nil, policy.Default(), ""},
 		{[]string{"-workers", "3"}, 3, ""},
 		{[]string{"-workers", "-1"}, 0, "demo: -workers -1 out of range [0, "},
 		{[]string{"-workers", "1000000"}, 0, "demo: -workers 1000000 out of range"},

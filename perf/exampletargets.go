@@ -1,0 +1,8 @@
+package main
+
+// The reasons of the examples' targets.
+const (
+	reasonHTTPD  = "a set shared by a server's requests must serve concurrent requests at least as well as not sharing, and speed up a lone request"
+	reasonShared = "thousands of library instances on one shared set must cost no more time than running their jobs serially or on sets of their own, and less memory than the latter"
+	reasonPow    = "a first call must not pay much more for its workers than go + WaitGroup pays for goroutines, and a one-hash RunContext must stay cheap at the tail"
+)
