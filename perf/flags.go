@@ -96,8 +96,8 @@ func applyQuick(fs *flag.FlagSet, c *config) {
 // validate checks the numeric flags.
 func (c *config) validate() error {
 	switch {
-	case c.Max < 1 || c.Max > workers.MaxLimit:
-		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, workers.MaxLimit)
+	case c.Max < 1 || c.Max > workers.MaxSetSize:
+		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, workers.MaxSetSize)
 	case c.Iters < 1:
 		return fmt.Errorf("-iters %d: want at least 1", c.Iters)
 	case c.Runs < 1:

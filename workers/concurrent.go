@@ -13,7 +13,7 @@ import (
 
 // runInlineConcurrent runs the single copy of a caller-runs task on the
 // caller without the run lock.
-func (w *Workers) runInlineConcurrent(op string, t tasks.Task) {
+func (w *set) runInlineConcurrent(op string, t tasks.Task) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
@@ -38,7 +38,7 @@ func (w *Workers) runInlineConcurrent(op string, t tasks.Task) {
 // every copy has run. A copy's runtime.Goexit proceeds once the later copies
 // have run, unless a copy panicked: that panic is raised instead (as in a
 // dispatched run, the caller's own Goexit is not counted as a panic).
-func (w *Workers) runBusy(op string, t tasks.Task, n int) {
+func (w *set) runBusy(op string, t tasks.Task, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}

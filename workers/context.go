@@ -66,7 +66,7 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // its bookkeeping (TestContextAllocations pins these counts). Run, RunN and
 // ForRange stay at 0. It panics if ctx or fn is nil, n < 1, or in the cases
 // where RunN panics.
-func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
+func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
 	}
@@ -115,7 +115,7 @@ func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Con
 // Allocations are those of RunContext with ctx.Done called: 3 per call with
 // context.Background (the task comes from a pool; a ctx already done costs
 // none). It panics where ForRange panics, and if ctx is nil.
-func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
+func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
 	}

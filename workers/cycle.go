@@ -47,18 +47,18 @@ import (
 // than a cleanup per set: BenchmarkNewClose).
 var registry struct {
 	mu      sync.Mutex
-	sets    map[weak.Pointer[Workers]]struct{}
+	sets    map[weak.Pointer[set]]struct{}
 	pruneAt int                  // prune when len(sets) reaches this
-	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
+	waiting map[uintptr]*set // goroutine token -> the set whose lock it waits for, nested waiters only
 }
 
-func register(w *Workers) {
+func register(w *set) {
 	wp := weak.Make(w)
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	if registry.sets == nil {
-		registry.sets = make(map[weak.Pointer[Workers]]struct{})
-		registry.waiting = make(map[uintptr]*Workers)
+		registry.sets = make(map[weak.Pointer[set]]struct{})
+		registry.waiting = make(map[uintptr]*set)
 	}
 	if len(registry.sets) >= registry.pruneAt {
 		for p := range registry.sets {
@@ -71,15 +71,15 @@ func register(w *Workers) {
 	registry.sets[wp] = struct{}{}
 }
 
-func unregister(w *Workers) {
+func unregister(w *set) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	delete(registry.sets, weak.Make(w))
 }
 
 // liveSets returns the registered sets. Called with registry.mu held.
-func liveSets() []*Workers {
-	sets := make([]*Workers, 0, len(registry.sets))
+func liveSets() []*set {
+	sets := make([]*set, 0, len(registry.sets))
 	for wp := range registry.sets {
 		if x := wp.Value(); x != nil {
 			sets = append(sets, x)
@@ -109,12 +109,12 @@ func insideAnyRun(g uintptr) bool {
 // outer one (which of the two it took first is recorded nowhere); the
 // answer then errs towards "inside", which makes a last release panic
 // rather than close a set under a run that waits for it.
-func insideRunOf(w *Workers, g uintptr) bool {
+func insideRunOf(w *set, g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	sets := liveSets()
-	seen := map[*Workers]bool{w: true}
-	todo := []*Workers{w}
+	seen := map[*set]bool{w: true}
+	todo := []*set{w}
 	for len(todo) > 0 {
 		x := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
@@ -142,7 +142,7 @@ func insideRunOf(w *Workers, g uintptr) bool {
 // done lets it go again, so the run runs nothing. A ctx already done when the
 // set is found busy returns at once, without queueing. Every wait of a run
 // (not of Close) is counted in the set's Stats.
-func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
+func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	var done <-chan struct{}
 	if ctx != nil {
 		if done = ctx.Done(); done != nil && ctx.Err() != nil {
@@ -190,7 +190,7 @@ const firstCheck = 10 * time.Microsecond
 // to re-check for a cycle until it gets the lock, ctx is done, or a cycle is
 // confirmed (it then leaves the queue and panics, unless the lock was handed
 // to it meanwhile: a goroutine that got the lock was in no cycle).
-func (w *Workers) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, timer *time.Timer) error {
+func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, timer *time.Timer) error {
 	var done <-chan struct{}
 	if ctx != nil {
 		done = ctx.Done()
@@ -231,7 +231,7 @@ func (w *Workers) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.C
 // gotLock is the end of a wait that got the lock: with ctx done by then,
 // the run runs nothing (it waited, and its context ended meanwhile), so the
 // lock goes to the next waiter at once.
-func (w *Workers) gotLock(ctx context.Context) error {
+func (w *set) gotLock(ctx context.Context) error {
 	if ctx != nil && ctx.Err() != nil {
 		w.mu.unlock()
 		return cause(ctx)
@@ -241,7 +241,7 @@ func (w *Workers) gotLock(ctx context.Context) error {
 
 // leave takes wt out of the queue because ctx is done; if the lock was
 // handed to it meanwhile, it passes it on.
-func (w *Workers) leave(wt *lockWaiter, ctx context.Context) error {
+func (w *set) leave(wt *lockWaiter, ctx context.Context) error {
 	if w.mu.abandon(wt) {
 		w.mu.unlock()
 	}
@@ -251,14 +251,14 @@ func (w *Workers) leave(wt *lockWaiter, ctx context.Context) error {
 // cycleFrom returns the names of the sets on a wait-for path from w to a set
 // whose current run g is part of (w first, that set last, then w again), or
 // nil. Called with registry.mu held.
-func cycleFrom(w *Workers, g uintptr) []string {
+func cycleFrom(w *set, g uintptr) []string {
 	type step struct {
-		set  *Workers
+		set  *set
 		prev int
 	}
 	sets := liveSets()
 	steps := []step{{w, -1}}
-	seen := map[*Workers]bool{w: true}
+	seen := map[*set]bool{w: true}
 	for k := 0; k < len(steps); k++ {
 		x := steps[k].set
 		for _, c := range x.runGoroutines() {
@@ -271,7 +271,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 			}
 			// c waits for the set it polls for, and for the set whose end
 			// wait it sleeps in.
-			var next []*Workers
+			var next []*set
 			if y := registry.waiting[c]; y != nil {
 				next = append(next, y)
 			}
@@ -295,7 +295,7 @@ func cycleFrom(w *Workers, g uintptr) []string {
 // lock's holder (the coordinator, or the caller running copies) and its
 // workers. An idle worker holds and waits for nothing, so listing every
 // worker adds no false edge.
-func (x *Workers) runGoroutines() []uintptr {
+func (x *set) runGoroutines() []uintptr {
 	var gs []uintptr
 	if o := x.mu.owner(); o != 0 {
 		gs = append(gs, o)

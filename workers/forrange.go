@@ -83,7 +83,7 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 //
 // It panics if n is negative, body is nil, an option is out of range or the
 // zero RangeOption, or in the cases where RunN panics (with RunN's message).
-func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
+func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	// Only the exported API of Workers is used below: ForRange is what a
 	// user would write with package ranges, plus a pool of tasks.
 	r := w.rangeSetup("ForRange", n, body != nil, opts)
@@ -110,7 +110,7 @@ type rangeConfig struct {
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
 // are out of line to keep its frame small.
-func (w *Workers) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r rangeConfig) {
+func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r rangeConfig) {
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
@@ -186,7 +186,7 @@ func (l *rangeLoop) claimed() int {
 }
 
 //go:noinline
-func (w *Workers) panicRangeArgs(op string, n int, haveBody bool) {
+func (w *set) panicRangeArgs(op string, n int, haveBody bool) {
 	if n < 0 {
 		panic(fmt.Sprintf("workers: %s on %q: negative length %d", op, w.Name(), n))
 	}
@@ -194,7 +194,7 @@ func (w *Workers) panicRangeArgs(op string, n int, haveBody bool) {
 }
 
 //go:noinline
-func (w *Workers) panicRangeOption(op string, i int, o RangeOption) {
+func (w *set) panicRangeOption(op string, i int, o RangeOption) {
 	switch o.kind {
 	case optChunk:
 		panic(fmt.Sprintf("workers: %s on %q: WithChunk(%d): chunk < 1", op, w.Name(), o.n))

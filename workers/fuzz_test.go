@@ -501,7 +501,7 @@ func (m *fzMachine) opNew(slot int) {
 	case 6:
 		max = 0
 	case 7:
-		max = []int{-1, workers.MaxLimit + 1}[a&1]
+		max = []int{-1, workers.MaxSetSize + 1}[a&1]
 	}
 	var opts []workers.Option
 	var want string
@@ -540,8 +540,8 @@ func (m *fzMachine) opNew(slot int) {
 		return
 	}
 	switch {
-	case max < 1 || max > workers.MaxLimit:
-		want = fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, max, workers.MaxLimit)
+	case max < 1 || max > workers.MaxSetSize:
+		want = fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, max, workers.MaxSetSize)
 	case nilAt >= 0:
 		want = fmt.Sprintf("workers: New(%q): option %d is nil", name, nilAt)
 	case active < 1 || active > max:

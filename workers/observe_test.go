@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,72 +89,6 @@ func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 		// The goroutine profile prints labels in a fixed (sorted) order.
 		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
 	}
-}
-
-func TestSharedSets(t *testing.T) {
-	a, releaseA := workers.Acquire("shared-basic", 2)
-	b, releaseB := workers.Acquire("shared-basic", 99) // max ignored: the set exists
-	require.Same(t, a, b)
-	assert.Equal(t, 2, b.MaxWorkers())
-	assert.Equal(t, 1, workers.SharedSets())
-	// A *Shared has no Close (see TestSharedHasNoClose): only releases close it.
-
-	releaseA()
-	releaseA() // idempotent: must not drop B's reference
-	p := newProbe(2, false)
-	b.RunN(p, 2)
-	p.check(t, 0)
-
-	releaseB()
-	assert.Zero(t, workers.SharedSets())
-	assert.PanicsWithValue(t, `workers: RunN on "shared-basic": set is closed`, func() { b.RunN(p, 2) })
-
-	c, releaseC := workers.Acquire("shared-basic", 3)
-	defer releaseC()
-	assert.NotSame(t, a, c, "a released name gets a fresh set")
-	assert.Equal(t, 3, c.MaxWorkers())
-	assert.Panics(t, func() { workers.Acquire("shared-bad", 0) })
-	assert.Equal(t, 1, workers.SharedSets(), "a failed Acquire must not register")
-}
-
-// TestSharedSetManyHolders: holders acquire, run concurrently and release;
-// every run completes correctly and every holder finishes (none starved).
-func TestSharedSetManyHolders(t *testing.T) {
-	const holders, runs = 12, 150
-	var wg sync.WaitGroup
-	var copies atomic.Int64
-	finished := make([]atomic.Int32, holders)
-	errs := make(chan error, holders)
-	for h := range holders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, release := workers.Acquire("shared-many", 4)
-			defer release()
-			for r := range runs {
-				n := 1 + (h+r)%w.MaxWorkers()
-				p := newProbe(n, r%2 == 0)
-				w.RunN(p, n)
-				for id := range p.runs {
-					if p.runs[id].Load() != 1 {
-						errs <- fmt.Errorf("holder %d run %d: copy %d ran %d times", h, r, id, p.runs[id].Load())
-						return
-					}
-				}
-				copies.Add(int64(n))
-				finished[h].Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	for h := range holders {
-		assert.Equal(t, int32(runs), finished[h].Load(), "holder %d", h)
-	}
-	assert.Zero(t, workers.SharedSets(), "the last release must close and unregister the set")
 }
 
 func TestPlacementOptionsValidate(t *testing.T) {

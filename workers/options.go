@@ -23,8 +23,8 @@ type config struct {
 // touching the registry, so it rejects the same arguments whether or not the
 // name is held.
 func newConfig(op, name string, maxWorkers int, opts []Option) config {
-	if maxWorkers < 1 || maxWorkers > MaxLimit {
-		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, MaxLimit))
+	if maxWorkers < 1 || maxWorkers > MaxSetSize {
+		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, MaxSetSize))
 	}
 	c := config{active: maxWorkers}
 	for i, o := range opts {

@@ -1,13 +1,10 @@
 package workers
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
 	"github.com/workgang/workgang/internal/goid"
-	"github.com/workgang/workgang/tasks"
-	"github.com/workgang/workgang/tasks/team"
 )
 
 // The process-wide registry of shared sets, by name. A set is created by the
@@ -25,15 +22,15 @@ type sharedEntry struct {
 }
 
 // Shared is a process-wide set obtained from Acquire. It has every method of
-// Workers except Close: only the release functions Acquire returns close it,
-// so a holder cannot close the set under the other holders, by construction.
-// Each method forwards to the underlying set and documents itself there.
+// Workers except Close (the two embed one method set): only the release
+// functions Acquire returns close it, so a holder cannot close the set under
+// the other holders, by construction.
 //
 // The zero value is not usable; a Shared must not be copied. All methods are
 // safe for concurrent use. After the last release the set is closed, and the
 // methods that run tasks panic as they do on a closed Workers.
 type Shared struct {
-	w *Workers
+	set
 }
 
 // Acquire returns the process-wide set named name, creating it with New(name,
@@ -67,7 +64,9 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release fu
 	defer shared.mu.Unlock()
 	e := shared.sets[name]
 	if e == nil {
-		e = &sharedEntry{s: &Shared{w: newFromConfig(name, maxWorkers, c)}}
+		sh := &Shared{}
+		sh.init(name, maxWorkers, c)
+		e = &sharedEntry{s: sh}
 		if shared.sets == nil {
 			shared.sets = make(map[string]*sharedEntry)
 		}
@@ -90,7 +89,7 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 		shared.mu.Unlock()
 		return
 	}
-	if e.refs == 1 && insideRunOf(e.s.w, goid.Get()) {
+	if e.refs == 1 && insideRunOf(&e.s.set, goid.Get()) {
 		shared.mu.Unlock()
 		panic(fmt.Sprintf("workers: last release of shared set %q called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run", name))
 	}
@@ -104,59 +103,6 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 	if last {
 		// Outside the registry lock: Close waits for a run in progress,
 		// which must not block other names' Acquire calls.
-		e.s.w.Close()
+		e.s.close()
 	}
 }
-
-// Name returns the set's name; see Workers.Name.
-func (s *Shared) Name() string { return s.w.Name() }
-
-// MaxWorkers returns the most workers the set may create; see
-// Workers.MaxWorkers.
-func (s *Shared) MaxWorkers() int { return s.w.MaxWorkers() }
-
-// ActiveWorkers returns the number of copies Run runs; see
-// Workers.ActiveWorkers.
-func (s *Shared) ActiveWorkers() int { return s.w.ActiveWorkers() }
-
-// SetActiveWorkers sets the number of copies Run runs for every holder; see
-// Workers.SetActiveWorkers. Holders that need a count of their own should use
-// RunN or WithCopies instead.
-func (s *Shared) SetActiveWorkers(n int) int { return s.w.SetActiveWorkers(n) }
-
-// CreatedWorkers returns the number of worker goroutines created so far; see
-// Workers.CreatedWorkers.
-func (s *Shared) CreatedWorkers() int { return s.w.CreatedWorkers() }
-
-// Run runs ActiveWorkers copies of t; see Workers.Run.
-func (s *Shared) Run(t tasks.Task) { s.w.Run(t) }
-
-// RunN runs n copies of t; see Workers.RunN.
-func (s *Shared) RunN(t tasks.Task, n int) { s.w.RunN(t, n) }
-
-// ForRange runs body over [0, n); see Workers.ForRange.
-func (s *Shared) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
-	s.w.ForRange(n, body, opts...)
-}
-
-// RunContext runs n copies of fn with a context and errors; see
-// Workers.RunContext.
-func (s *Shared) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
-	return s.w.RunContext(ctx, n, fn)
-}
-
-// ForRangeContext runs body over [0, n) until done, ctx is done or a body
-// call fails; see Workers.ForRangeContext.
-func (s *Shared) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
-	return s.w.ForRangeContext(ctx, n, body, opts...)
-}
-
-// Stats returns the set's counters (all holders' runs); see Workers.Stats.
-func (s *Shared) Stats() Stats { return s.w.Stats() }
-
-// RunTeam runs a gang-scheduled team; see Workers.RunTeam.
-func (s *Shared) RunTeam(name string, n int, fn func(m *team.Member)) { s.w.RunTeam(name, n, fn) }
-
-// PlacementErrors returns the set's placement failures; see
-// Workers.PlacementErrors.
-func (s *Shared) PlacementErrors() []error { return s.w.PlacementErrors() }

@@ -3,6 +3,8 @@ package workers_test
 import (
 	"fmt"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,7 +75,7 @@ func TestAcquireChecksHeldName(t *testing.T) {
 	}{
 		{"max 0", 0, nil, `workers: Acquire("held"): maxWorkers = 0 out of range [1, 65536]`},
 		{"max -1", -1, nil, `workers: Acquire("held"): maxWorkers = -1 out of range [1, 65536]`},
-		{"max MaxLimit+1", workers.MaxLimit + 1, nil, `workers: Acquire("held"): maxWorkers = 65537 out of range [1, 65536]`},
+		{"max MaxSetSize+1", workers.MaxSetSize + 1, nil, `workers: Acquire("held"): maxWorkers = 65537 out of range [1, 65536]`},
 		{"nil option", 2, []workers.Option{workers.WithSpin(0), nil}, `workers: Acquire("held"): option 1 is nil`},
 		{"active 0", 2, []workers.Option{workers.WithActiveWorkers(0)}, `workers: Acquire("held"): WithActiveWorkers(0) out of range [1, 2]`},
 		{"active above max", 4, []workers.Option{workers.WithActiveWorkers(5)}, `workers: Acquire("held"): WithActiveWorkers(5) out of range [1, 4]`},
@@ -143,4 +145,70 @@ func TestNonLastReleaseInsideOwnCopy(t *testing.T) {
 	assert.Equal(t, 1, workers.SharedSets())
 	releaseA()
 	assert.Zero(t, workers.SharedSets())
+}
+
+func TestSharedSets(t *testing.T) {
+	a, releaseA := workers.Acquire("shared-basic", 2)
+	b, releaseB := workers.Acquire("shared-basic", 99) // max ignored: the set exists
+	require.Same(t, a, b)
+	assert.Equal(t, 2, b.MaxWorkers())
+	assert.Equal(t, 1, workers.SharedSets())
+	// A *Shared has no Close (see TestSharedHasNoClose): only releases close it.
+
+	releaseA()
+	releaseA() // idempotent: must not drop B's reference
+	p := newProbe(2, false)
+	b.RunN(p, 2)
+	p.check(t, 0)
+
+	releaseB()
+	assert.Zero(t, workers.SharedSets())
+	assert.PanicsWithValue(t, `workers: RunN on "shared-basic": set is closed`, func() { b.RunN(p, 2) })
+
+	c, releaseC := workers.Acquire("shared-basic", 3)
+	defer releaseC()
+	assert.NotSame(t, a, c, "a released name gets a fresh set")
+	assert.Equal(t, 3, c.MaxWorkers())
+	assert.Panics(t, func() { workers.Acquire("shared-bad", 0) })
+	assert.Equal(t, 1, workers.SharedSets(), "a failed Acquire must not register")
+}
+
+// TestSharedSetManyHolders: holders acquire, run concurrently and release;
+// every run completes correctly and every holder finishes (none starved).
+func TestSharedSetManyHolders(t *testing.T) {
+	const holders, runs = 12, 150
+	var wg sync.WaitGroup
+	var copies atomic.Int64
+	finished := make([]atomic.Int32, holders)
+	errs := make(chan error, holders)
+	for h := range holders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, release := workers.Acquire("shared-many", 4)
+			defer release()
+			for r := range runs {
+				n := 1 + (h+r)%w.MaxWorkers()
+				p := newProbe(n, r%2 == 0)
+				w.RunN(p, n)
+				for id := range p.runs {
+					if p.runs[id].Load() != 1 {
+						errs <- fmt.Errorf("holder %d run %d: copy %d ran %d times", h, r, id, p.runs[id].Load())
+						return
+					}
+				}
+				copies.Add(int64(n))
+				finished[h].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for h := range holders {
+		assert.Equal(t, int32(runs), finished[h].Load(), "holder %d", h)
+	}
+	assert.Zero(t, workers.SharedSets(), "the last release must close and unregister the set")
 }

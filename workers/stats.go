@@ -42,7 +42,7 @@ type Stats struct {
 // Stats returns the set's counters. Reading them costs one load per counter
 // per worker; the counters themselves live on per-worker cache lines, so
 // counting adds no shared line to a run.
-func (w *Workers) Stats() Stats {
+func (w *set) Stats() Stats {
 	// Goexits first: each is counted after its run's inlineRuns, so this
 	// order keeps goexits <= inline and the difference below from wrapping.
 	goexits := w.inlineGoexits.Load()

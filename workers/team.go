@@ -23,7 +23,7 @@ import (
 //
 // RunTeam allocates nothing once a team of at least n members was used on
 // the set (it keeps one).
-func (w *Workers) RunTeam(name string, n int, fn func(m *team.Member)) {
+func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))
 	}

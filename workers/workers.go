@@ -37,8 +37,8 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// MaxLimit is the largest maxWorkers New accepts.
-const MaxLimit = 1 << 16
+// MaxSetSize is the largest maxWorkers New and Acquire accept.
+const MaxSetSize = 1 << 16
 
 // PanicError is what Run panics with when a copy of its task panicked (or a
 // task method other than Work did): it carries the first panic's value and
@@ -49,6 +49,12 @@ type PanicError = gang.PanicError
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
 type Workers struct {
+	set // every method but Close, which Shared has too
+}
+
+// set is a worker set: the state and the methods that Workers and Shared
+// share (Shared, held by several owners, has no Close).
+type set struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
 	// holder's token (see runLock), which the nested-run checks compare
 	// against the caller's own identity and the cycle check reads under the
@@ -118,38 +124,46 @@ type worker struct {
 // and a one-token channel: about 400 bytes and one allocation per worker of
 // maxWorkers, measured for New(name, 1024)), so
 // that the run path indexes a flat array. It panics if maxWorkers is
-// outside [1, MaxLimit] or an option is invalid.
+// outside [1, MaxSetSize] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
 	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 }
 
 // newFromConfig makes the set once newConfig has checked the arguments.
 func newFromConfig(name string, maxWorkers int, c config) *Workers {
-	w := &Workers{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
+	w := &Workers{}
+	w.init(name, maxWorkers, c)
+	return w
+}
+
+// init sets up a zero set in place (Workers and Shared embed one).
+func (w *set) init(name string, maxWorkers int, c config) {
+	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
 		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
 	register(w) // every set takes part in the cycle check; Close unregisters
-	return w
 }
 
 // Name returns the set's name.
-func (w *Workers) Name() string { return w.name }
+func (w *set) Name() string { return w.name }
 
 // MaxWorkers returns the most workers the set may create.
-func (w *Workers) MaxWorkers() int { return w.max }
+func (w *set) MaxWorkers() int { return w.max }
 
 // ActiveWorkers returns the number of copies Run runs.
-func (w *Workers) ActiveWorkers() int { return int(w.active.Load()) }
+func (w *set) ActiveWorkers() int { return int(w.active.Load()) }
 
 // CreatedWorkers returns the number of worker goroutines created so far; it
 // never exceeds MaxWorkers.
-func (w *Workers) CreatedWorkers() int { return int(w.created.Load()) }
+func (w *set) CreatedWorkers() int { return int(w.created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates any workers
-// that number needs, and returns it. It panics if n is outside
+// that number needs, and returns it. On a set shared through Acquire it sets
+// the count for every holder: a holder that needs a count of its own passes
+// it to RunN or WithCopies instead. It panics if n is outside
 // [1, MaxWorkers] or the set is closed.
-func (w *Workers) SetActiveWorkers(n int) int {
+func (w *set) SetActiveWorkers(n int) int {
 	w.checkN("SetActiveWorkers", n)
 	w.ensureCreated("SetActiveWorkers", n)
 	w.active.Store(int32(n))
@@ -158,7 +172,7 @@ func (w *Workers) SetActiveWorkers(n int) int {
 
 // Run runs ActiveWorkers() copies of t and returns when all have returned;
 // see RunN.
-func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
+func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs exactly n copies of t, with worker ids 0..n-1, each once, and
 // returns when all have returned. It creates workers as needed and leaves
@@ -197,16 +211,16 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // caller-runs), or from inside a copy on another set whose run waits,
 // through a chain of nested runs, for this set's current run (a cycle such
 // as A -> B -> A); the message names the sets.
-func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
+func (w *set) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
-func (w *Workers) runN(op string, t tasks.Task, n int) {
+func (w *set) runN(op string, t tasks.Task, n int) {
 	_ = w.runNContext(context.Background(), op, t, n) // never done: always runs
 }
 
 // runNContext is runN for a run with a context: if ctx is done while the run
 // waits for the set, it returns ctx's cause having run nothing (see
 // lockContext). With a ctx that is never done it always returns nil.
-func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
+func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
 	}
@@ -263,7 +277,7 @@ func (w *Workers) runNContext(ctx context.Context, op string, t tasks.Task, n in
 // worker, no dispatcher, but under the run lock, so that it never overlaps
 // another run of the set (copies of different runs share worker ids, and
 // users key per-worker scratch data by them).
-func (w *Workers) runInline(ctx context.Context, op string, t tasks.Task) error {
+func (w *set) runInline(ctx context.Context, op string, t tasks.Task) error {
 	if err := w.lockContext(ctx, op, true); err != nil {
 		return err
 	}
@@ -292,7 +306,7 @@ func (w *Workers) runInline(ctx context.Context, op string, t tasks.Task) error 
 	return nil
 }
 
-func (w *Workers) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*PanicError, error) {
+func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*PanicError, error) {
 	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return nil, err
 	}
@@ -300,7 +314,7 @@ func (w *Workers) runLocked(ctx context.Context, op string, plan gang.Plan, n in
 }
 
 // runHeld is runLocked once the run lock is held; it releases it.
-func (w *Workers) runHeld(op string, plan gang.Plan, n int) *PanicError {
+func (w *set) runHeld(op string, plan gang.Plan, n int) *PanicError {
 	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
@@ -341,7 +355,7 @@ func (w *Workers) Close() {
 	w.close()
 }
 
-func (w *Workers) close() {
+func (w *set) close() {
 	w.lock("Close", true)
 	defer w.mu.unlock()
 	w.createMu.Lock()
@@ -359,7 +373,7 @@ func (w *Workers) close() {
 // lock takes the run lock; the slow path detects nested calls.
 // runsUserCode tells whether this goroutine will run copies while it holds
 // it (see token).
-func (w *Workers) lock(op string, runsUserCode bool) {
+func (w *set) lock(op string, runsUserCode bool) {
 	if !w.mu.tryLock(token(runsUserCode)) {
 		_ = w.lockSlow(op, runsUserCode, context.Background()) // never done: always gets the lock
 	}
@@ -368,14 +382,14 @@ func (w *Workers) lock(op string, runsUserCode bool) {
 // lockContext is lock for a run with a context: if ctx is done while the run
 // waits for the set, it returns ctx's cause without the lock (see waitLock).
 // A ctx that is never done (Done returns nil) waits for good, as lock does.
-func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
+func (w *set) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
 	}
 	return w.lockSlow(op, runsUserCode, ctx)
 }
 
-func (w *Workers) lockSlow(op string, runsUserCode bool, ctx context.Context) error {
+func (w *set) lockSlow(op string, runsUserCode bool, ctx context.Context) error {
 	g := goid.Get()
 	if w.mu.owner() == g {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
@@ -389,7 +403,7 @@ func (w *Workers) lockSlow(op string, runsUserCode bool, ctx context.Context) er
 }
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
-func (w *Workers) workerOf(g uintptr) int {
+func (w *set) workerOf(g uintptr) int {
 	for i := range int(w.created.Load()) {
 		if wk := w.workers[i].Load(); wk != nil && wk.g.Load() == g {
 			return i
@@ -398,14 +412,14 @@ func (w *Workers) workerOf(g uintptr) int {
 	return -1
 }
 
-func (w *Workers) checkN(op string, n int) {
+func (w *set) checkN(op string, n int) {
 	if n < 1 || n > w.max {
 		w.panicN(op, n)
 	}
 }
 
 //go:noinline
-func (w *Workers) panicN(op string, n int) {
+func (w *set) panicN(op string, n int) {
 	hint := ""
 	if n > w.max && op == "RunN" {
 		// Ids of RunN are worker slots; more work than workers is what
@@ -415,14 +429,14 @@ func (w *Workers) panicN(op string, n int) {
 	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.max, hint))
 }
 
-func (w *Workers) panicClosed(op string) {
+func (w *set) panicClosed(op string) {
 	panic(fmt.Sprintf("workers: %s on %q: set is closed", op, w.name))
 }
 
 // ensureCreated starts workers until at least n exist. A worker with a
 // placement is waited for until it applied it, so that PlacementErrors is
 // complete as soon as a run that used the worker returns.
-func (w *Workers) ensureCreated(op string, n int) {
+func (w *set) ensureCreated(op string, n int) {
 	w.createMu.Lock()
 	if w.closed.Load() {
 		w.createMu.Unlock()
@@ -450,7 +464,7 @@ func (w *Workers) ensureCreated(op string, n int) {
 
 // work is the body of worker goroutine i: place it, label it, then serve
 // copies until stopped. first is false for a replacement after a Goexit.
-func (w *Workers) work(i int, wk *worker, first bool) {
+func (w *set) work(i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
 		// Never unlocked: the thread ends with the goroutine, so thread
@@ -495,7 +509,7 @@ func (w *Workers) work(i int, wk *worker, first bool) {
 	stopped = true
 }
 
-func (w *Workers) recordPlacement(i int, errs []error) {
+func (w *set) recordPlacement(i int, errs []error) {
 	w.createMu.Lock()
 	defer w.createMu.Unlock()
 	for _, err := range errs {
@@ -506,7 +520,7 @@ func (w *Workers) recordPlacement(i int, errs []error) {
 // PlacementErrors returns the placement failures so far (WithAffinity,
 // WithNice), one per failed setting per worker start. A failed placement does
 // not stop the worker: it runs unplaced.
-func (w *Workers) PlacementErrors() []error {
+func (w *set) PlacementErrors() []error {
 	w.createMu.Lock()
 	defer w.createMu.Unlock()
 	return append([]error(nil), w.placementErrs...)

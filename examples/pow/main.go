@@ -117,8 +117,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case o.Difficulty < 0 || o.Difficulty > pow.MaxDifficulty:
 		return c, fmt.Errorf("pow: -difficulty %d out of range [0, %d]", o.Difficulty, pow.MaxDifficulty)
-	case o.Copies < 1 || o.Copies > workers.MaxLimit:
-		return c, fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, workers.MaxLimit)
+	case o.Copies < 1 || o.Copies > workers.MaxSetSize:
+		return c, fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, workers.MaxSetSize)
 	case o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0:
 		return c, fmt.Errorf("pow: -calls %d, -first %d: want at least 1; -onehash %d, -gap %v: want at least 0", o.Calls, o.FirstCalls, o.OneHash, o.Gap)
 	}

@@ -95,8 +95,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case c.base.Instances < 1 || c.base.Jobs < 1 || c.runs < 1:
 		return c, fmt.Errorf("shared: -instances %d, -jobs %d, -runs %d: each must be at least 1", c.base.Instances, c.base.Jobs, c.runs)
-	case c.base.Parts < 1 || c.base.Parts > workers.MaxLimit:
-		return c, fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, workers.MaxLimit)
+	case c.base.Parts < 1 || c.base.Parts > workers.MaxSetSize:
+		return c, fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, workers.MaxSetSize)
 	case c.base.Wait < 0:
 		return c, fmt.Errorf("shared: -wait %v must not be negative", c.base.Wait)
 	}

@@ -108,9 +108,9 @@ func (o Options) defaults() Options {
 // when it returns.
 func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	o = o.defaults()
-	if o.Threads < 1 || o.Threads > workers.MaxLimit || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 {
+	if o.Threads < 1 || o.Threads > workers.MaxSetSize || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 {
 		return nil, fmt.Errorf("openmp: bad options: threads %d (want [1, %d]), rounds %d, target %v, delay %v ns, budget %v",
-			o.Threads, workers.MaxLimit, o.Rounds, o.Target, o.DelayNS, o.Budget)
+			o.Threads, workers.MaxSetSize, o.Rounds, o.Target, o.DelayNS, o.Budget)
 	}
 	p := params{threads: o.Threads, rounds: o.Rounds, target: o.Target, delayNS: o.DelayNS}
 	p.timeout = nativeTimeout(p)

@@ -444,7 +444,7 @@ func TestBudgetCutsRounds(t *testing.T) {
 }
 
 func TestRunRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxLimit + 1}, {DelayNS: -5}, {Budget: -time.Second}} {
+	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxSetSize + 1}, {DelayNS: -5}, {Budget: -time.Second}} {
 		if _, err := Run(context.Background(), &bytes.Buffer{}, o); err == nil || !strings.HasPrefix(err.Error(), "openmp: ") {
 			t.Errorf("Run(%+v): got %v; want an error naming the package", o, err)
 		}

@@ -64,8 +64,8 @@ func WorkersFlag(fs *flag.FlagSet, usage string) (resolve func() (int, error)) {
 	n := fs.Int("workers", 0, usage)
 	return func() (int, error) {
 		switch {
-		case *n < 0 || *n > workers.MaxLimit:
-			return 0, fmt.Errorf("%s: -workers %d out of range [0, %d]", fs.Name(), *n, workers.MaxLimit)
+		case *n < 0 || *n > workers.MaxSetSize:
+			return 0, fmt.Errorf("%s: -workers %d out of range [0, %d]", fs.Name(), *n, workers.MaxSetSize)
 		case *n == 0:
 			return policy.Default(), nil
 		}

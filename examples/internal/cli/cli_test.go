@@ -83,6 +83,6 @@ func TestWorkersFlag(t *testing.T) {
 		}
 		assert.NoError(t, err, "%v", tc.args)
 		assert.Equal(t, tc.want, n, "%v", tc.args)
-		assert.LessOrEqual(t, n, workers.MaxLimit)
+		assert.LessOrEqual(t, n, workers.MaxSetSize)
 	}
 }

@@ -83,7 +83,7 @@ func solve(s pow.Solver, p pow.Puzzle) (time.Duration, error) {
 // Measure times every solver: first calls, then later calls, interleaved
 // per puzzle so that noise hits them alike.
 func Measure(o Options) ([]Row, error) {
-	if o.Copies < 1 || o.Copies > workers.MaxLimit || o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0 {
+	if o.Copies < 1 || o.Copies > workers.MaxSetSize || o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0 {
 		return nil, fmt.Errorf("pow: bad options %+v", o)
 	}
 	ks := kinds(o.Copies)
