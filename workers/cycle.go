@@ -48,7 +48,7 @@ import (
 var registry struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[set]]struct{}
-	pruneAt int                  // prune when len(sets) reaches this
+	pruneAt int              // prune when len(sets) reaches this
 	waiting map[uintptr]*set // goroutine token -> the set whose lock it waits for, nested waiters only
 }
 
