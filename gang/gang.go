@@ -235,7 +235,7 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 func prepareSlow(t tasks.Task) (p Plan, pe *PanicError) {
 	var opted bool
 	if panicked, v, stack := call(func() { opted = tasks.CallerCanRun(t) }); panicked {
-		return Plan{}, &PanicError{Task: SafeName(t), Worker: -1, OnCaller: true, Value: v,
+		return Plan{}, &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v,
 			Stack: stack, Panics: 1, Method: "CallerCanRun"}
 	}
 	return Plan{t: t, callerRuns: opted}, nil

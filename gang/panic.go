@@ -55,11 +55,11 @@ func (d *Dispatcher) capture(t tasks.Task, c int, onCaller bool, v any, goexit b
 	// Last, because a hostile Name may panic (caught) or Goexit (then the
 	// record above stands, with "?" for the name). The coordinator reads
 	// Task after the run's end, which this copy's retire precedes.
-	p.Task = SafeName(t)
+	p.Task = safeName(t)
 }
 
-// SafeName returns t.Name(), or a description of the panic if Name panics.
-func SafeName(t tasks.Task) (name string) {
+// safeName returns t.Name(), or a description of the panic if Name panics.
+func safeName(t tasks.Task) (name string) {
 	defer func() {
 		if v := recover(); v != nil {
 			name = fmt.Sprintf("<Name panicked: %v>", v)
@@ -75,7 +75,7 @@ func SafeName(t tasks.Task) (name string) {
 // runtime.Goexit in Name proceeds.
 func CheckedName(t tasks.Task) (name string, pe *PanicError) {
 	if panicked, v, stack := call(func() { name = t.Name() }); panicked {
-		return "", &PanicError{Task: SafeName(t), Worker: -1, OnCaller: true, Value: v,
+		return "", &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v,
 			Stack: stack, Panics: 1, Method: "Name"}
 	}
 	return name, nil
@@ -86,7 +86,7 @@ func CheckedName(t tasks.Task) (name string, pe *PanicError) {
 // *PanicError (panic(nil) included); a runtime.Goexit proceeds.
 func RunInline(t tasks.Task) *PanicError {
 	if panicked, v, stack := call(func() { t.Work(0) }); panicked {
-		return &PanicError{Task: SafeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
 	}
 	return nil
 }
