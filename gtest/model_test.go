@@ -47,7 +47,7 @@ func TestDispatchModel(t *testing.T) {
 	require.Contains(t, text, "== spin-check: ok")
 	// Every broken variant must have been run and rejected.
 	for _, bug := range []string{"BUG_NO_RECHECK", "BUG_STALE_CLAIM", "BUG_NO_TREE", "BUG_EARLY_DONE", "BUG_UNTAGGED_END",
-		"BUG_BATCH_CLAIM", "BUG_NO_LOCK"} {
+		"BUG_NO_WAKE_CAS", "BUG_BATCH_CLAIM", "BUG_NO_LOCK"} {
 		require.Regexp(t, `(?m)^ok +`+bug+` .*rejected as required`, text, "broken variant %s not rejected", bug)
 	}
 	require.NotRegexp(t, `(?m)^FAIL`, text)

@@ -93,6 +93,10 @@
  *                     the next one, (i+1) % m, before running either: the
  *                     own copy waits at the barrier for the next one, which
  *                     only this goroutine may now run (deadlock).
+ *   BUG_NO_WAKE_CAS   wakeIfParked takes the worker from parked to waking
+ *                     with a Store after its Load instead of a CAS, so two
+ *                     wakers (the coordinator and a parent, or a stale one)
+ *                     may both signal one park: the count leaves -1..1.
  *   BUG_NO_LOCK       (with SUBMIT) a caller-runs run that finds the run lock
  *                     taken dispatches anyway: two coordinators in Run.
  */
@@ -275,11 +279,16 @@ RECV: \
 /* wakeIfParked(j): if s.state.Load() == parked &&
    s.state.CompareAndSwap(parked, waking) { s.wake.Signal(1) }: the CAS is
    step W, Signal's count update step SIG, its token send step SEND. */
+#ifdef BUG_NO_WAKE_CAS
+#define mayWake(j) state[j] != AWAKE           /* broken: Load, then a plain Store(waking) */
+#else
+#define mayWake(j) state[j] == PARKED          /* CompareAndSwap(parked, waking) */
+#endif
 #define wakeIfParked(j, W, SIG, SEND, AFTER) \
 W: \
 	atomic { \
 		if \
-		:: state[j] == PARKED -> state[j] = WAKING; goto SIG \
+		:: mayWake(j) -> state[j] = WAKING; goto SIG \
 		:: else -> AFTER \
 		fi \
 	}; \
