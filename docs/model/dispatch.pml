@@ -85,7 +85,7 @@
  *                     ends the run).
  *   BUG_UNTAGGED_END  the coordinator parks with a flag instead of the run's
  *                     generation (coordParked.Store(1), finish CASes 1 -> 0),
- *                     as protocol.md first specified it: a finisher of run k
+ *                     as the protocol was first specified: a finisher of run k
  *                     that is slow between its done.Store and its CAS wakes
  *                     the coordinator's park for run k+1, and Run returns
  *                     before run k+1's copies finished.
