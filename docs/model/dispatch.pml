@@ -1,39 +1,47 @@
 /*
- * dispatch.pml: a SPIN model of workgang's dispatch protocol as
- * gang/gang.go implements it: one run word, a claim word per copy with a
- * generation test, per-worker park state (awake/parked/waking) with a Dekker
- * re-check, a wake tree, surplus helpers, end accounting in groups, and the
+ * dispatch.pml: a SPIN model of workgang's dispatch protocol as package gang
+ * implements it: one run word, a claim word per copy with a generation test,
+ * per-worker park state (awake/parked/waking) with a Dekker re-check, parking
+ * and waking through package semaphore (a count that is both the permits and
+ * the committed waiters, one read-modify-write on each side), a wake tree,
+ * the bounded look-ahead, surplus helpers, end accounting in groups, and the
  * coordinator's spin-then-park end wait tagged with the run's generation
- * (gang.go: Run, runOnCaller, claim, wakeIfParked, Serve, next, park, Stop,
- * waitEnd, finish, retire; workers/workers.go: worker creation, Goexit
- * replacement, Close). docs/model/README.md maps every step below to the Go
- * statement it stands for; keep the two in step.
+ * (gang/run.go: Run, runOnCaller, claim, wakeIfParked, Stop, waitEnd, finish;
+ * gang/serve.go: Serve, next, park; gang/copy.go: execute, retire;
+ * semaphore/semaphore.go: Signal, Wait with spin budget 0; workers/workers.go:
+ * worker creation, Goexit replacement, the run lock, Close).
+ * docs/model/README.md maps every step below to the Go statement it stands
+ * for; keep the two in step.
  *
- * One coordinator (the goroutine holding the set's run lock) performs RUNS
+ * One submitter (the goroutine holding the set's run lock) performs RUNS
  * consecutive runs, each with a nondeterministic n and, depending on CALLER,
  * caller-runs off, on, or chosen per run; then it stops the NW workers
- * (Workers.Close: Dispatcher.Stop + wg.Wait). NW worker processes run
- * Serve. Every Go atomic operation (Load, Store, Add, CompareAndSwap) is one
- * indivisible Promela step, apart from the merges listed below; Go's atomics
- * are sequentially consistent, so SPIN's interleaving semantics is the Go
- * memory model for these words. Plain fields (task) are also one step: the
- * race detector, not this model, checks that the atomics order them.
+ * (Workers.Close: Dispatcher.Stop + wg.Wait). With SUBMIT, two submitters
+ * contend for the run lock (below). NW worker processes run Serve. Every Go
+ * atomic operation (Load, Store, Add, CompareAndSwap) is one indivisible
+ * Promela step, apart from the merges listed below; Go's atomics are
+ * sequentially consistent, so SPIN's interleaving semantics is the Go memory
+ * model for these words. Plain fields (task) are also one step: the race
+ * detector, not this model, checks that the atomics order them.
  *
  * Checked (see .ci/spin-check):
  *   safety:  no assertion violation (each copy id of each run runs exactly
  *            once, with that run's gen and task, by a goroutine that read
  *            that run's word; every end-accounting step belongs to the run in
  *            progress; Run returns only after all n copies ran and all their
- *            accounting is done) and no invalid end state (a goroutine parked
- *            for good; after Stop every worker has exited), with -DSAFETY
+ *            accounting is done; every semaphore's count stays within -1..1
+ *            and is 0 at the end; never two submitters inside Run) and no
+ *            invalid end state (a goroutine parked for good or stuck at a
+ *            barrier; after Stop every worker has exited), with -DSAFETY
  *            -DNOCLAIM and pan -q (no wake token left in a channel);
  *   liveness: the LTL property `live` (<> finished: every run completes and
  *            Stop's wg.Wait returns), with pan -a.
  *
  * Configuration (-D flags to spin, e.g. spin -a -DNW=2 -DCALLER=1 dispatch.pml):
  *   NW        worker goroutines (1..3)                          default 3
- *   RUNS      consecutive runs before Stop (>= 2)               default 2
+ *   RUNS      runs per submitter before Stop                    default 2
  *   CALLER    0: caller-runs off, 1: on, 2: chosen per run      default 2
+ *   STEAL     gang.stealAhead                                   default 2
  *   G         copies per end-accounting group (Go: 8)           default 2
  *             (2 makes runs of n >= 3 use two groups, so groupsLeft is used)
  *   GOEXIT    if defined, one copy may call runtime.Goexit: on a worker the
@@ -43,6 +51,19 @@
  *             claiming and waits for the end (runOnCaller's defer), and the
  *             next run is made by another goroutine, modelled by the same
  *             process.
+ *   BARRIER   the copies of each run wait for each other: Work increments
+ *             the run's arrival counter and blocks until all n copies of
+ *             the run arrived (gang/README.md, "Copies of a plain run may
+ *             wait for each other"). Only plain runs make that promise, so
+ *             BARRIER requires CALLER=0.
+ *   SUBMIT    two submitters contend for the run lock, each making RUNS
+ *             runs: 1 = submitter 0 caller-runs, submitter 1 plain; 2 =
+ *             both caller-runs. The run lock's tryLock is a CAS from free;
+ *             a caller-runs run that finds it taken runs its n copies on its
+ *             caller without touching the dispatcher (a set with concurrent
+ *             runs); a plain run waits until the lock is free. The winner
+ *             dispatches through the coordinator steps below. Needs CALLER
+ *             unset or 2 (the modes are fixed per submitter) and no GOEXIT.
  * Spinning has no parameter: a poll that finds nothing new is a stutter step
  * (it changes nothing), so only the poll that finds news is modelled, and a
  * waiter may park at any time; that covers every spin budget (zero, the
@@ -64,10 +85,20 @@
  *                     ends the run).
  *   BUG_UNTAGGED_END  the coordinator parks with a flag instead of the run's
  *                     generation (coordParked.Store(1), finish CASes 1 -> 0),
- *                     as protocol.md first specified it: a finisher of run k
+ *                     as the protocol was first specified: a finisher of run k
  *                     that is slow between its done.Store and its CAS wakes
  *                     the coordinator's park for run k+1, and Run returns
  *                     before run k+1's copies finished.
+ *   BUG_BATCH_CLAIM   (with BARRIER) a needed worker claims its own copy and
+ *                     the next one, (i+1) % m, before running either: the
+ *                     own copy waits at the barrier for the next one, which
+ *                     only this goroutine may now run (deadlock).
+ *   BUG_NO_WAKE_CAS   wakeIfParked takes the worker from parked to waking
+ *                     with a Store after its Load instead of a CAS, so two
+ *                     wakers (the coordinator and a parent, or a stale one)
+ *                     may both signal one park: the count leaves -1..1.
+ *   BUG_NO_LOCK       (with SUBMIT) a caller-runs run that finds the run lock
+ *                     taken dispatches anyway: two coordinators in Run.
  */
 
 #ifndef NW
@@ -84,6 +115,20 @@
 #endif
 #ifndef G
 #define G 2
+#endif
+#if defined(BARRIER) && CALLER != 0
+#error BARRIER is promised for plain runs only: use it with -DCALLER=0
+#endif
+#ifdef SUBMIT
+#if CALLER != 2
+#error SUBMIT fixes the mode per submitter: leave CALLER at 2
+#endif
+#ifdef GOEXIT
+#error SUBMIT is not combined with GOEXIT
+#endif
+#define NSUB 2
+#else
+#define NSUB 1
 #endif
 
 #define NG ((NW + 1 + G - 1) / G)  /* end-accounting groups: n <= NW + 1 */
@@ -105,21 +150,37 @@ byte rGen;
 bit  rStop;
 bit  rCaller;
 byte rN;
+byte dgen;                     /* d.gen: written only by the lock holder */
 byte task;                     /* 0: nil; g: the task of run g (plain field) */
 byte claimv[NW];               /* slot[c].claim */
 byte state[NW];                /* slot[i].state: AWAKE, PARKED, WAKING */
-chan wake[NW] = [1] of { bit };/* slot[i].wake, cap 1 */
+/* slot[i].wake, a semaphore.Semaphore: wcnt is its count (> 0: permits,
+   < 0: committed waiters), wtok its token channel (capacity 64 in the code;
+   1 here, and a send asserts it is empty) */
+short wcnt[NW];
+chan wtok[NW] = [1] of { bit };
 byte left[NG];                 /* left[g] */
 byte groupsLeft;               /* groupsLeft */
 byte done;                     /* done: gen of the last finished run */
 byte coordParked;              /* coordParked: 0, or the gen the coordinator sleeps for */
-chan coordWake = [1] of { bit };
+short ccnt;                    /* coordWake's count */
+chan ctok = [1] of { bit };    /* coordWake's token channel */
+#ifdef SUBMIT
+byte lockv;                    /* runLock.holder: 0 free, else the holder's id + 1 */
+#endif
+#ifdef BARRIER
+byte arr;                      /* the user's barrier: copies of the current run that arrived */
+#endif
 
 /* ---- ghost state: observation only, never read by the protocol ---- */
 byte curGen;          /* gen of the run in progress, 0 between runs */
 byte curDone;         /* bitmap of the copy ids of that run that ran */
 byte exited;          /* workers that saw the stop word and returned (wg.Done) */
+byte subsDone;        /* submitters that made all their runs */
 bool finished;        /* Stop's wg.Wait returned */
+#ifdef SUBMIT
+byte coords;          /* submitters inside Dispatcher.Run */
+#endif
 #ifdef GOEXIT
 bool goexited;        /* the one Goexit was used */
 #endif
@@ -144,14 +205,20 @@ ltl live { <> finished }
  *     (nobody writes task while a claimed copy is unfinished);
  *   - a helper's state Load and its claim's Load (the state only filters
  *     which copies it tries);
- *   - a waker's Load, CAS and token send (only the owner receives from the
- *     channel, and only after its own CAS failed; the Load only filters);
- *   - a parked goroutine's token receive and its next step;
+ *   - a waker's state Load and its CAS (the Load only filters); the CAS,
+ *     the semaphore's Signal and the token send stay three steps;
+ *   - Signal's Load and CAS (a failed CAS changes nothing and retries);
+ *     Wait with spin budget 0 is TryWait's Load and CAS, then park's Add:
+ *     one decrement of the count either way (a TryWait that finds no
+ *     permit changes nothing);
+ *   - a parked goroutine's token receive (the return of Wait) and its next
+ *     step;
  *   - the copy's left[] decrement, groupsLeft decrement and done.Store
  *     (only decrementers read left[] and groupsLeft, and nobody else
  *     decrements after the last copy);
- *   - the coordinator's setup of a run (gen, task, left[], groupsLeft) and
- *     its publish (read only by goroutines that read the new run word).
+ *   - the coordinator's lock CAS (SUBMIT), its setup of a run (gen, task,
+ *     left[], groupsLeft) and its publish (read only by goroutines that read
+ *     the new run word).
  */
 
 /* claim(c, gen): old := s.claim.Load(); return old < gen && CAS(old, gen) */
@@ -161,6 +228,14 @@ ltl live { <> finished }
 #define claimOK(o, g) ((o) < (g))
 #endif
 
+#ifdef BARRIER
+#define arrive() ; arr++                /* the user's Work: arrive at the barrier */
+#define atBarrier(nn) arr == (nn) ->    /* ... and return once all n copies arrived */
+#else
+#define arrive()
+#define atBarrier(nn)
+#endif
+
 /* execute: t.Work(c) with the task read after the claim (d.task), observed
    by the ghost checks. A panic takes the same path (runCopy recovers it). */
 #define work(cc, g, nn) \
@@ -168,43 +243,87 @@ ltl live { <> finished }
 	assert((g) == curGen);                  /* claimed in the run in progress */ \
 	assert((cc) < (nn));                    /* ids are 0..n-1 */ \
 	assert((curDone & (1 << (cc))) == 0);   /* each id once */ \
-	curDone = curDone | (1 << (cc))
+	curDone = curDone | (1 << (cc)) arrive()
+
+/*
+ * semaphore.Semaphore with spin budget 0 (gang's wake and coordWake).
+ * Signal(1): old := count.Load(); count.CompareAndSwap(old, old+1) (a failed
+ * CAS retries: a stutter); if old < 0 { wake <- token }. Wait: TryWait (Load,
+ * CAS from a positive count) or park's count.Add(-1): either is one
+ * decrement; if the result is < 0, <-wake. The asserts are the property the
+ * dispatcher's comments claim: one permit per park, so the count stays in
+ * -1..1 (and the token channel never holds two tokens).
+ */
+/* Signal on (cnt, tok); SEND is the label of the token send, AFTER what
+   follows Signal's return */
+#define semSignal(cnt, tok, SEND, AFTER) \
+	if \
+	:: cnt < 0 -> cnt++; goto SEND          /* old < 0: a waiter committed */ \
+	:: else -> cnt++; assert(cnt <= 1); AFTER \
+	fi; \
+	}; \
+SEND: \
+	atomic { assert(len(tok) == 0); tok ! 1; AFTER
+/* Wait on (cnt, tok): RECV is the label of the blocking receive; AFTER
+   what follows Wait's return */
+#define semWait(cnt, tok, RECV, AFTER) \
+	cnt--; assert(cnt >= -1); \
+	if \
+	:: cnt >= 0 -> AFTER                    /* a permit was there */ \
+	:: else -> goto RECV                    /* committed: block for the token */ \
+	fi; \
+	}; \
+RECV: \
+	atomic { tok ? _; AFTER
 
 /* wakeIfParked(j): if s.state.Load() == parked &&
-   s.state.CompareAndSwap(parked, waking) { s.wake <- struct{}{} } */
-#define wakeIfParked(j) \
-	if \
-	:: state[j] == PARKED -> \
-		state[j] = WAKING; \
-		assert(len(wake[j]) == 0);          /* "the channel (capacity 1) never blocks" */ \
-		wake[j] ! 1 \
-	:: else -> skip \
-	fi
+   s.state.CompareAndSwap(parked, waking) { s.wake.Signal(1) }: the CAS is
+   step W, Signal's count update step SIG, its token send step SEND. */
+#ifdef BUG_NO_WAKE_CAS
+#define mayWake(j) state[j] != AWAKE           /* broken: Load, then a plain Store(waking) */
+#else
+#define mayWake(j) state[j] == PARKED          /* CompareAndSwap(parked, waking) */
+#endif
+#define wakeIfParked(j, W, SIG, SEND, AFTER) \
+W: \
+	atomic { \
+		if \
+		:: mayWake(j) -> state[j] = WAKING; goto SIG \
+		:: else -> AFTER \
+		fi \
+	}; \
+SIG: \
+	atomic { semSignal(wcnt[j], wtok[j], SEND, AFTER) }
 
 /* finish, after done.Store(gen): if d.coordParked.Load() == gen &&
-   d.coordParked.CompareAndSwap(gen, 0) { d.coordWake <- struct{}{} }. A
-   step of its own: between done.Store and this CAS the coordinator may
+   d.coordParked.CompareAndSwap(gen, 0) { d.coordWake.Signal(1) }. The CAS
+   is a step of its own: between done.Store and it the coordinator may
    already have returned and parked for the next run (BUG_UNTAGGED_END). */
-#define wakeCoord(g) \
-	if \
-	:: coordParked == TAG(g) -> \
-		coordParked = 0; \
-		assert(len(coordWake) == 0);        /* the send never blocks */ \
-		coordWake ! 1 \
-	:: else -> skip \
-	fi
+#define wakeCoord(g, WAKEC, CSIG, CSEND, AFTER) \
+WAKEC: \
+	atomic { \
+		if \
+		:: coordParked == TAG(g) -> coordParked = 0; goto CSIG \
+		:: else -> AFTER \
+		fi \
+	}; \
+CSIG: \
+	atomic { semSignal(ccnt, ctok, CSEND, AFTER) }
 
 /*
  * retire(c, n, gen), after the copy's Work: if groups[c/G].left.Add(-1) != 0
  * { return }; if n > G && groupsLeft.Add(-1) != 0 { return }; finish(gen).
  * Used by the workers and by the caller, with their own labels: ACCT (this
- * step), WAKEC (finish's wake-up step) and, for BUG_EARLY_DONE, GRP; AFTER
- * is the code run after the copy's last step.
+ * step), WAKEC, CSIG, CSEND (finish's wake-up steps) and, for
+ * BUG_EARLY_DONE, GRP; AFTER is the code run after the copy's last step.
+ * With BARRIER the step is enabled only once every copy of the run arrived
+ * (Work's return; nothing shared happens between it and the decrement).
  */
 #ifndef BUG_EARLY_DONE
-#define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
+#define account(ACCT, WAKEC, CSIG, CSEND, GRP, cc, g, nn, AFTER) \
 ACCT: \
 	atomic { \
+		atBarrier(nn) \
 		assert((g) == curGen);              /* accounting of the run in progress only */ \
 		left[(cc) / G]--; lv = left[(cc) / G];  /* groups[c/G].left.Add(-1) */ \
 		if \
@@ -217,12 +336,12 @@ ACCT: \
 		:: else -> lv = 0; AFTER \
 		fi \
 	}; \
-WAKEC: \
-	atomic { wakeCoord(g); AFTER }
+	wakeCoord(g, WAKEC, CSIG, CSEND, AFTER)
 #else
-#define account(ACCT, WAKEC, GRP, cc, g, nn, AFTER) \
+#define account(ACCT, WAKEC, CSIG, CSEND, GRP, cc, g, nn, AFTER) \
 ACCT: \
 	atomic { \
+		atBarrier(nn) \
 		assert((g) == curGen); \
 		left[(cc) / G]--; \
 		if \
@@ -230,16 +349,14 @@ ACCT: \
 		:: else -> AFTER \
 		fi \
 	}; \
-WAKEC: \
-	atomic { \
-		wakeCoord(g); \
-		if \
-		:: groupsOf(nn) > 1 -> goto GRP \
-		:: else -> AFTER \
-		fi \
-	}; \
+	wakeCoord(g, WAKEC, CSIG, CSEND, afterFinish(nn, GRP, AFTER)); \
 GRP: \
 	atomic { assert((g) == curGen); groupsLeft--; AFTER }
+#define afterFinish(nn, GRP, AFTER) \
+	if \
+	:: groupsOf(nn) > 1 -> goto GRP \
+	:: else -> AFTER \
+	fi
 #endif
 
 /*
@@ -278,6 +395,12 @@ GRP: \
 	:: else -> c = 0; goto help \
 	fi
 
+#define afterChild1() \
+	if \
+	:: hasChild(2 * i + 3) -> goto child2 \
+	:: else -> toWork() \
+	fi
+
 /* after a copy ran on this worker (c is its id): the own copy ends this
    pass of Serve's loop, the helper scan goes on with c+1 */
 #define helpNext() \
@@ -292,9 +415,19 @@ GRP: \
 	:: k + 1 <= STEAL && k + 1 < m -> k++; c = (i + k) % m; goto look \
 	:: else -> next() \
 	fi
+#ifdef BUG_BATCH_CLAIM
+/* broken: the copy claimed together with the own one runs after it */
+#define ownNext() \
+	if \
+	:: pend -> pend = 0; c = (i + 1) % m; work(c, rg, rn); goto wacct \
+	:: else -> lookNext() \
+	fi
+#else
+#define ownNext() lookNext()
+#endif
 #define afterCopyNoExit() \
 	if \
-	:: i < m -> lookNext() \
+	:: i < m -> ownNext() \
 	:: else -> helpNext() \
 	fi
 #ifdef GOEXIT
@@ -303,9 +436,17 @@ GRP: \
 #define afterCopy() afterCopyNoExit()
 #endif
 
+/* park's return: s.state.Store(awake) (merged with the end of Wait); then
+   back in next: return d.snapshot() */
+#define wokenSnap() state[i] = AWAKE; goto snap
+#define wokenSlept() state[i] = AWAKE; goto slept
+
 proctype worker(byte i; byte seen) {
 	byte rg, rn, m, c, k, old, lv;
 	bit rs, rc;
+#ifdef BUG_BATCH_CLAIM
+	bit pend;
+#endif
 poll:
 	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
 	   then park */
@@ -336,11 +477,14 @@ parked:
 		:: else -> skip
 		fi
 	};
-	atomic { wake[i] ? _; state[i] = AWAKE };   /* a waker won: <-s.wake; s.state.Store(awake) */
+	/* a waker won the CAS and owes a permit: s.wake.Wait(); s.state.Store(awake) */
+	atomic { semWait(wcnt[i], wtok[i], wrecv1, wokenSnap()) };
 snap:
 	atomic { loadRun(); dispatch() };           /* return d.snapshot() */
 sleep:
-	atomic { wake[i] ? _; state[i] = AWAKE };   /* <-s.wake; s.state.Store(awake) */
+	/* s.wake.Wait(); s.state.Store(awake) */
+	atomic { semWait(wcnt[i], wtok[i], wrecv2, wokenSlept()) };
+slept:
 	/* back in next's loop: if d.fresh(s) { return d.snapshot() }; else
 	   park again at once (no spinning) */
 	if
@@ -348,17 +492,9 @@ sleep:
 	:: atomic { rGen == seen -> skip }
 	fi;
 	atomic { state[i] = PARKED; goto parked };  /* d.park(s): s.state.Store(parked) */
-child1:
 	/* the tree: wakeIfParked(2i+2), then 2i+3 */
-	atomic {
-		wakeIfParked(2 * i + 2);
-		if
-		:: hasChild(2 * i + 3) -> goto child2
-		:: else -> toWork()
-		fi
-	};
-child2:
-	atomic { wakeIfParked(2 * i + 3); toWork() };
+	wakeIfParked(2 * i + 2, child1, c1sig, c1send, afterChild1());
+	wakeIfParked(2 * i + 3, child2, c2sig, c2send, toWork());
 own:
 	/* i < m: if d.claim(i, gen) { d.execute(d.task, i, n, gen, false) } */
 	atomic {
@@ -372,10 +508,27 @@ own:
 		if
 		:: claimv[i] == old ->                  /* s.claim.CompareAndSwap(old, gen) */
 			claimv[i] = rg; old = 0;
+#ifdef BUG_BATCH_CLAIM
+			goto batch
+#else
 			work(i, rg, rn); c = i; goto wacct
+#endif
 		:: else -> old = 0; lookNext()
 		fi
 	};
+#ifdef BUG_BATCH_CLAIM
+batch:
+	/* broken: claim the next copy too (Load and CAS in one step), then run
+	   the own copy, then the other one */
+	atomic {
+		c = (i + 1) % m;
+		if
+		:: m > 1 && claimOK(claimv[c], rg) -> claimv[c] = rg; pend = 1
+		:: else -> skip
+		fi;
+		c = i; work(i, rg, rn); goto wacct
+	};
+#endif
 look:
 	/* if c := (i + k) % m; d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } */
 	atomic {
@@ -417,7 +570,7 @@ hcas:
 		:: else -> old = 0; helpNext()
 		fi
 	};
-	account(wacct, wwakec, wgrp, c, rg, rn, afterCopy());
+	account(wacct, wwakec, wcsig, wcsend, wgrp, c, rg, rn, afterCopy());
 #ifdef GOEXIT
 wexit:
 	/* the copy may have called runtime.Goexit: execute's deferred retire
@@ -436,8 +589,10 @@ gone:
 }
 
 /*
- * The coordinator: the goroutine holding the set's run lock. RUNS runs
- * (Dispatcher.Run), then Workers.Close (Dispatcher.Stop(NW); wg.Wait).
+ * A submitter: a goroutine that makes RUNS runs on the set (RunN), holding
+ * the set's run lock for each, so that it is the coordinator of the
+ * dispatcher meanwhile (Dispatcher.Run); the last one to finish closes the
+ * set (Workers.Close: Dispatcher.Stop(NW); wg.Wait).
  */
 
 /* runOnCaller: for c := m - 1; c >= 0; c-- { if d.claim(c, gen) { ... } } */
@@ -450,6 +605,14 @@ gone:
 #define callerAfter() goto cexit
 #else
 #define callerAfter() callerNext()
+#endif
+
+#ifdef SUBMIT
+/* Run's return, then the deferred w.mu.unlock() (holder.Store(0)): nothing
+   shared happens between them */
+#define leaveRun() coords--; lockv = 0
+#else
+#define leaveRun() skip
 #endif
 
 /* Run returns (asserting that every copy of run gen ran, each once, and
@@ -465,21 +628,74 @@ gone:
 	assert(groupsOf(n) == 1 || groupsLeft == 0); \
 	assert(coordParked == 0);               /* CoordinatorParked() is false again */ \
 	task = 0; curGen = 0; \
+	leaveRun(); \
 	n = 0; m = 0; c = 0; callerRuns = false; \
 	r++; \
 	goto runs
 
-active proctype coordinator() {
+#ifdef SUBMIT
+#define enterRun() coords++; assert(coords == 1)  /* one coordinator at a time */
+#else
+#define enterRun() skip
+#endif
+
+/* d.gen++; d.task = p.t; the groups' left and groupsLeft (read only by
+   goroutines that read the run word); publish: d.runGen.Store(gen);
+   d.run.Store(word) */
+#ifdef BARRIER
+#define resetBarrier() arr = 0
+#else
+#define resetBarrier() skip
+#endif
+#define setupRun() \
+	enterRun(); \
+	dgen++; gen = dgen; curGen = gen; curDone = 0; \
+	task = gen; resetBarrier(); \
+	k = 0; \
+	do \
+	:: k < NG -> \
+		left[k] = (k * G >= n -> 0 : (n - k * G >= G -> G : n - k * G)); \
+		k++ \
+	:: else -> k = 0; break \
+	od; \
+	groupsLeft = groupsOf(n); \
+	rGen = gen; rStop = 0; rCaller = callerRuns; rN = n; \
+	goto wroot0
+
+/* the submitter's mode for its next run */
+#ifdef SUBMIT
+#define chooseMode() callerRuns = (me == 0 || SUBMIT == 2)
+#elif CALLER == 0
+#define chooseMode() callerRuns = false
+#elif CALLER == 1
+#define chooseMode() callerRuns = true
+#else
+#define chooseMode() \
+	if \
+	:: callerRuns = false \
+	:: callerRuns = true \
+	fi
+#endif
+
+#define chooseN() \
+	if \
+	:: callerRuns -> select(n : 2 .. NW + 1) \
+	:: else -> select(n : 1 .. NW) \
+	fi; \
+	m = n - callerRuns
+
+#ifdef BUG_NO_LOCK
+#define lockLost() goto setup                   /* broken: dispatch without the lock */
+#else
+#define lockLost() c = 0; goto inlrun           /* run every copy on the caller */
+#endif
+
+proctype submitter(byte me) {
 	byte gen, n, m, c, k, old, lv, r;
 	bool callerRuns;
-
-	atomic {                                    /* go w.work(i, wk, true) for every slot */
-		k = 0;
-		do
-		:: k < NW -> run worker(k, 0); k++
-		:: else -> k = 0; break
-		od
-	};
+#ifdef SUBMIT
+	byte inlDone;     /* ghost: the copies of an inline run that ran */
+#endif
 runs:
 	if
 	:: atomic {
@@ -487,47 +703,49 @@ runs:
 		/* the arguments of Run(p, n): n copies, 1..NW without caller-runs
 		   (every copy needs a worker), 2..NW+1 with it (n = 1 caller-runs
 		   runs inline, RunInline, outside the dispatcher) */
-#if CALLER == 0
-		callerRuns = false;
-#elif CALLER == 1
-		callerRuns = true;
+		chooseMode();
+#ifdef SUBMIT
+		goto lock                               /* n is chosen when it is first used */
 #else
-		if
-		:: callerRuns = false
-		:: callerRuns = true
-		fi;
+		chooseN();
+		setupRun()
 #endif
-		if
-		:: callerRuns -> select(n : 2 .. NW + 1)
-		:: else -> select(n : 1 .. NW)
-		fi;
-		m = n - callerRuns;
-		/* d.gen++; d.task = p.t; the groups' left and groupsLeft (read
-		   only by goroutines that read the run word below) */
-		gen++; curGen = gen; curDone = 0;
-		task = gen;
-		k = 0;
-		do
-		:: k < NG ->
-			left[k] = (k * G >= n -> 0 : (n - k * G >= G -> G : n - k * G));
-			k++
-		:: else -> k = 0; break
-		od;
-		groupsLeft = groupsOf(n);
-		/* publish: d.runGen.Store(gen); d.run.Store(word) */
-		rGen = gen; rStop = 0; rCaller = callerRuns; rN = n
 	   }
-	:: atomic { r >= RUNS -> goto stop }
+	:: atomic { r >= RUNS -> goto subend }
 	fi;
-	/* wake the tree roots: 0 if m > 0 (always here), 1 if m > 1 */
+#ifdef SUBMIT
+lock:
+	/* caller-runs on a set with concurrent runs: w.mu.tryLock (CAS 0 ->
+	   token), and if taken, all copies on the caller; plain: w.mu.lock,
+	   which returns once this goroutine's CAS took a free lock (the
+	   queue and the handoff are the run lock's own business) */
 	atomic {
-		wakeIfParked(0);
 		if
-		:: 1 < m -> skip
-		:: else -> goto caller
+		:: lockv == 0 -> lockv = me + 1; chooseN(); setupRun()
+		:: lockv != 0 && callerRuns -> chooseN(); lockLost()
 		fi
 	};
-	atomic { wakeIfParked(1); goto caller };
+setup:
+	atomic { setupRun() };
+inlrun:
+	/* for c := range n { t.Work(c) } on the caller: it touches no word of
+	   the dispatcher, so the whole inline run is one step; the ghost
+	   bitmap checks that each id 0..n-1 ran once */
+	atomic {
+		do
+		:: c < n ->
+			assert((inlDone & (1 << c)) == 0);
+			inlDone = inlDone | (1 << c); c++
+		:: else -> break
+		od;
+		assert(inlDone == (1 << n) - 1);
+		inlDone = 0; n = 0; m = 0; c = 0; callerRuns = false;
+		r++; goto runs
+	};
+#endif
+	/* wake the tree roots: 0 if m > 0 (always here), 1 if m > 1 */
+	wakeIfParked(0, wroot0, r0sig, r0send, if :: 1 < m -> goto wroot1 :: else -> goto caller fi);
+	wakeIfParked(1, wroot1, r1sig, r1send, goto caller);
 caller:
 	/* runOnCaller: d.execute(t, n-1, ...) without a claim (nobody else
 	   ever runs copy n-1 of a caller run; the ghost checks would see it) */
@@ -551,7 +769,7 @@ cload:
 		:: else -> old = 0; callerNext()
 		fi
 	};
-	account(cacct, cwakec, cgrp, c, gen, n, callerAfter());
+	account(cacct, cwakec, ccsig, ccsend, cgrp, c, gen, n, callerAfter());
 #ifdef GOEXIT
 cexit:
 	/* the copy may have called runtime.Goexit: the caller stops claiming
@@ -587,16 +805,50 @@ cspin:
 		:: else -> skip
 		fi
 	};
-	atomic { coordWake ? _; runReturns() };     /* finish got there first: <-d.coordWake */
+	/* finish got there first and owes the permit: d.coordWake.Wait() */
+	atomic { semWait(ccnt, ctok, crecv1, runReturns()) };
 csleep:
-	atomic { coordWake ? _; runReturns() };     /* <-d.coordWake */
-stop:
+	/* d.coordWake.Wait() */
+	atomic { semWait(ccnt, ctok, crecv2, runReturns()) };
+subend:
+	atomic {
+		subsDone++;
+		if
+		:: subsDone == NSUB -> skip             /* the last one closes the set */
+		:: else -> goto subgone
+		fi
+	};
 	/* Workers.close: d.Stop(k): d.gen++; runGen, run.Store(stop word);
 	   wakeIfParked(i) for i < k; then w.wg.Wait() */
-	atomic { gen++; rGen = gen; rStop = 1; rCaller = 0; rN = 0; k = 0 };
-	do
-	:: atomic { k < NW -> wakeIfParked(k); k++ }
-	:: atomic { k >= NW -> k = 0; break }
-	od;
-	atomic { exited == NW -> finished = true }  /* w.wg.Wait() */
+	atomic { dgen++; rGen = dgen; rStop = 1; rCaller = 0; rN = 0; k = 0 };
+	wakeIfParked(k, stopk, stsig, stsend, k++; if :: k < NW -> goto stopk :: else -> goto wgwait fi);
+wgwait:
+	atomic {
+		exited == NW -> finished = true;        /* w.wg.Wait() */
+		/* every park took the one permit owed to it */
+		k = 0;
+		do
+		:: k < NW -> assert(wcnt[k] == 0); k++
+		:: else -> k = 0; break
+		od;
+		assert(ccnt == 0)
+	};
+subgone:
+	skip
+}
+
+init {
+	byte k;
+	atomic {                                    /* go w.work(i, wk, true) for every slot */
+		k = 0;
+		do
+		:: k < NW -> run worker(k, 0); k++
+		:: else -> break
+		od;
+		k = 0;
+		do
+		:: k < NSUB -> run submitter(k); k++
+		:: else -> k = 0; break
+		od
+	}
 }
