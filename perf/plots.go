@@ -138,6 +138,7 @@ var styles = map[string]seriesStyle{
 	nameWorkgang:    {rgb(0x0072B2), solid, draw.CircleGlyph{}},
 	nameCaller:      {rgb(0x009E73), solid, draw.TriangleGlyph{}},
 	nameForRange:    {rgb(0x56B4E9), solid, draw.SquareGlyph{}},
+	nameTeam:        {rgb(0x117733), solid, draw.PyramidGlyph{}},
 	nameOneWorkgang: {rgb(0x332288), dashDot, draw.RingGlyph{}},
 	nameOneCaller:   {rgb(0x999933), dashDot, draw.PyramidGlyph{}},
 	nameWaitGroup:   {rgb(0xE69F00), dashed, draw.CrossGlyph{}},
