@@ -119,6 +119,7 @@ func TestConcurrentRunsManySubmitters(t *testing.T) {
 
 // holdSet starts a plain run of n copies on w that blocks until release is
 // called; it returns once every copy is running, so the set is busy.
+// release waits for the run to return; calling it again does nothing.
 func holdSet(w runner, n int) (release func()) {
 	var started sync.WaitGroup
 	started.Add(n)
@@ -132,9 +133,12 @@ func holdSet(w runner, n int) (release func()) {
 		}), n)
 	}()
 	started.Wait()
+	var once sync.Once
 	return func() {
-		close(gate)
-		<-done
+		once.Do(func() {
+			close(gate)
+			<-done
+		})
 	}
 }
 

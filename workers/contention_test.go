@@ -347,18 +347,9 @@ func TestStatsCountWaits(t *testing.T) {
 	defer w.Close()
 	w.RunN(newProbe(2, false), 2)
 	assert.Zero(t, w.Stats().Waits, "an uncontended run does not wait")
-	release := make(chan struct{})
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(release) }) }
-	defer unblock() // before Close, also when the test fails
-	holding := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		w.RunN(tasks.Func("hold", func(int) { close(holding); <-release }), 1)
-	}()
-	<-holding
+	unblock := holdSet(w, 1)
+	defer unblock() // before Close, also when the test fails
 	const waiters = 3
 	for range waiters {
 		wg.Add(1)
@@ -383,18 +374,9 @@ func TestStatsCountWaits(t *testing.T) {
 func TestWaitersServedInOrder(t *testing.T) {
 	w := workers.New("fifo", 2)
 	defer w.Close()
-	release := make(chan struct{})
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(release) }) }
-	defer unblock() // before Close, also when the test fails
-	holding := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		w.RunN(tasks.Func("hold", func(int) { close(holding); <-release }), 1)
-	}()
-	<-holding
+	unblock := holdSet(w, 1)
+	defer unblock() // before Close, also when the test fails
 	var mu sync.Mutex
 	var order []int
 	const k = 6
