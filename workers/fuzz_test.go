@@ -674,52 +674,7 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 	a := m.next()
 	gs, per := 2+int(a&1), 1+int(a>>1)%3
 	m.setCurrent(fmt.Sprintf("%s: %d goroutines x %d runs (closed=%v, concurrent=%v)", s.name, gs, per, s.closed, s.concurrent))
-	type result struct {
-		task *fzTask
-		n    int
-		ids  []atomic.Int32 // RunContext's ids (nil for RunN)
-		err  error
-		o    fzOutcome
-	}
-	results := make([][]result, gs)
-	var wg sync.WaitGroup
-	for g := range gs {
-		params := make([]byte, per)
-		for i := range params {
-			params[i] = m.next()
-		}
-		ts := make([]*fzTask, per)
-		for i := range ts {
-			ts[i] = m.newTask(params[i]&0x80 != 0, 0, 0)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i, p := range params {
-				r := result{task: ts[i], n: 1 + int(p)%s.max}
-				if p&0x40 != 0 { // RunContext, any n
-					r.n = 1 + int(p&0x3f)%(2*s.max)
-					r.ids = make([]atomic.Int32, r.n)
-					r.o = fzCall(func() {
-						r.err = s.w.RunContext(context.Background(), r.n, func(_ context.Context, id int) error {
-							r.ids[id].Add(1)
-							return nil
-						})
-					})
-					results[g] = append(results[g], r)
-					continue
-				}
-				r.o = fzCall(func() {
-					r.task.callerG = goid.Get()
-					r.task.inRun.Store(true)
-					defer r.task.inRun.Store(false)
-					s.w.RunN(r.task, r.n)
-				})
-				results[g] = append(results[g], r)
-			}
-		}()
-	}
-	wg.Wait()
+	results := m.submitters(s, gs, per, true)()
 	for _, rs := range results {
 		for _, r := range rs {
 			if s.closed {
@@ -1114,6 +1069,8 @@ func (m *fzMachine) opHostile(s *fzSet) {
 type fzResult struct {
 	task *fzTask
 	n    int
+	ids  []atomic.Int32 // RunContext's ids (nil for RunN)
+	err  error          // RunContext's error
 	o    fzOutcome
 }
 
@@ -1128,10 +1085,12 @@ func fzRunN(s *fzSet, task *fzTask, n int) fzOutcome {
 	})
 }
 
-// submitters starts gs goroutines that make per RunN calls each on s, back to
-// back, with tasks and copy counts from the program (caller-runs or not, n in
-// range); the returned function waits for them and returns their runs.
-func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult) {
+// submitters starts gs goroutines that make per runs each on s, back to
+// back, with tasks and copy counts from the program: RunN of caller-runs or
+// plain tasks with n in range, and, with withContext, RunContext calls of up
+// to twice the set's size of ids. The returned function waits for them and
+// returns their runs.
+func (m *fzMachine) submitters(s *fzSet, gs, per int, withContext bool) (wait func() [][]fzResult) {
 	results := make([][]fzResult, gs)
 	var wg sync.WaitGroup
 	for g := range gs {
@@ -1147,8 +1106,20 @@ func (m *fzMachine) submitters(s *fzSet, gs, per int) (wait func() [][]fzResult)
 		go func() {
 			defer wg.Done()
 			for i, p := range params {
-				task, n := ts[i], 1+int(p)%s.max
-				results[g] = append(results[g], fzResult{task, n, fzRunN(s, task, n)})
+				r := fzResult{task: ts[i], n: 1 + int(p)%s.max}
+				if withContext && p&0x40 != 0 { // RunContext, any n
+					r.n = 1 + int(p&0x3f)%(2*s.max)
+					r.ids = make([]atomic.Int32, r.n)
+					r.o = fzCall(func() {
+						r.err = s.w.RunContext(context.Background(), r.n, func(_ context.Context, id int) error {
+							r.ids[id].Add(1)
+							return nil
+						})
+					})
+				} else {
+					r.o = fzRunN(s, r.task, r.n)
+				}
+				results[g] = append(results[g], r)
 			}
 		}()
 	}
@@ -1347,7 +1318,7 @@ func (m *fzMachine) opContended(s *fzSet) {
 	inner := m.newTask(b&0x80 != 0, 0, 0)
 	m.setCurrent(fmt.Sprintf("%s: %d loopers x %d runs while a copy on %s (caller=%v) runs %s n=%d", s.name, loopers, each,
 		o.name, outerCaller, inner.name, innerN))
-	wait := m.submitters(s, loopers, each)
+	wait := m.submitters(s, loopers, each, false)
 	var innerO fzOutcome
 	var outerT tasks.Task = tasks.Func("fz-contended-outer", func(int) {
 		innerO = fzRunN(s, inner, innerN)
