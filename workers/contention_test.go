@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
@@ -56,63 +53,6 @@ var cycleRunners = []cycleRunner{
 	}},
 }
 
-// TestCycleThroughWorkerlessSetsPanics: X holds S (an inline run) and its
-// copy runs on A; Y holds A and its copy runs on S. Neither set ever created
-// a worker. The programs must panic naming both sets, never hang.
-func TestCycleThroughWorkerlessSetsPanics(t *testing.T) {
-	for _, r := range cycleRunners {
-		t.Run(r.name, func(t *testing.T) {
-			// Closed at the end, not deferred: after a hang, Close would
-			// wait for the hung runs and hide the failure.
-			s, a := workers.New("cyc-S", 2), workers.New("cyc-A", 2)
-			var inS, inA sync.WaitGroup
-			inS.Add(1)
-			inA.Add(1)
-			var vx, vy any
-			within(t, 20*time.Second, func() {
-				var wg sync.WaitGroup
-				wg.Add(2)
-				go func() { // X
-					defer wg.Done()
-					vx = panicValue(func() {
-						r.run(s, func() {
-							inS.Done()
-							inA.Wait()
-							r.run(a, func() {})
-						})
-					})
-				}()
-				go func() { // Y
-					defer wg.Done()
-					vy = panicValue(func() {
-						r.run(a, func() {
-							inA.Done()
-							inS.Wait()
-							r.run(s, func() {})
-						})
-					})
-				}()
-				wg.Wait()
-			})
-			require.True(t, vx != nil || vy != nil, "neither run panicked")
-			for _, v := range []any{vx, vy} {
-				if v == nil {
-					continue // the other one panicked first; this one then ran
-				}
-				msg := nestedMessage(v)
-				assert.Contains(t, msg, "would deadlock", msg)
-				assert.Contains(t, msg, `"cyc-S"`, msg)
-				assert.Contains(t, msg, `"cyc-A"`, msg)
-			}
-			assert.Zero(t, s.CreatedWorkers()+a.CreatedWorkers(), "the programs need no worker")
-			checkUsable(t, s)
-			checkUsable(t, a)
-			s.Close()
-			a.Close()
-		})
-	}
-}
-
 // checkUsable runs a plain and an inline run on w.
 func checkUsable(t *testing.T, w *workers.Workers) {
 	t.Helper()
@@ -122,91 +62,6 @@ func checkUsable(t *testing.T, w *workers.Workers) {
 	q := newProbe(1, true)
 	w.RunN(q, 1)
 	assert.Equal(t, int32(1), q.runs[0].Load())
-}
-
-// TestNestedLastReleasePanicsConsumingNothing: the last release of a shared
-// set B from a copy nested in B's run (directly, through a plain run on
-// another set, through an inline run on a set without workers) panics
-// before anything changes: the name stays registered, B stays usable, the
-// same release function closes it later.
-func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		run  func(b *workers.Shared, a *workers.Workers, rel func())
-	}{
-		{"direct", func(b *workers.Shared, _ *workers.Workers, rel func()) {
-			b.RunN(tasks.Func("rel", func(int) { rel() }), 1)
-		}},
-		{"through a plain run", func(b *workers.Shared, a *workers.Workers, rel func()) {
-			b.RunN(tasks.Func("outer", func(int) {
-				a.RunN(tasks.Func("inner", func(int) { rel() }), 1)
-			}), 1)
-		}},
-		{"through an inline run", func(b *workers.Shared, a *workers.Workers, rel func()) {
-			b.RunN(tasks.Func("outer", func(int) {
-				a.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
-			}), 1)
-		}},
-		{"through two sets", func(b *workers.Shared, a *workers.Workers, rel func()) {
-			c := workers.New("rel-C", 1)
-			defer c.Close()
-			b.RunN(tasks.Func("outer", func(int) {
-				a.RunN(tasks.Func("middle", func(int) {
-					c.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
-				}), 1)
-			}), 1)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			before := workers.SharedSets()
-			b, relB := workers.Acquire("rel-B", 2)
-			a := workers.New("rel-A", 1)
-			defer a.Close()
-			var v any
-			within(t, 20*time.Second, func() { v = panicValue(func() { tc.run(b, a, relB) }) })
-			msg := nestedMessage(v)
-			assert.Equal(t, `workers: last release of shared set "rel-B" called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, msg)
-			assert.Equal(t, before+1, workers.SharedSets(), "the name stays registered")
-			b2, relB2 := workers.Acquire("rel-B", 2)
-			assert.Same(t, b, b2, "Acquire finds the same set")
-			relB2()
-			p := newProbe(2, false)
-			b.RunN(p, 2) // still open and usable
-			p.check(t, 0)
-			relB() // not consumed: closes now
-			assert.Equal(t, before, workers.SharedSets())
-			assert.Panics(t, func() { b.RunN(p, 2) }, "closed")
-		})
-	}
-}
-
-// TestLastReleaseInsideLockFreeRunCloses: a shared set has concurrent runs,
-// and a run of one caller-runs copy there takes no lock and uses no worker:
-// a last release from inside it closes the set, as Close would.
-func TestLastReleaseInsideLockFreeRunCloses(t *testing.T) {
-	before := workers.SharedSets()
-	b, relB := workers.Acquire("rel-lock-free", 2)
-	within(t, 20*time.Second, func() {
-		b.RunN(tasks.CallerRuns(tasks.Func("rel", func(int) { relB() })), 1)
-	})
-	assert.Equal(t, before, workers.SharedSets())
-	assert.Panics(t, func() { b.RunN(newProbe(1, false), 1) }, "closed")
-}
-
-// TestNestedReleaseOfOtherSetAllowed: the last release of a set from a copy
-// of another set's run, while the released set runs nothing, is not nested
-// and closes it.
-func TestNestedReleaseOfOtherSetAllowed(t *testing.T) {
-	before := workers.SharedSets()
-	_, relB := workers.Acquire("rel-other", 2)
-	a := workers.New("rel-other-A", 2)
-	defer a.Close()
-	a.RunN(tasks.Func("rel", func(id int) {
-		if id == 0 {
-			relB()
-		}
-	}), 2)
-	assert.Equal(t, before, workers.SharedSets())
 }
 
 // TestNestedWaiterNotStarved: two goroutines keep re-running on B; a copy on
@@ -456,93 +311,3 @@ func (b *nameBomb) Name() string {
 }
 func (b *nameBomb) CallerCanRun() bool { return b.caller }
 func (b *nameBomb) Work(id int)        { b.ran[id].Add(1) }
-
-// TestNamePanicWithTracing: with runtime/trace on, the regions call Name on
-// every run; a panic there is reported as *PanicError (before anything runs
-// if the run's own region fails, as the copy's failure if a copy's region
-// fails), and the counts stay right.
-func TestNamePanicWithTracing(t *testing.T) {
-	require.NoError(t, trace.Start(io.Discard))
-	defer trace.Stop()
-	w := workers.New("trace-name", 2)
-	defer w.Close()
-	for _, tc := range []struct {
-		caller bool
-		n      int
-	}{{false, 2}, {true, 2}, {true, 1}} {
-		what := fmt.Sprintf("caller=%v n=%d", tc.caller, tc.n)
-		before := w.Stats()
-		b := &nameBomb{caller: tc.caller}
-		pe := capturePanic(t, func() { w.RunN(b, tc.n) })
-		assert.Equal(t, "Name", pe.Method, what)
-		assert.Equal(t, "name bomb", pe.Value, what)
-		for id := range tc.n {
-			assert.Zero(t, b.ran[id].Load(), "%s: copy %d ran", what, id)
-		}
-		after := w.Stats()
-		assert.Equal(t, before.Runs, after.Runs, what)
-		assert.Equal(t, before.CallerCopies+before.WorkerCopies, after.CallerCopies+after.WorkerCopies, what)
-
-		if tc.n == 1 {
-			continue // one region only
-		}
-		// The run's region is fine, a copy's is not: that copy fails, every
-		// copy still runs once.
-		b = &nameBomb{caller: tc.caller, fail: 2}
-		pe = capturePanic(t, func() { w.RunN(b, tc.n) })
-		assert.Equal(t, "name bomb", pe.Value, what)
-		for id := range tc.n {
-			assert.Equal(t, int32(1), b.ran[id].Load(), "%s: copy %d", what, id)
-		}
-		after2 := w.Stats()
-		assert.Equal(t, after.Runs+1, after2.Runs, what)
-		assert.Equal(t, after.CallerCopies+after.WorkerCopies+uint64(tc.n), after2.CallerCopies+after2.WorkerCopies, what)
-	}
-	checkUsable(t, w)
-}
-
-// TestNamePanicWithoutTracing: with tracing off Name is called only to
-// describe a failure, so a run whose Name panics and whose copies are fine
-// returns normally.
-func TestNamePanicWithoutTracing(t *testing.T) {
-	if trace.IsEnabled() {
-		t.Skip("tracing is on")
-	}
-	w := workers.New("no-trace-name", 2)
-	defer w.Close()
-	for _, n := range []int{1, 2} {
-		b := &nameBomb{caller: true}
-		w.RunN(b, n)
-		for id := range n {
-			assert.Equal(t, int32(1), b.ran[id].Load())
-		}
-	}
-}
-
-// TestStatsGoexitOnCallerNotCounted: a caller copy whose caller calls
-// runtime.Goexit is not counted, inline runs included; the run is.
-func TestStatsGoexitOnCallerNotCounted(t *testing.T) {
-	for _, n := range []int{1, 2} {
-		w := workers.New("goexit-stats", 2)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			w.RunN(tasks.CallerRuns(tasks.Func("exit", func(id int) {
-				if id == n-1 { // the caller's copy
-					runtime.Goexit()
-				}
-			})), n)
-		}()
-		<-done
-		st := w.Stats()
-		w.Close()
-		assert.Equal(t, uint64(1), st.Runs, "n=%d: %v", n, st)
-		wantInline := uint64(0)
-		if n == 1 {
-			wantInline = 1
-		}
-		assert.Equal(t, wantInline, st.InlineRuns, "n=%d: %v", n, st)
-		assert.Zero(t, st.CallerCopies, "n=%d: %v", n, st)
-		assert.Equal(t, uint64(n-1), st.WorkerCopies, "n=%d: %v", n, st)
-	}
-}

@@ -3,6 +3,7 @@ package workers_test
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -195,5 +196,62 @@ func TestCycleWithTwoRoutesIsFound(t *testing.T) {
 		for _, s := range []*workers.Workers{a, y1, y2, z} {
 			s.Close()
 		}
+	}
+}
+
+// TestCycleThroughWorkerlessSetsPanics: X holds S (an inline run) and its
+// copy runs on A; Y holds A and its copy runs on S. Neither set ever created
+// a worker. The programs must panic naming both sets, never hang.
+func TestCycleThroughWorkerlessSetsPanics(t *testing.T) {
+	for _, r := range cycleRunners {
+		t.Run(r.name, func(t *testing.T) {
+			// Closed at the end, not deferred: after a hang, Close would
+			// wait for the hung runs and hide the failure.
+			s, a := workers.New("cyc-S", 2), workers.New("cyc-A", 2)
+			var inS, inA sync.WaitGroup
+			inS.Add(1)
+			inA.Add(1)
+			var vx, vy any
+			within(t, 20*time.Second, func() {
+				var wg sync.WaitGroup
+				wg.Add(2)
+				go func() { // X
+					defer wg.Done()
+					vx = panicValue(func() {
+						r.run(s, func() {
+							inS.Done()
+							inA.Wait()
+							r.run(a, func() {})
+						})
+					})
+				}()
+				go func() { // Y
+					defer wg.Done()
+					vy = panicValue(func() {
+						r.run(a, func() {
+							inA.Done()
+							inS.Wait()
+							r.run(s, func() {})
+						})
+					})
+				}()
+				wg.Wait()
+			})
+			require.True(t, vx != nil || vy != nil, "neither run panicked")
+			for _, v := range []any{vx, vy} {
+				if v == nil {
+					continue // the other one panicked first; this one then ran
+				}
+				msg := nestedMessage(v)
+				assert.Contains(t, msg, "would deadlock", msg)
+				assert.Contains(t, msg, `"cyc-S"`, msg)
+				assert.Contains(t, msg, `"cyc-A"`, msg)
+			}
+			assert.Zero(t, s.CreatedWorkers()+a.CreatedWorkers(), "the programs need no worker")
+			checkUsable(t, s)
+			checkUsable(t, a)
+			s.Close()
+			a.Close()
+		})
 	}
 }

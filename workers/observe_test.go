@@ -3,6 +3,7 @@ package workers_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -95,4 +96,94 @@ func TestPlacementOptionsValidate(t *testing.T) {
 	assert.PanicsWithValue(t, "workers: WithAffinity: negative CPU -1", func() { workers.WithAffinity(0, -1) })
 	assert.PanicsWithValue(t, "workers: WithNice: nice = 20 out of range [-20, 19]", func() { workers.WithNice(20) })
 	assert.PanicsWithValue(t, "workers: WithNice: nice = -21 out of range [-20, 19]", func() { workers.WithNice(-21) })
+}
+
+// TestNamePanicWithTracing: with runtime/trace on, the regions call Name on
+// every run; a panic there is reported as *PanicError (before anything runs
+// if the run's own region fails, as the copy's failure if a copy's region
+// fails), and the counts stay right.
+func TestNamePanicWithTracing(t *testing.T) {
+	require.NoError(t, trace.Start(io.Discard))
+	defer trace.Stop()
+	w := workers.New("trace-name", 2)
+	defer w.Close()
+	for _, tc := range []struct {
+		caller bool
+		n      int
+	}{{false, 2}, {true, 2}, {true, 1}} {
+		what := fmt.Sprintf("caller=%v n=%d", tc.caller, tc.n)
+		before := w.Stats()
+		b := &nameBomb{caller: tc.caller}
+		pe := capturePanic(t, func() { w.RunN(b, tc.n) })
+		assert.Equal(t, "Name", pe.Method, what)
+		assert.Equal(t, "name bomb", pe.Value, what)
+		for id := range tc.n {
+			assert.Zero(t, b.ran[id].Load(), "%s: copy %d ran", what, id)
+		}
+		after := w.Stats()
+		assert.Equal(t, before.Runs, after.Runs, what)
+		assert.Equal(t, before.CallerCopies+before.WorkerCopies, after.CallerCopies+after.WorkerCopies, what)
+
+		if tc.n == 1 {
+			continue // one region only
+		}
+		// The run's region is fine, a copy's is not: that copy fails, every
+		// copy still runs once.
+		b = &nameBomb{caller: tc.caller, fail: 2}
+		pe = capturePanic(t, func() { w.RunN(b, tc.n) })
+		assert.Equal(t, "name bomb", pe.Value, what)
+		for id := range tc.n {
+			assert.Equal(t, int32(1), b.ran[id].Load(), "%s: copy %d", what, id)
+		}
+		after2 := w.Stats()
+		assert.Equal(t, after.Runs+1, after2.Runs, what)
+		assert.Equal(t, after.CallerCopies+after.WorkerCopies+uint64(tc.n), after2.CallerCopies+after2.WorkerCopies, what)
+	}
+	checkUsable(t, w)
+}
+
+// TestStatsGoexitOnCallerNotCounted: a caller copy whose caller calls
+// runtime.Goexit is not counted, inline runs included; the run is.
+func TestStatsGoexitOnCallerNotCounted(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		w := workers.New("goexit-stats", 2)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w.RunN(tasks.CallerRuns(tasks.Func("exit", func(id int) {
+				if id == n-1 { // the caller's copy
+					runtime.Goexit()
+				}
+			})), n)
+		}()
+		<-done
+		st := w.Stats()
+		w.Close()
+		assert.Equal(t, uint64(1), st.Runs, "n=%d: %v", n, st)
+		wantInline := uint64(0)
+		if n == 1 {
+			wantInline = 1
+		}
+		assert.Equal(t, wantInline, st.InlineRuns, "n=%d: %v", n, st)
+		assert.Zero(t, st.CallerCopies, "n=%d: %v", n, st)
+		assert.Equal(t, uint64(n-1), st.WorkerCopies, "n=%d: %v", n, st)
+	}
+}
+
+// TestNamePanicWithoutTracing: with tracing off Name is called only to
+// describe a failure, so a run whose Name panics and whose copies are fine
+// returns normally.
+func TestNamePanicWithoutTracing(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("tracing is on")
+	}
+	w := workers.New("no-trace-name", 2)
+	defer w.Close()
+	for _, n := range []int{1, 2} {
+		b := &nameBomb{caller: true}
+		w.RunN(b, n)
+		for id := range n {
+			assert.Equal(t, int32(1), b.ran[id].Load())
+		}
+	}
 }

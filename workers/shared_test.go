@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -211,4 +212,89 @@ func TestSharedSetManyHolders(t *testing.T) {
 		assert.Equal(t, int32(runs), finished[h].Load(), "holder %d", h)
 	}
 	assert.Zero(t, workers.SharedSets(), "the last release must close and unregister the set")
+}
+
+// TestNestedLastReleasePanicsConsumingNothing: the last release of a shared
+// set B from a copy nested in B's run (directly, through a plain run on
+// another set, through an inline run on a set without workers) panics
+// before anything changes: the name stays registered, B stays usable, the
+// same release function closes it later.
+func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(b *workers.Shared, a *workers.Workers, rel func())
+	}{
+		{"direct", func(b *workers.Shared, _ *workers.Workers, rel func()) {
+			b.RunN(tasks.Func("rel", func(int) { rel() }), 1)
+		}},
+		{"through a plain run", func(b *workers.Shared, a *workers.Workers, rel func()) {
+			b.RunN(tasks.Func("outer", func(int) {
+				a.RunN(tasks.Func("inner", func(int) { rel() }), 1)
+			}), 1)
+		}},
+		{"through an inline run", func(b *workers.Shared, a *workers.Workers, rel func()) {
+			b.RunN(tasks.Func("outer", func(int) {
+				a.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
+			}), 1)
+		}},
+		{"through two sets", func(b *workers.Shared, a *workers.Workers, rel func()) {
+			c := workers.New("rel-C", 1)
+			defer c.Close()
+			b.RunN(tasks.Func("outer", func(int) {
+				a.RunN(tasks.Func("middle", func(int) {
+					c.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
+				}), 1)
+			}), 1)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := workers.SharedSets()
+			b, relB := workers.Acquire("rel-B", 2)
+			a := workers.New("rel-A", 1)
+			defer a.Close()
+			var v any
+			within(t, 20*time.Second, func() { v = panicValue(func() { tc.run(b, a, relB) }) })
+			msg := nestedMessage(v)
+			assert.Equal(t, `workers: last release of shared set "rel-B" called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, msg)
+			assert.Equal(t, before+1, workers.SharedSets(), "the name stays registered")
+			b2, relB2 := workers.Acquire("rel-B", 2)
+			assert.Same(t, b, b2, "Acquire finds the same set")
+			relB2()
+			p := newProbe(2, false)
+			b.RunN(p, 2) // still open and usable
+			p.check(t, 0)
+			relB() // not consumed: closes now
+			assert.Equal(t, before, workers.SharedSets())
+			assert.Panics(t, func() { b.RunN(p, 2) }, "closed")
+		})
+	}
+}
+
+// TestLastReleaseInsideLockFreeRunCloses: a shared set has concurrent runs,
+// and a run of one caller-runs copy there takes no lock and uses no worker:
+// a last release from inside it closes the set, as Close would.
+func TestLastReleaseInsideLockFreeRunCloses(t *testing.T) {
+	before := workers.SharedSets()
+	b, relB := workers.Acquire("rel-lock-free", 2)
+	within(t, 20*time.Second, func() {
+		b.RunN(tasks.CallerRuns(tasks.Func("rel", func(int) { relB() })), 1)
+	})
+	assert.Equal(t, before, workers.SharedSets())
+	assert.Panics(t, func() { b.RunN(newProbe(1, false), 1) }, "closed")
+}
+
+// TestNestedReleaseOfOtherSetAllowed: the last release of a set from a copy
+// of another set's run, while the released set runs nothing, is not nested
+// and closes it.
+func TestNestedReleaseOfOtherSetAllowed(t *testing.T) {
+	before := workers.SharedSets()
+	_, relB := workers.Acquire("rel-other", 2)
+	a := workers.New("rel-other-A", 2)
+	defer a.Close()
+	a.RunN(tasks.Func("rel", func(id int) {
+		if id == 0 {
+			relB()
+		}
+	}), 2)
+	assert.Equal(t, before, workers.SharedSets())
 }
