@@ -23,14 +23,15 @@ import (
 // The word. state is 0 when the lock is free; otherwise it is the holder's
 // token shifted left by one, with queuedBit set while the queue is not empty.
 // Invariant, at every moment outside queue.mu's critical sections:
-// queuedBit is set iff the queue is non-empty. Only four steps write state:
+// queuedBit is set iff the queue is non-empty. Only these steps write state:
 //
 //   - lock's fast path: CAS 0 -> token<<1. From 0 only, and 0 means the queue
 //     is empty (the invariant), so a newcomer never overtakes a waiter.
 //   - unlock's fast path: CAS token<<1 -> 0, which fails while queuedBit is
 //     set; unlock then takes the slow path.
 //   - enqueue (under queue.mu): sets queuedBit with a CAS from the value it
-//     read, then appends itself; if the word was 0 it takes the lock instead.
+//     read, then appends itself; if the word was 0 it takes the lock instead,
+//     with the fast path's CAS 0 -> token<<1.
 //   - the slow unlock and abandon (under queue.mu, with queuedBit set): while
 //     the bit is set no step outside queue.mu can write the word (both fast
 //     paths' CASes fail on it), so a plain Store is enough there.
@@ -40,7 +41,9 @@ import (
 // first in its modification order. If the waiter's does, the holder's CAS
 // fails and it unlocks through queue.mu, after the waiter has appended
 // itself (enqueue holds queue.mu across both); if the holder's does, the
-// waiter's CAS fails, it reads 0 and takes the lock itself.
+// waiter's CAS fails and it reads the word again: 0, and it takes the lock
+// itself, or a newcomer's token (the newcomer's fast path got there first),
+// and it queues behind that holder.
 type runLock struct {
 	state atomic.Uintptr
 	queue sync.Mutex

@@ -80,6 +80,9 @@ func (m *Member) For(n int, body func(lo, hi int), sched Schedule) {
 			for k := m.id; k < chunks; k += size {
 				lo := k * c // k < chunks, so k*c <= n-1
 				body(lo, lo+min(c, n-lo))
+				if k >= chunks-size {
+					break // the next k would pass chunks (and k+size might overflow)
+				}
 			}
 		}
 	case dynamic:
@@ -88,7 +91,8 @@ func (m *Member) For(n int, body func(lo, hi int), sched Schedule) {
 			chunks := int64((n-1)/c + 1)
 			// Each claim is one fetch-add of the shared chunk index; every
 			// member overshoots it at most once, so it stays below
-			// chunks + Size and cannot overflow.
+			// chunks + Size (it could wrap only after about 2^63 claims,
+			// which no loop makes).
 			for k := t.next.Add(1) - 1; k < chunks; k = t.next.Add(1) - 1 {
 				lo := int(k) * c
 				body(lo, lo+min(c, n-lo))

@@ -22,10 +22,11 @@
 // goroutines the program starts itself. A caller-runs run cannot host a team:
 // its caller may run the copies one after another. Misuse does not hang where
 // it can be seen: a member that returns, panics or calls runtime.Goexit while
-// others wait at a barrier (or before it reaches one they wait at) breaks the
-// barrier, and the waiting members stop with it (Run recovers that and lets
-// the first failure be reported); a Member used on another goroutine, or after
-// its run, panics.
+// others wait at a barrier (or before it reaches one they wait at), or a Run
+// with a bad id, breaks the barrier, and the waiting members stop with it (Run
+// recovers that and lets the first failure be reported); a Member used after
+// its run panics, and so does one used on another goroutine where goroutine
+// identity is cheap (amd64 and arm64).
 //
 // The package imports only the standard library and the module's internal
 // spin policy, goroutine identity and padding unit.
@@ -121,9 +122,10 @@ func New(n int) *Team {
 	return t
 }
 
-// Reset prepares t for another run of n members: Members handed out by
-// earlier runs stop working (they panic). It must not be called while a run
-// of t is in progress. It panics if n is outside [1, MaxMembers].
+// Reset prepares t for another run of n members. It must not be called while
+// a run of t is in progress. A *Member of an earlier run panics when used
+// outside a run; it is the same object as the new run's member of its id,
+// so do not keep one past its run. It panics if n is outside [1, MaxMembers].
 func (t *Team) Reset(n int) {
 	if n < 1 || n > MaxMembers {
 		panic(fmt.Sprintf("team: n = %d out of range [1, %d]", n, MaxMembers))
@@ -156,17 +158,25 @@ func (t *Team) Size() int { return t.n }
 // at it, or arriving later, stop with a panic that Run recovers (it returns
 // normally for them), so that the run reports only the first failure, which
 // Run lets go on (the panic or the Goexit proceeds). A member that returns
-// normally while others wait at a barrier it never reached also breaks it;
-// the others then panic with a message naming it.
+// normally while others wait at a barrier it never reached also breaks it:
+// the first of the others to see it panics with a message naming it, and the
+// rest stop as for a broken barrier. A bad id, a nil fn or an id already
+// running panics after breaking the barrier.
 func (t *Team) Run(id int, fn func(m *Member)) {
+	// Misuse panics, but first breaks the barrier: the other members must
+	// not wait for good for a member that will never arrive (a run reports
+	// a panic only once every copy returned).
 	if id < 0 || id >= t.n {
+		t.breakBarrier(id)
 		panic(fmt.Sprintf("team: Run: id = %d out of range [0, %d)", id, t.n))
 	}
 	if fn == nil {
+		t.breakBarrier(id)
 		panic("team: Run: nil function")
 	}
 	m := &t.members[id]
 	if m.live.Swap(true) {
+		t.breakBarrier(id)
 		panic(fmt.Sprintf("team: Run: member %d is already running", id))
 	}
 	if goid.Fast {

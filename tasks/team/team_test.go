@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/workgang/workgang/internal/testutil"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -258,4 +260,20 @@ func TestBadArguments(t *testing.T) {
 	tm.Reset(1)
 	res = runTeam(t, tm, func(m *Member) { m.For(1, nil, Static()) })
 	assert.Equal(t, "team: For: nil body", res[0])
+}
+
+// TestBadIDBreaksBarrier: a copy that calls Run with a bad id panics, and
+// breaks the barrier first, so the other members stop instead of waiting for
+// a member that never arrives.
+func TestBadIDBreaksBarrier(t *testing.T) {
+	tm := New(2)
+	out := make([]any, 2)
+	testutil.Within(t, "a team with a bad id", time.Minute, func() {
+		testutil.RunCopies(2, func(i int) {
+			defer func() { out[i] = recover() }()
+			tm.Run(i*2, func(m *Member) { m.Barrier() }) // copy 1 asks for id 2
+		})
+	})
+	assert.Nil(t, out[0], "member 0 stops without a failure of its own")
+	assert.Equal(t, "team: Run: id = 2 out of range [0, 2)", out[1])
 }
