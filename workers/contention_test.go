@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -105,7 +106,7 @@ func TestNestedWaiterNotStarved(t *testing.T) {
 			if inline {
 				inner = tasks.CallerRuns(inner)
 			}
-			within(t, 20*time.Second, func() {
+			testutil.Within(t, "the runs", 20*time.Second, func() {
 				a.RunN(tasks.Func("outer", func(int) {
 					start := loopRuns.Load()
 					b.RunN(inner, 1)
@@ -257,7 +258,7 @@ func TestWaitersServedInOrder(t *testing.T) {
 		waitUntil(t, 10*time.Second, "queued", func() bool { return workers.Queued(w) == i+1 })
 	}
 	unblock()
-	within(t, 20*time.Second, wg.Wait)
+	testutil.Within(t, "the runs", 20*time.Second, wg.Wait)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -56,7 +57,7 @@ func TestCycleAcrossSetsPanics(t *testing.T) {
 					}))
 				}
 				var v any
-				within(t, 30*time.Second, func() { v = panicValue(func() { sets[0].RunN(level(0), 2) }) })
+				testutil.Within(t, "the runs", 30*time.Second, func() { v = panicValue(func() { sets[0].RunN(level(0), 2) }) })
 				require.NotNil(t, v, "the cycle did not panic")
 				msg := nestedMessage(v)
 				assert.Contains(t, msg, `workers: RunN on "cyc0" called from inside a copy of a run that waits for it`)
@@ -94,7 +95,7 @@ func TestNestedRunOnOtherSetWithoutCycle(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // let a's copies block on b
 		close(release)
 	}()
-	within(t, 30*time.Second, func() {
+	testutil.Within(t, "the runs", 30*time.Second, func() {
 		a.RunN(tasks.Func("nest", func(int) {
 			b.RunN(tasks.Func("inner", func(int) { inner.Add(1) }), 2)
 		}), 2)
@@ -112,7 +113,7 @@ func TestNoFalseCycleThroughOuterCaller(t *testing.T) {
 		y := workers.New("Y", 2)
 		xStarted := make(chan struct{})
 		var v any
-		within(t, 30*time.Second, func() {
+		testutil.Within(t, "the runs", 30*time.Second, func() {
 			caller := goid.Get()
 			v = panicValue(func() {
 				y.RunN(tasks.CallerRuns(tasks.Func("outer", func(int) {
@@ -212,7 +213,7 @@ func TestCycleThroughWorkerlessSetsPanics(t *testing.T) {
 			inS.Add(1)
 			inA.Add(1)
 			var vx, vy any
-			within(t, 20*time.Second, func() {
+			testutil.Within(t, "the runs", 20*time.Second, func() {
 				var wg sync.WaitGroup
 				wg.Add(2)
 				go func() { // X

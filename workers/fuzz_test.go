@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -257,22 +258,9 @@ type fzOutcome struct {
 
 // fzCall runs fn on a new goroutine (so a Goexit on the caller ends only
 // that goroutine) and reports how it ended.
-func fzCall(fn func()) (o fzOutcome) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		returned := false
-		defer func() {
-			if !returned {
-				o.v = recover()
-				o.goexit = o.v == nil
-			}
-		}()
-		fn()
-		returned = true
-	}()
-	<-done
-	return o
+func fzCall(fn func()) fzOutcome {
+	o := testutil.Call(fn)
+	return fzOutcome{v: o.Value, goexit: o.Goexit}
 }
 
 // wantMisuse checks that o is a panic with exactly msg.

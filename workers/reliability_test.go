@@ -3,7 +3,6 @@ package workers_test
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,28 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
 // Regression tests for hostile tasks, cross-set cycles and promises the docs
 // make. Each failed on an earlier dispatcher.
-
-// within runs f on a new goroutine and fails the test if it does not return
-// within d (a hang would otherwise only show as the package's timeout).
-func within(t *testing.T, d time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("did not return within %v (hang)", d)
-	}
-}
 
 // panicValue runs f and returns what it panicked with (nil if nothing).
 func panicValue(f func()) (v any) {
@@ -76,21 +60,15 @@ func TestInlineRunsNeverOverlap(t *testing.T) {
 		runtime.Gosched()
 		in.Add(-1)
 	})
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 50 {
-				if g == 0 {
-					w.RunN(plain, 1)
-				} else {
-					w.RunN(task, 1)
-				}
+	testutil.RunCopies(4, func(g int) {
+		for range 50 {
+			if g == 0 {
+				w.RunN(plain, 1)
+			} else {
+				w.RunN(task, 1)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	assert.Zero(t, overlaps.Load(), "runs overlapped")
 }
 
@@ -123,7 +101,7 @@ func TestTypedNilTask(t *testing.T) {
 		n    int
 	}{{"workers", bad, 3}, {"caller", tasks.CallerRuns(bad), 3}, {"inline", tasks.CallerRuns(bad), 1}} {
 		var v any
-		within(t, 30*time.Second, func() { v = panicValue(func() { w.RunN(tc.task, tc.n) }) })
+		testutil.Within(t, "the runs", 30*time.Second, func() { v = panicValue(func() { w.RunN(tc.task, tc.n) }) })
 		require.IsType(t, &workers.PanicError{}, v, tc.name)
 		pe := v.(*workers.PanicError)
 		assert.Contains(t, pe.Task, "<Name panicked: runtime error: invalid memory address", tc.name)
@@ -143,10 +121,10 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 	w := workers.New("retain", 2)
 	defer w.Close()
 	for _, mode := range []string{"workers", "caller", "inline"} {
-		collected := make(chan struct{})
+		var collected <-chan struct{}
 		func() {
 			c := &capturing{big: make([]byte, 8<<20)}
-			runtime.SetFinalizer(c, func(*capturing) { close(collected) })
+			collected = testutil.OnCollect(c)
 			switch mode {
 			case "workers":
 				w.RunN(c, 2)
@@ -156,19 +134,7 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 				w.RunN(tasks.CallerRuns(c), 1)
 			}
 		}()
-		ok := false
-		for range 100 {
-			runtime.GC()
-			select {
-			case <-collected:
-				ok = true
-			case <-time.After(5 * time.Millisecond):
-			}
-			if ok {
-				break
-			}
-		}
-		assert.True(t, ok, "%s: the finished task is still reachable", mode)
+		assert.True(t, testutil.Collected(collected, time.Second), "%s: the finished task is still reachable", mode)
 	}
 }
 

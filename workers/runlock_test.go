@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/internal/testutil"
 )
 
 // TestRunLockMutualExclusion: many goroutines take the lock in turns; no two
@@ -17,26 +19,20 @@ import (
 func TestRunLockMutualExclusion(t *testing.T) {
 	l := newRunLock()
 	var in, total atomic.Int32
-	var wg sync.WaitGroup
 	const goroutines, each = 8, 2000
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			token := uintptr(100 + g)
-			for range each {
-				l.lock(token)
-				if in.Add(1) != 1 {
-					t.Error("two holders at once")
-				}
-				assert.Equal(t, token, l.owner())
-				in.Add(-1)
-				total.Add(1)
-				l.unlock()
+	testutil.RunCopies(goroutines, func(g int) {
+		token := uintptr(100 + g)
+		for range each {
+			l.lock(token)
+			if in.Add(1) != 1 {
+				t.Error("two holders at once")
 			}
-		}()
-	}
-	wg.Wait()
+			assert.Equal(t, token, l.owner())
+			in.Add(-1)
+			total.Add(1)
+			l.unlock()
+		}
+	})
 	assert.Equal(t, int32(goroutines*each), total.Load())
 	assert.Zero(t, l.owner())
 	assert.True(t, l.tryLock(7))

@@ -3,7 +3,6 @@ package workers_test
 import (
 	"fmt"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -178,32 +178,26 @@ func TestSharedSets(t *testing.T) {
 // every run completes correctly and every holder finishes (none starved).
 func TestSharedSetManyHolders(t *testing.T) {
 	const holders, runs = 12, 150
-	var wg sync.WaitGroup
 	var copies atomic.Int64
 	finished := make([]atomic.Int32, holders)
 	errs := make(chan error, holders)
-	for h := range holders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, release := workers.Acquire("shared-many", 4)
-			defer release()
-			for r := range runs {
-				n := 1 + (h+r)%w.MaxWorkers()
-				p := newProbe(n, r%2 == 0)
-				w.RunN(p, n)
-				for id := range p.runs {
-					if p.runs[id].Load() != 1 {
-						errs <- fmt.Errorf("holder %d run %d: copy %d ran %d times", h, r, id, p.runs[id].Load())
-						return
-					}
+	testutil.RunCopies(holders, func(h int) {
+		w, release := workers.Acquire("shared-many", 4)
+		defer release()
+		for r := range runs {
+			n := 1 + (h+r)%w.MaxWorkers()
+			p := newProbe(n, r%2 == 0)
+			w.RunN(p, n)
+			for id := range p.runs {
+				if p.runs[id].Load() != 1 {
+					errs <- fmt.Errorf("holder %d run %d: copy %d ran %d times", h, r, id, p.runs[id].Load())
+					return
 				}
-				copies.Add(int64(n))
-				finished[h].Add(1)
 			}
-		}()
-	}
-	wg.Wait()
+			copies.Add(int64(n))
+			finished[h].Add(1)
+		}
+	})
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -253,7 +247,7 @@ func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
 			a := workers.New("rel-A", 1)
 			defer a.Close()
 			var v any
-			within(t, 20*time.Second, func() { v = panicValue(func() { tc.run(b, a, relB) }) })
+			testutil.Within(t, "the runs", 20*time.Second, func() { v = panicValue(func() { tc.run(b, a, relB) }) })
 			msg := nestedMessage(v)
 			assert.Equal(t, `workers: last release of shared set "rel-B" called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run`, msg)
 			assert.Equal(t, before+1, workers.SharedSets(), "the name stays registered")
@@ -276,7 +270,7 @@ func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
 func TestLastReleaseInsideLockFreeRunCloses(t *testing.T) {
 	before := workers.SharedSets()
 	b, relB := workers.Acquire("rel-lock-free", 2)
-	within(t, 20*time.Second, func() {
+	testutil.Within(t, "the runs", 20*time.Second, func() {
 		b.RunN(tasks.CallerRuns(tasks.Func("rel", func(int) { relB() })), 1)
 	})
 	assert.Equal(t, before, workers.SharedSets())

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -233,26 +233,20 @@ func TestGoexitInWorkerCopy(t *testing.T) {
 func TestConcurrentRuns(t *testing.T) {
 	w := workers.New("shared", 4)
 	defer w.Close()
-	var wg sync.WaitGroup
 	errs := make(chan error, 8)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range 200 {
-				n := 1 + (g+r)%4
-				p := newProbe(n, (g+r)%3 == 0)
-				w.RunN(p, n)
-				for id := range p.runs {
-					if got := p.runs[id].Load(); got != 1 {
-						errs <- fmt.Errorf("goroutine %d run %d: copy %d ran %d times", g, r, id, got)
-						return
-					}
+	testutil.RunCopies(8, func(g int) {
+		for r := range 200 {
+			n := 1 + (g+r)%4
+			p := newProbe(n, (g+r)%3 == 0)
+			w.RunN(p, n)
+			for id := range p.runs {
+				if got := p.runs[id].Load(); got != 1 {
+					errs <- fmt.Errorf("goroutine %d run %d: copy %d ran %d times", g, r, id, got)
+					return
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	close(errs)
 	for err := range errs {
 		t.Error(err)
