@@ -19,7 +19,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +27,7 @@ import (
 	"runtime/trace"
 	"time"
 
+	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/examples/pow/bench"
 	"github.com/workgang/workgang/examples/pow/pow"
 	"github.com/workgang/workgang/workers"
@@ -45,57 +45,52 @@ type config struct {
 // run runs the example and returns the exit code: 0 (also for -h), 2 for bad
 // flags, 1 if a search failed its check.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parse(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
+	var cfg config
+	return cli.Run("pow", args, stderr, func(fs *flag.FlagSet) func() error {
+		return defineFlags(fs, &cfg)
+	}, func() error { return measure(cfg, stdout) })
+}
+
+// measure runs the measurements cfg asks for and prints them.
+func measure(cfg config, stdout io.Writer) error {
 	o := cfg.opts
 	fmt.Fprintf(stdout, "pow: difficulty %d, %d copies, GOMAXPROCS %d; %d later calls, %d first calls after %v idle each; every nonce checked\n",
 		o.Difficulty, o.Copies, runtime.GOMAXPROCS(0), o.Calls, o.FirstCalls, o.Gap)
 	rows, err := bench.Measure(o)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		return err
 	}
 	bench.PrintRows(stdout, rows)
 	nc, ncs := bench.NewCost(o.Copies, 50)
 	fmt.Fprintf(stdout, "workers.New+Close: %.1f us; with SetActiveWorkers(%d): %.1f us\n", us(nc), o.Copies, us(ncs))
 	if o.OneHash == 0 {
-		return 0
+		return nil
 	}
 	if cfg.trace != "" {
 		f, err := os.Create(cfg.trace)
 		if err != nil {
-			fmt.Fprintln(stderr, "pow:", err)
-			return 1
+			return fmt.Errorf("pow: %w", err)
 		}
 		defer f.Close()
 		if err := trace.Start(f); err != nil {
-			fmt.Fprintln(stderr, "pow:", err)
-			return 1
+			return fmt.Errorf("pow: %w", err)
 		}
 		defer trace.Stop()
 	}
 	fmt.Fprintf(stdout, "\none-hash search (difficulty 0), %d calls each on a warm set:\n", o.OneHash)
 	tails, err := bench.OneHash(o.Copies, o.OneHash)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		return err
 	}
 	bench.PrintTails(stdout, tails)
-	return 0
+	return nil
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-func parse(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("pow", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
+// defineFlags defines the command's flags on fs, writing into c, and returns
+// the check of their values (run after parsing).
+func defineFlags(fs *flag.FlagSet, c *config) (check func() error) {
 	o := &c.opts
 	fs.IntVar(&o.Difficulty, "difficulty", 10, "leading zero bits of the timed searches")
 	fs.IntVar(&o.Copies, "copies", 0, "copies of the split searches and workers per set (0: GOMAXPROCS)")
@@ -105,22 +100,18 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&o.OneHash, "onehash", 20000, "calls of the one-hash search per solver (0: skip)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "puzzle seed")
 	fs.StringVar(&c.trace, "trace", "", "write a runtime/trace of the one-hash calls to this `file`")
-	if err := fs.Parse(args); err != nil {
-		return c, err
+	return func() error {
+		if o.Copies == 0 {
+			o.Copies = runtime.GOMAXPROCS(0)
+		}
+		switch {
+		case o.Difficulty < 0 || o.Difficulty > pow.MaxDifficulty:
+			return fmt.Errorf("pow: -difficulty %d out of range [0, %d]", o.Difficulty, pow.MaxDifficulty)
+		case o.Copies < 1 || o.Copies > workers.MaxSetSize:
+			return fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, workers.MaxSetSize)
+		case o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0:
+			return fmt.Errorf("pow: -calls %d, -first %d: want at least 1; -onehash %d, -gap %v: want at least 0", o.Calls, o.FirstCalls, o.OneHash, o.Gap)
+		}
+		return nil
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("pow: unexpected arguments %q", fs.Args())
-	}
-	if o.Copies == 0 {
-		o.Copies = runtime.GOMAXPROCS(0)
-	}
-	switch {
-	case o.Difficulty < 0 || o.Difficulty > pow.MaxDifficulty:
-		return c, fmt.Errorf("pow: -difficulty %d out of range [0, %d]", o.Difficulty, pow.MaxDifficulty)
-	case o.Copies < 1 || o.Copies > workers.MaxSetSize:
-		return c, fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, workers.MaxSetSize)
-	case o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0:
-		return c, fmt.Errorf("pow: -calls %d, -first %d: want at least 1; -onehash %d, -gap %v: want at least 0", o.Calls, o.FirstCalls, o.OneHash, o.Gap)
-	}
-	return c, nil
 }

@@ -18,7 +18,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/examples/shared/fleet"
 	"github.com/workgang/workgang/workers"
 )
@@ -45,14 +45,15 @@ type config struct {
 // run runs the example and returns the exit code: 0 (also for -h), 2 for bad
 // flags, 1 if a variant's checksums differ from serial's.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parse(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
+	var cfg config
+	return cli.Run("shared", args, stderr, func(fs *flag.FlagSet) func() error {
+		return defineFlags(fs, &cfg)
+	}, func() error { return compare(cfg, stdout) })
+}
+
+// compare runs every variant at every job size cfg asks for and prints the
+// table.
+func compare(cfg config, stdout io.Writer) error {
 	b := cfg.base
 	fmt.Fprintf(stdout, "shared: %d instances at once, %d jobs each, %d parts per job, %v wait before each, GOMAXPROCS %d, median wall of %d runs; checksums checked against serial\n",
 		b.Instances, b.Jobs, b.Parts, b.Wait, runtime.GOMAXPROCS(0), cfg.runs)
@@ -63,19 +64,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		c.Units = fleet.Calibrate(w)
 		rs, err := fleet.Compare(c, cfg.variants, cfg.runs)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
+			return err
 		}
 		rows = append(rows, rs...)
 	}
 	fleet.PrintTable(stdout, rows)
-	return 0
+	return nil
 }
 
-func parse(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("shared", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
+// defineFlags defines the command's flags on fs, writing into c, and returns
+// the check of their values (run after parsing).
+func defineFlags(fs *flag.FlagSet, c *config) (check func() error) {
 	fs.IntVar(&c.base.Instances, "instances", 4096, "instances started at once")
 	fs.IntVar(&c.base.Jobs, "jobs", 10, "jobs per instance")
 	work := fs.String("work", "4us,40us", "comma list of CPU time per job (serial)")
@@ -83,40 +82,36 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.base.Wait, "wait", time.Millisecond, "sleep before each job")
 	variants := fs.String("variants", "all", "comma list of variants ("+fmt.Sprint(fleet.Variants())+") or all; serial always runs")
 	fs.IntVar(&c.runs, "runs", 3, "runs of every variant (interleaved); the median wall time's run is printed")
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("shared: unexpected arguments %q", fs.Args())
-	}
-	if c.base.Parts == 0 {
-		c.base.Parts = runtime.GOMAXPROCS(0)
-	}
-	switch {
-	case c.base.Instances < 1 || c.base.Jobs < 1 || c.runs < 1:
-		return c, fmt.Errorf("shared: -instances %d, -jobs %d, -runs %d: each must be at least 1", c.base.Instances, c.base.Jobs, c.runs)
-	case c.base.Parts < 1 || c.base.Parts > workers.MaxSetSize:
-		return c, fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, workers.MaxSetSize)
-	case c.base.Wait < 0:
-		return c, fmt.Errorf("shared: -wait %v must not be negative", c.base.Wait)
-	}
-	for _, f := range strings.Split(*work, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(f))
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("shared: -work %q: want a comma list of positive durations", *work)
+	return func() error {
+		if c.base.Parts == 0 {
+			c.base.Parts = runtime.GOMAXPROCS(0)
 		}
-		c.work = append(c.work, d)
-	}
-	c.variants = fleet.Variants()
-	if *variants != "all" {
-		c.variants = nil
-		for _, s := range strings.Split(*variants, ",") {
-			v, err := fleet.ParseVariant(strings.TrimSpace(s))
-			if err != nil {
-				return c, err
+		switch {
+		case c.base.Instances < 1 || c.base.Jobs < 1 || c.runs < 1:
+			return fmt.Errorf("shared: -instances %d, -jobs %d, -runs %d: each must be at least 1", c.base.Instances, c.base.Jobs, c.runs)
+		case c.base.Parts < 1 || c.base.Parts > workers.MaxSetSize:
+			return fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, workers.MaxSetSize)
+		case c.base.Wait < 0:
+			return fmt.Errorf("shared: -wait %v must not be negative", c.base.Wait)
+		}
+		for _, f := range strings.Split(*work, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d <= 0 {
+				return fmt.Errorf("shared: -work %q: want a comma list of positive durations", *work)
 			}
-			c.variants = append(c.variants, v)
+			c.work = append(c.work, d)
 		}
+		c.variants = fleet.Variants()
+		if *variants != "all" {
+			c.variants = nil
+			for _, s := range strings.Split(*variants, ",") {
+				v, err := fleet.ParseVariant(strings.TrimSpace(s))
+				if err != nil {
+					return err
+				}
+				c.variants = append(c.variants, v)
+			}
+		}
+		return nil
 	}
-	return c, nil
 }
