@@ -54,7 +54,8 @@ func TestDispatchModel(t *testing.T) {
 	require.Contains(t, text, "== spin-check: ok")
 	// Every broken variant must have been run and rejected.
 	for _, bug := range []string{"BUG_NO_RECHECK", "BUG_STALE_CLAIM", "BUG_NO_TREE", "BUG_EARLY_DONE", "BUG_UNTAGGED_END",
-		"BUG_NO_WAKE_CAS", "BUG_BATCH_CLAIM", "BUG_NO_LOCK"} {
+		"BUG_NO_WAKE_CAS", "BUG_BATCH_CLAIM", "BUG_NO_LOCK", "BUG_SIDE_CLAIM_STORE", "BUG_SIDE_NO_END_CAS",
+		"BUG_SIDE_UNTAGGED_END", "BUG_SIDE_GEN_AFTER", "BUG_SIDE_EARLY_RELEASE"} {
 		require.Regexp(t, `(?m)^ok +`+bug+` .*rejected as required`, text, "broken variant %s not rejected", bug)
 	}
 	require.NotRegexp(t, `(?m)^FAIL`, text)

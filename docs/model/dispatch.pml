@@ -64,6 +64,19 @@
  *             runs); a plain run waits until the lock is free. The winner
  *             dispatches through the coordinator steps below. Needs CALLER
  *             unset or 2 (the modes are fixed per submitter) and no GOEXIT.
+ *             3 = three submitters, 0 and 2 caller-runs, 1 plain (with
+ *             SIDE: two caller-runs losers contend for the side slot).
+ *   SIDE      (with SUBMIT) a set with concurrent runs and the side slot
+ *             (gang/side.go): a caller-runs run that finds the run lock
+ *             taken takes the side slot (CAS on owner; if it is held too, all
+ *             copies on the caller as without SIDE), publishes its word
+ *             (tag | n | claimed, copy 0 pre-claimed), wakes one parked
+ *             worker the main run does not need, runs copy 0, claims copies
+ *             by CAS on the word like the workers, and waits for left == 0
+ *             with the tagged park of the coordinator's end wait. Workers
+ *             whose run word is not fresh claim side copies (state aside
+ *             meanwhile); park's re-check and the spin look at the side word
+ *             too.
  * Spinning has no parameter: a poll that finds nothing new is a stutter step
  * (it changes nothing), so only the poll that finds news is modelled, and a
  * waiter may park at any time; that covers every spin budget (zero, the
@@ -99,6 +112,22 @@
  *                     may both signal one park: the count leaves -1..1.
  *   BUG_NO_LOCK       (with SUBMIT) a caller-runs run that finds the run lock
  *                     taken dispatches anyway: two coordinators in Run.
+ *   BUG_SIDE_CLAIM_STORE   (SIDE) a side claim stores the loaded word + 1
+ *                     instead of a CAS: two claimers of one id, or a stale
+ *                     word stored over a newer side run's.
+ *   BUG_SIDE_NO_END_CAS    (SIDE) the side finisher signals when it loads
+ *                     parked == gen, without the CAS: a permit for a park
+ *                     that the holder withdrew (or two for one).
+ *   BUG_SIDE_UNTAGGED_END  (SIDE) the holder parks with a flag instead of its
+ *                     gen: a slow finisher of side run k wakes the park of
+ *                     side run k+1.
+ *   BUG_SIDE_GEN_AFTER     (SIDE) the side finisher reads gen after its
+ *                     decrement: it may read the next side run's gen and
+ *                     wake that run's park.
+ *   BUG_SIDE_EARLY_RELEASE (SIDE, SUBMIT=3) the holder releases owner when
+ *                     its claims find none left, before left reaches 0: the
+ *                     next holder reuses the slot under the previous run's
+ *                     last copies.
  */
 
 #ifndef NW
@@ -126,15 +155,28 @@
 #ifdef GOEXIT
 #error SUBMIT is not combined with GOEXIT
 #endif
+#if SUBMIT == 3
+#define NSUB 3
+#else
 #define NSUB 2
+#endif
 #else
 #define NSUB 1
+#endif
+#ifdef SIDE
+#ifndef SUBMIT
+#error SIDE needs SUBMIT: a side run is made by a submitter that finds the run lock taken
+#endif
+#ifdef BARRIER
+#error SIDE is not combined with BARRIER (side runs are caller-runs runs)
+#endif
 #endif
 
 #define NG ((NW + 1 + G - 1) / G)  /* end-accounting groups: n <= NW + 1 */
 #define AWAKE  0
 #define PARKED 1
 #define WAKING 2
+#define ASIDE  3                 /* running a copy of the side run (SIDE) */
 
 #ifdef BUG_UNTAGGED_END
 #define TAG(g) 1                 /* broken: the coordinator parks with a flag */
@@ -171,6 +213,22 @@ byte lockv;                    /* runLock.holder: 0 free, else the holder's id +
 #ifdef BARRIER
 byte arr;                      /* the user's barrier: copies of the current run that arrived */
 #endif
+#ifdef SIDE
+/* the side slot (struct side in Dispatcher) */
+bit  sOwner;                   /* side.owner: 0 free, 1 held */
+byte sGen;                     /* side.gen: written only by the holder (plain field) */
+byte sTask;                    /* side.task: 0 nil, g: the task of side run g (plain field) */
+/* side.word tag<<40 | n<<20 | claimed: three fields, always written together
+   in one atomic step and read together in one (tag: the full gen here,
+   model generations never wrap) */
+byte swTag;
+byte swN;
+byte swCl;
+byte sLeft;                    /* side.left */
+byte sParked;                  /* side.parked: 0, or the gen the holder sleeps for */
+short scnt;                    /* side.wake's count */
+chan stok = [1] of { bit };    /* side.wake's token channel */
+#endif
 
 /* ---- ghost state: observation only, never read by the protocol ---- */
 byte curGen;          /* gen of the run in progress, 0 between runs */
@@ -183,6 +241,10 @@ byte coords;          /* submitters inside Dispatcher.Run */
 #endif
 #ifdef GOEXIT
 bool goexited;        /* the one Goexit was used */
+#endif
+#ifdef SIDE
+byte sCur;            /* gen of the side run in progress (published, holder not returned), else 0 */
+byte sDone;           /* bitmap of the copy ids of that side run that ran */
 #endif
 
 ltl live { <> finished }
@@ -280,7 +342,7 @@ RECV: \
    s.state.CompareAndSwap(parked, waking) { s.wake.Signal(1) }: the CAS is
    step W, Signal's count update step SIG, its token send step SEND. */
 #ifdef BUG_NO_WAKE_CAS
-#define mayWake(j) state[j] != AWAKE           /* broken: Load, then a plain Store(waking) */
+#define mayWake(j) (state[j] == PARKED || state[j] == WAKING)  /* broken: Load, then a plain Store(waking) */
 #else
 #define mayWake(j) state[j] == PARKED          /* CompareAndSwap(parked, waking) */
 #endif
@@ -357,6 +419,118 @@ GRP: \
 	:: groupsOf(nn) > 1 -> goto GRP \
 	:: else -> AFTER \
 	fi
+#endif
+
+#ifdef SIDE
+/*
+ * The side run (gang/side.go). Its claim: w := word.Load(); if claimed(w) >=
+ * n(w) { none left }; if word.CompareAndSwap(w, w+1) { copy claimed(w) }.
+ * sideLoad is the Load (NONE: what follows "none left"; the loaded fields go
+ * to the claimer's ot, on, oc), sideCAS the CAS (WON / LOST: what follows
+ * success / failure; a failure goes back to the Load).
+ */
+#define sideLoad(NONE) \
+	if \
+	:: swCl < swN -> ot = swTag; on = swN; oc = swCl \
+	:: else -> NONE \
+	fi
+#define forgetWord() ot = 0; on = 0; oc = 0
+#ifdef BUG_SIDE_CLAIM_STORE
+/* broken: a plain Store of the loaded word + 1, no compare */
+#define sideCAS(WON, LOST) \
+	swTag = ot; swN = on; swCl = oc + 1; WON
+#else
+#define sideCAS(WON, LOST) \
+	if \
+	:: swTag == ot && swN == on && swCl == oc -> swCl++; WON \
+	:: else -> forgetWord(); LOST \
+	fi
+#endif
+
+/* the claimer's gen, read right after its claim, is the gen of the word its
+   CAS succeeded on (ot: that word's tag): no claim of another side run */
+#define claimedGen(g) g = sGen; assert((g) == ot)
+/* a side copy's Work, with the task read after the claim, observed by the
+   ghost checks: the task of the side run it claimed, that run still in
+   progress, each id 0..n-1 once */
+#define sideWork(cc, g, nn) \
+	assert(sTask == (g));                   /* the task of the run it claimed */ \
+	assert((g) == sCur);                    /* a side run in progress */ \
+	assert((cc) < (nn)); \
+	assert((sDone & (1 << (cc))) == 0); \
+	sDone = sDone | (1 << (cc))
+
+/* the worker's claim won: copy oc of the side run of n = on */
+#define sideWon() sc = oc; sn = on; claimedGen(sg); forgetWord(); goto saside
+
+#ifdef BUG_SIDE_UNTAGGED_END
+#define STAG(g) 1                /* broken: the holder parks with a flag */
+#else
+#define STAG(g) (g)              /* side.parked holds the gen it sleeps for */
+#endif
+#ifdef BUG_SIDE_GEN_AFTER
+#define lateGen(g) g = sGen;     /* broken: the finisher reads gen after its decrement */
+#else
+#define lateGen(g)
+#endif
+#ifdef BUG_SIDE_NO_END_CAS
+#define sideEndCAS(g, SIG) sParked == STAG(g) -> goto SIG   /* broken: Load only, no CAS */
+#else
+#define sideEndCAS(g, SIG) sParked == STAG(g) -> sParked = 0; goto SIG  /* CAS(gen, 0) */
+#endif
+
+/*
+ * The end of a side copy (holder and workers): if left.Add(-1) == 0 { if
+ * parked.Load() == gen && parked.CompareAndSwap(gen, 0) { wake.Signal(1) } },
+ * with gen read right after the claim. ACCT is the decrement, WAKE the
+ * tagged CAS, SIG and SEND Signal's count update and token send.
+ */
+#define sideAccount(ACCT, WAKE, SIG, SEND, g, AFTER) \
+ACCT: \
+	atomic { \
+		assert((g) == sCur);                /* the side run in progress only */ \
+		sLeft--; \
+		if \
+		:: sLeft == 0 -> goto WAKE          /* the side run's finisher */ \
+		:: else -> AFTER \
+		fi \
+	}; \
+WAKE: \
+	atomic { \
+		lateGen(g) \
+		if \
+		:: sideEndCAS(g, SIG) \
+		:: else -> AFTER \
+		fi \
+	}; \
+SIG: \
+	atomic { semSignal(scnt, stok, SEND, AFTER) }
+
+/*
+ * Wake one parked worker that the current main run does not need: m from
+ * the run word it loads (n, less one with caller-runs; 0 for the stop
+ * word), then for j := NW-1; j >= m; j-- { if wakeIfParked(j) { break } }.
+ * wm and j are the waker's locals.
+ */
+#define wakeOne(LOAD, W, SIG, SEND, wm, j, AFTER) \
+LOAD: \
+	atomic { \
+		wm = (rStop -> 0 : rN - rCaller); j = NW - 1; \
+		if \
+		:: j >= wm -> goto W \
+		:: else -> wm = 0; j = 0; AFTER \
+		fi \
+	}; \
+W: \
+	atomic { \
+		if \
+		:: mayWake(j) -> state[j] = WAKING; goto SIG \
+		:: !mayWake(j) && j > wm -> j--; goto W    /* next slot down */ \
+		:: else -> wm = 0; j = 0; AFTER \
+		fi \
+	}; \
+SIG: \
+	atomic { semSignal(wcnt[j], wtok[j], SEND, wm = 0; j = 0; AFTER) }
 #endif
 
 /*
@@ -438,8 +612,26 @@ GRP: \
 
 /* park's return: s.state.Store(awake) (merged with the end of Wait); then
    back in next: return d.snapshot() */
-#define wokenSnap() state[i] = AWAKE; goto snap
+#define wokenSnap() state[i] = AWAKE; goto WITHDRAWN
 #define wokenSlept() state[i] = AWAKE; goto slept
+
+/* With SIDE, next looks at the side word whenever the run word is not fresh:
+   after the first test (sidepoll), and after a park that returned with no
+   fresh run word (sidepark); park's re-check and the spin's condition are
+   "fresh OR side open". Without SIDE these are the single-path steps. */
+#ifdef SIDE
+#define NOTFRESH goto sidepoll
+#define NOTFRESHPARK goto sidepark
+#define PSIDE pside
+#define PWITHDRAW goto withdraw
+#define WITHDRAWN slept   /* withdrawn: back in next's loop (fresh? side? park) */
+#else
+#define NOTFRESH goto spinning
+#define NOTFRESHPARK skip
+#define PSIDE sleep
+#define PWITHDRAW skip
+#define WITHDRAWN snap    /* withdrawn: the run word was fresh */
+#endif
 
 proctype worker(byte i; byte seen) {
 	byte rg, rn, m, c, k, old, lv;
@@ -447,18 +639,25 @@ proctype worker(byte i; byte seen) {
 #ifdef BUG_BATCH_CLAIM
 	bit pend;
 #endif
+#ifdef SIDE
+	byte ot, on, oc;      /* the side word as the claim loaded it */
+	byte sc, sn, sg;      /* the side copy claimed: id, n, gen (read after the claim) */
+#endif
 poll:
 	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
 	   then park */
 	if
 	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* fresh: a new run word */
-	:: atomic { rGen == seen -> goto spinning }   /* not fresh */
+	:: atomic { rGen == seen -> NOTFRESH }     /* not fresh */
 	fi;
 spinning:
 	/* spin.Until(budget, ..., fresh): a poll that finds nothing is a
 	   stutter step; the budget may run out at any time (0 included) */
 	if
 	:: atomic { rGen != seen -> loadRun(); dispatch() }  /* a poll found a new run word */
+#ifdef SIDE
+	:: atomic { swCl < swN -> goto poll }       /* a poll found the side open */
+#endif
 	:: atomic { state[i] = PARKED; goto parked }  /* park: s.state.Store(parked) */
 	fi;
 parked:
@@ -467,13 +666,23 @@ parked:
 #endif
 	atomic {
 		if
-		:: rGen == seen -> goto sleep           /* if d.fresh(s) (the re-check) */
+		:: rGen == seen -> goto PSIDE           /* if d.fresh(s) (the re-check) */
+		:: else -> PWITHDRAW
+		fi
+	};
+#ifdef SIDE
+pside:
+	atomic {
+		if
+		:: swCl >= swN -> goto sleep            /* ... || side open: the re-check of the side word */
 		:: else -> skip
 		fi
 	};
+withdraw:
+#endif
 	atomic {
 		if
-		:: state[i] == PARKED -> state[i] = AWAKE; goto snap  /* withdraw: CAS(parked, awake) */
+		:: state[i] == PARKED -> state[i] = AWAKE; goto WITHDRAWN  /* withdraw: CAS(parked, awake) */
 		:: else -> skip
 		fi
 	};
@@ -489,9 +698,37 @@ slept:
 	   park again at once (no spinning) */
 	if
 	:: atomic { rGen != seen -> loadRun(); dispatch() }
-	:: atomic { rGen == seen -> skip }
+	:: atomic { rGen == seen -> NOTFRESHPARK }
 	fi;
+repark:
 	atomic { state[i] = PARKED; goto parked };  /* d.park(s): s.state.Store(parked) */
+#ifdef SIDE
+	/* the side run, when next finds no fresh run word: claim a copy (the
+	   Load, then the CAS; a lost CAS loads again), mark the slot aside, wake
+	   one more worker if unclaimed copies remain, run the copy, its end, and
+	   back to next's start, where a fresh run word comes first */
+sidepoll:
+	atomic { sideLoad(goto spinning); goto scas };   /* none open: spin */
+sidepark:
+	atomic { sideLoad(goto repark); goto scas2 };    /* none open: park again */
+scas:
+	atomic { sideCAS(sideWon(), goto sidepoll) };
+scas2:
+	atomic { sideCAS(sideWon(), goto sidepark) };
+saside:
+	atomic {
+		state[i] = ASIDE;                       /* s.state.Store(aside) */
+		sideWork(sc, sg, sn);
+		if
+		:: sc + 1 < sn -> goto swload           /* unclaimed copies remain: wake one more */
+		:: else -> goto sacct
+		fi
+	};
+	wakeOne(swload, swcas, swsig, swsend, m, k, goto sacct);
+	sideAccount(sacct, swakec, sssig, sssend, sg, goto sawake);
+sawake:
+	atomic { state[i] = AWAKE; sc = 0; sn = 0; sg = 0; goto poll };  /* s.state.Store(awake) */
+#endif
 	/* the tree: wakeIfParked(2i+2), then 2i+3 */
 	wakeIfParked(2 * i + 2, child1, c1sig, c1send, afterChild1());
 	wakeIfParked(2 * i + 3, child2, c2sig, c2send, toWork());
@@ -664,7 +901,9 @@ gone:
 
 /* the submitter's mode for its next run */
 #ifdef SUBMIT
-#define chooseMode() callerRuns = (me == 0 || SUBMIT == 2)
+/* SUBMIT 1: 0 caller-runs, 1 plain; 2: both caller-runs; 3: 0 and 2
+   caller-runs, 1 plain */
+#define chooseMode() callerRuns = (me != 1 || SUBMIT == 2)
 #elif CALLER == 0
 #define chooseMode() callerRuns = false
 #elif CALLER == 1
@@ -686,8 +925,41 @@ gone:
 
 #ifdef BUG_NO_LOCK
 #define lockLost() goto setup                   /* broken: dispatch without the lock */
+#elif defined(SIDE)
+#define lockLost() goto sidetry                 /* try the side slot */
 #else
 #define lockLost() c = 0; goto inlrun           /* run every copy on the caller */
+#endif
+
+#ifdef SIDE
+/* the side slot taken: gen++, task, left = n, then publish the word with copy
+   0 claimed (the holder runs it); the CAS on owner, these plain stores and
+   the publish are one step: they are read only by goroutines whose claim
+   succeeded on the new word */
+#define setupSide() \
+	sGen++; gen = sGen; sTask = gen; sLeft = n; \
+	sCur = gen; sDone = 0; \
+	swTag = gen; swN = n; swCl = 1; \
+	goto hwload
+#ifdef BUG_SIDE_EARLY_RELEASE
+#define releaseSide() skip                      /* broken: released before the end */
+#else
+#define releaseSide() sOwner = 0                /* owner.Store(0) */
+#endif
+/* the holder returns (asserting that every copy of its side run ran, each
+   once, and that the end accounting is complete): task = nil, then
+   owner.Store(0) (one step: the word is closed, nobody reads task) */
+#define sideReturns() \
+	assert(sLeft == 0); \
+	assert(sDone == (1 << n) - 1); \
+	assert(sParked == 0); \
+	sTask = 0; sCur = 0; releaseSide(); \
+	n = 0; m = 0; c = 0; k = 0; gen = 0; callerRuns = false; \
+	r++; goto runs
+#define sideClosed() \
+	assert(scnt == 0); assert(sOwner == 0); assert(sParked == 0); assert(swCl >= swN)
+#else
+#define sideClosed() skip
 #endif
 
 proctype submitter(byte me) {
@@ -695,6 +967,9 @@ proctype submitter(byte me) {
 	bool callerRuns;
 #ifdef SUBMIT
 	byte inlDone;     /* ghost: the copies of an inline run that ran */
+#endif
+#ifdef SIDE
+	byte ot, on, oc;  /* the side word as the holder's claim loaded it */
 #endif
 runs:
 	if
@@ -727,6 +1002,55 @@ lock:
 	};
 setup:
 	atomic { setupRun() };
+#ifdef SIDE
+sidetry:
+	/* the run lock is taken: d.side.owner.CompareAndSwap(0, 1), and if it
+	   is held too, every copy on the caller (runBusy) */
+	atomic {
+		if
+		:: sOwner == 0 -> sOwner = 1; setupSide()
+		:: else -> c = 0; goto inlrun
+		fi
+	};
+	/* wake one parked worker the main run does not need */
+	wakeOne(hwload, hwcas, hwsig, hwsend, m, k, goto hcopy0);
+hcopy0:
+	/* copy 0, pre-claimed by the publish */
+	atomic { sideWork(0, gen, n); goto hacct };
+hclaim:
+	/* then claim copies like the workers, until none is left */
+	atomic { sideLoad(goto hwait); goto hcas };
+hcas:
+	atomic { sideCAS(c = oc; claimedGen(k); k = 0; forgetWord(); sideWork(c, gen, n); c = 0; goto hacct, goto hclaim) };
+	sideAccount(hacct, hwakec, hssig, hssend, gen, goto hclaim);
+hwait:
+	/* the end: spin on left == 0 (the budget may run out at any time),
+	   then parked.Store(gen); if left.Load() == 0 { if !CAS(parked, gen, 0)
+	   { wake.Wait() } } else { wake.Wait() } */
+#ifdef BUG_SIDE_EARLY_RELEASE
+	atomic { sOwner = 0 };                      /* broken: release before the end */
+#endif
+	if
+	:: atomic { sLeft == 0 -> sideReturns() }   /* a poll saw the end */
+	:: sParked = STAG(gen)                      /* parked.Store(gen) */
+	fi;
+	atomic {
+		if
+		:: sLeft == 0 -> skip                   /* the re-check: left.Load() == 0 */
+		:: else -> goto hsleep
+		fi
+	};
+	atomic {
+		if
+		:: sParked == STAG(gen) -> sParked = 0; sideReturns()  /* CAS(gen, 0) */
+		:: else -> skip
+		fi
+	};
+	/* the finisher got there first and owes the permit: wake.Wait() */
+	atomic { semWait(scnt, stok, hrecv1, sideReturns()) };
+hsleep:
+	atomic { semWait(scnt, stok, hrecv2, sideReturns()) };
+#endif
 inlrun:
 	/* for c := range n { t.Work(c) } on the caller: it touches no word of
 	   the dispatcher, so the whole inline run is one step; the ghost
@@ -831,7 +1155,8 @@ wgwait:
 		:: k < NW -> assert(wcnt[k] == 0); k++
 		:: else -> k = 0; break
 		od;
-		assert(ccnt == 0)
+		assert(ccnt == 0);
+		sideClosed()
 	};
 subgone:
 	skip
