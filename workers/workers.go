@@ -77,9 +77,11 @@ type set struct {
 	// concurrent is WithConcurrentRuns; read-only after New. On such a set
 	// the counters above are also written by runs that do not hold mu
 	// (inline runs, busy runs): they are atomic adds, so any number of
-	// writers is fine; busyRuns counts the runs that found mu held.
+	// writers is fine; busyRuns counts the runs that found mu held,
+	// sideRuns those of them that ran in the dispatcher's side slot.
 	concurrent bool
 	busyRuns   atomic.Uint64
+	sideRuns   atomic.Uint64
 
 	// d is read-only after New.
 	d *gang.Dispatcher
@@ -258,7 +260,7 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 		// the set's run, run on the caller instead of waiting (so such a
 		// run never waits, and its context never cuts a wait short).
 		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, t, n)
+			w.runBusy(op, plan, t, n)
 			return nil
 		}
 		if p := w.runHeld(op, plan, n); p != nil {
