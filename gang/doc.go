@@ -16,7 +16,10 @@
 //
 // Run and Stop must not be called concurrently with each other: one
 // coordinator at a time, as in HotSpot (package workers serializes them with
-// its run lock). Serve(i) must be called by exactly one goroutine at a time per
+// its run lock). Beside it, any goroutine may call RunBeside with a
+// caller-runs plan: the side slot holds one such run at a time, whose caller
+// runs its copies while idle workers take some (the slot's own ids 0..n-1);
+// a RunBeside that finds the slot taken returns at once, having run nothing. Serve(i) must be called by exactly one goroutine at a time per
 // slot; a goroutine that left Serve because a copy called runtime.Goexit is
 // replaced by calling Serve(i) again.
 //

@@ -187,9 +187,10 @@ func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
 // copy n-1 itself and then claims every copy no worker has started; with
 // n == 1 it runs the copy inline and wakes no worker. On a set made
-// WithConcurrentRuns, a caller-runs run that finds another run in progress
-// runs every copy on the caller, and one nested in a copy of the same set
-// runs inline there. Otherwise every copy runs on a worker goroutine.
+// WithConcurrentRuns, a caller-runs run that finds another run in progress,
+// or that is nested in a copy of the same set, does not wait: the caller
+// runs its copies, with the help of idle workers (see WithConcurrentRuns).
+// Otherwise every copy runs on a worker goroutine.
 // CallerCanRun is asked once per run.
 //
 // Memory model: the call of RunN is synchronized before the start of every
