@@ -30,7 +30,7 @@
 // claimed it, and a goroutine claims another copy of the same run only after
 // the previous one returned; every copy not yet started can be started by
 // the worker it is meant for (copy c by worker c), which runs nothing else of
-// the run before it. So the copies of a plain run may wait for each other (at
+// the run before it (once a copy of a side run it is running has returned). So the copies of a plain run may wait for each other (at
 // a barrier: see tasks/team) without deadlock. Copies that never wait for
 // each other may still run one after another on one goroutine: a worker that
 // finished its own copy takes the next copies whose workers have not started
