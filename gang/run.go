@@ -67,7 +67,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
 	d.task = nil
-	return callerCopies, d.takePanic()
+	return callerCopies, d.fails.take()
 }
 
 // runOnCaller runs the caller's copy n-1, which nobody else ever claims
@@ -86,7 +86,7 @@ func (d *Dispatcher) runOnCaller(t tasks.Task, n, m int, gen uint64) (ran int) {
 		if !normal {
 			d.waitEnd(gen, m)
 			d.task = nil
-			if p := d.takePanic(); p != nil && !p.Goexit {
+			if p := d.fails.take(); p != nil && !p.Goexit {
 				panic(p)
 			}
 		}
