@@ -130,6 +130,51 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"if d.groups[c/groupSize].left.Add(-1) != 0 {",
 			"if n > groupSize && d.groupsLeft.Add(-1) != 0 {",
 			"d.finish(gen)",
+			// SIDE: RunBeside, sideOnCaller, endSide (the holder).
+			"if sd.owner.Load() != 0 || !sd.owner.CompareAndSwap(0, 1) {",
+			"sd.gen++",
+			"sd.task = p.t",
+			"sd.left.Store(int64(n))",
+			"sd.word.Store((gen&sideTagMask)<<sideTagShift | uint64(n)<<nBits | 1)",
+			"if n > 1 {",
+			"d.wakeHelper()",
+			"for c, ok := 0, true; ok; c, ok = d.claimSide() {",
+			"d.executeSide(t, c, gen, true)",
+			"d.waitSide(gen)",
+			"sd.task = nil",
+			"sd.owner.Store(0)",
+			// claimSide and sideOpen.
+			"w := sd.word.Load()",
+			"if w&nMask >= w>>nBits&nMask {",
+			"if sd.word.CompareAndSwap(w, w+1) {",
+			"return w&nMask < w>>nBits&nMask",
+			// next, sleep, park and serveSide (a worker).
+			"if d.sideOpen() {",
+			"d.serveSide(s)",
+			"return d.fresh(s) || d.sideOpen()",
+			"return 0, 0, false",
+			"if d.fresh(s) || d.sideOpen() {",
+			"s.state.Store(aside)",
+			"defer s.state.Store(awake)",
+			"for ; ok; c, ok = d.claimSide() {",
+			"t, gen := sd.task, sd.gen",
+			"d.executeSide(t, c, gen, false)",
+			// executeSide, retireSide.
+			"defer d.retireSide(gen)",
+			"if sd.left.Add(-1) != 0 {",
+			"if sd.parked.Load() == gen && sd.parked.CompareAndSwap(gen, 0) {",
+			"sd.wake.Signal(1)",
+			// waitSide.
+			"if sd.left.Load() == 0 {",
+			"spin.Until(budget, &sd.coord, func() bool { return sd.left.Load() == 0 })",
+			"sd.parked.Store(gen)",
+			"if !sd.parked.CompareAndSwap(gen, 0) {",
+			"sd.wake.Wait()",
+			// wakeHelper.
+			"r := d.run.Load()",
+			"if d.done.Load() == d.runGen.Load() {",
+			"for i := len(d.slots) - 1; i >= m; i-- {",
+			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
 		},
 		// Signal and Wait as the model's semSignal and semWait stand for them.
 		"semaphore": {
@@ -153,6 +198,9 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
 			"w.runBusy(op, plan, t, n)",
+			// SIDE: a busy run offers itself to the side slot first and runs
+			// every copy on its caller only if the slot is held.
+			"if ok, ran, p := w.d.RunBeside(plan, n); ok {",
 			"if !w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",
 			"ran, p := w.d.Run(plan, n)",

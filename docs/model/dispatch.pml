@@ -460,8 +460,22 @@ GRP: \
 	assert((sDone & (1 << (cc))) == 0); \
 	sDone = sDone | (1 << (cc))
 
-/* the worker's claim won: copy oc of the side run of n = on */
-#define sideWon() sc = oc; sn = on; claimedGen(sg); forgetWord(); goto saside
+/* the worker's claim won copy oc of the side run of n = on: t, gen :=
+   sd.task, sd.gen, and the copy's Work; the first claim of serveSide marks
+   the slot aside, later ones find it aside already */
+#define sideWon() \
+	claimedGen(sg); sideWork(oc, sg, on); forgetWord(); \
+	if \
+	:: state[i] == ASIDE -> goto sopen \
+	:: else -> goto saside \
+	fi
+/* claimSide found none left: serveSide returns (through the deferred
+   Store(awake) if it had claimed a copy) */
+#define sideNone() \
+	if \
+	:: state[i] == ASIDE -> goto sawake \
+	:: else -> goto poll \
+	fi
 
 #ifdef BUG_SIDE_UNTAGGED_END
 #define STAG(g) 1                /* broken: the holder parks with a flag */
@@ -507,15 +521,30 @@ SIG: \
 	atomic { semSignal(scnt, stok, SEND, AFTER) }
 
 /*
- * Wake one parked worker that the current main run does not need: m from
- * the run word it loads (n, less one with caller-runs; 0 for the stop
- * word), then for j := NW-1; j >= m; j-- { if wakeIfParked(j) { break } }.
- * wm and j are the waker's locals.
+ * wakeHelper: wake one parked worker that the main run does not use: r :=
+ * d.run.Load(); none after Stop; m = n, less one with caller-runs; m = 0 if
+ * d.done.Load() == d.runGen.Load() (that run ended); then for i := NW-1; i
+ * >= m; i-- { if state.Load() == parked && CAS(parked, waking) { Signal(1);
+ * return true } }. LOAD is the run word's Load, DONE the two loads of done
+ * and runGen (one step: they only choose which slots the scan tries, and
+ * each CAS decides by itself), W one slot's Load and CAS. wm and j are the
+ * waker's locals.
  */
-#define wakeOne(LOAD, W, SIG, SEND, wm, j, AFTER) \
+#define wakeOne(LOAD, DONE, W, SIG, SEND, wm, j, AFTER) \
 LOAD: \
 	atomic { \
-		wm = (rStop -> 0 : rN - rCaller); j = NW - 1; \
+		if \
+		:: rStop -> AFTER                   /* r&stopBit != 0: return false */ \
+		:: else -> wm = rN - rCaller; goto DONE \
+		fi \
+	}; \
+DONE: \
+	atomic { \
+		if \
+		:: done == rGen -> wm = 0           /* the main run ended: any worker */ \
+		:: else -> skip \
+		fi; \
+		j = NW - 1; \
 		if \
 		:: j >= wm -> goto W \
 		:: else -> wm = 0; j = 0; AFTER \
@@ -641,7 +670,7 @@ proctype worker(byte i; byte seen) {
 #endif
 #ifdef SIDE
 	byte ot, on, oc;      /* the side word as the claim loaded it */
-	byte sc, sn, sg;      /* the side copy claimed: id, n, gen (read after the claim) */
+	byte sg;              /* the gen of the side copy it claimed (read after the claim) */
 #endif
 poll:
 	/* next: if d.fresh(s) { return d.snapshot() }; then spin polling fresh;
@@ -703,31 +732,42 @@ slept:
 repark:
 	atomic { state[i] = PARKED; goto parked };  /* d.park(s): s.state.Store(parked) */
 #ifdef SIDE
-	/* the side run, when next finds no fresh run word: claim a copy (the
-	   Load, then the CAS; a lost CAS loads again), mark the slot aside, wake
-	   one more worker if unclaimed copies remain, run the copy, its end, and
-	   back to next's start, where a fresh run word comes first */
+	/* next's loop with no fresh run word: if d.sideOpen() { d.serveSide(s);
+	   continue }. serveSide: claim a copy (claimSide: the Load, merged with
+	   sideOpen's, then the CAS; a lost CAS loads again); on the first one
+	   s.state.Store(aside); per copy: read task and gen, if d.sideOpen() {
+	   d.wakeHelper() }, run it, retireSide; claim the next; when none is
+	   left, the deferred s.state.Store(awake) and back to next's loop, where
+	   a fresh run word comes first */
 sidepoll:
 	atomic { sideLoad(goto spinning); goto scas };   /* none open: spin */
 sidepark:
-	atomic { sideLoad(goto repark); goto scas2 };    /* none open: park again */
-scas:
-	atomic { sideCAS(sideWon(), goto sidepoll) };
-scas2:
-	atomic { sideCAS(sideWon(), goto sidepark) };
-saside:
+	/* sleep's return: if d.sideOpen() { return 0, 0, false }, then next's
+	   loop from the top; else park again */
 	atomic {
-		state[i] = ASIDE;                       /* s.state.Store(aside) */
-		sideWork(sc, sg, sn);
 		if
-		:: sc + 1 < sn -> goto swload           /* unclaimed copies remain: wake one more */
+		:: swCl < swN -> goto poll
+		:: else -> goto repark
+		fi
+	};
+scas:
+	atomic { sideCAS(sideWon(), goto sreload) };
+saside:
+	atomic { state[i] = ASIDE; goto sopen };    /* s.state.Store(aside) */
+sopen:
+	atomic {
+		if
+		:: swCl < swN -> goto swload            /* d.sideOpen(): d.wakeHelper() */
 		:: else -> goto sacct
 		fi
 	};
-	wakeOne(swload, swcas, swsig, swsend, m, k, goto sacct);
-	sideAccount(sacct, swakec, sssig, sssend, sg, goto sawake);
+	wakeOne(swload, swdone, swcas, swsig, swsend, m, k, goto sacct);
+	/* executeSide: runCopy (the Work above), then retireSide(gen) */
+	sideAccount(sacct, swakec, sssig, sssend, sg, sg = 0; goto sreload);
+sreload:
+	atomic { sideLoad(sideNone()); goto scas };
 sawake:
-	atomic { state[i] = AWAKE; sc = 0; sn = 0; sg = 0; goto poll };  /* s.state.Store(awake) */
+	atomic { state[i] = AWAKE; goto poll };     /* defer s.state.Store(awake) */
 #endif
 	/* the tree: wakeIfParked(2i+2), then 2i+3 */
 	wakeIfParked(2 * i + 2, child1, c1sig, c1send, afterChild1());
@@ -1013,7 +1053,7 @@ sidetry:
 		fi
 	};
 	/* wake one parked worker the main run does not need */
-	wakeOne(hwload, hwcas, hwsig, hwsend, m, k, goto hcopy0);
+	wakeOne(hwload, hwdone, hwcas, hwsig, hwsend, m, k, goto hcopy0);
 hcopy0:
 	/* copy 0, pre-claimed by the publish */
 	atomic { sideWork(0, gen, n); goto hacct };
