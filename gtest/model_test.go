@@ -154,6 +154,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"return d.fresh(s) || d.sideOpen()",
 			"return 0, 0, false",
 			"if d.fresh(s) || d.sideOpen() {",
+			"aside  uint32 = 3",
 			"s.state.Store(aside)",
 			"defer s.state.Store(awake)",
 			"for ; ok; c, ok = d.claimSide() {",

@@ -9,7 +9,9 @@
  * (gang/run.go: Run, runOnCaller, claim, wakeIfParked, Stop, waitEnd, finish;
  * gang/serve.go: Serve, next, park; gang/copy.go: execute, retire;
  * semaphore/semaphore.go: Signal, Wait with spin budget 0; workers/workers.go:
- * worker creation, Goexit replacement, the run lock, Close).
+ * worker creation, Goexit replacement, the run lock, Close; with SIDE,
+ * gang/side.go: RunBeside, claimSide, serveSide, retireSide, waitSide,
+ * wakeHelper, and workers/concurrent.go's runBusy).
  * docs/model/README.md maps every step below to the Go statement it stands
  * for; keep the two in step.
  *
@@ -30,7 +32,10 @@
  *            that run's word; every end-accounting step belongs to the run in
  *            progress; Run returns only after all n copies ran and all their
  *            accounting is done; every semaphore's count stays within -1..1
- *            and is 0 at the end; never two submitters inside Run) and no
+ *            and is 0 at the end; never two submitters inside Run; with
+ *            SIDE, each copy id of each side run runs once, with the task
+ *            and gen of the side run it claimed, while it is in progress,
+ *            and its holder returns only after all of them finished) and no
  *            invalid end state (a goroutine parked for good or stuck at a
  *            barrier; after Stop every worker has exited), with -DSAFETY
  *            -DNOCLAIM and pan -q (no wake token left in a channel);
