@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
+	"weak"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -59,13 +62,27 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // run only if a copy is left to take them. On a set made WithConcurrentRuns
 // that another run holds, every copy runs on the caller (see RunN).
 //
-// Allocations: RunContext allocates only for the derived context
-// (context.WithCancelCause); its task comes from a pool. With a parent that
-// is never cancelled, such as context.Background, that is 2 allocations per
-// call, 3 if a copy calls ctx.Done (the channel); a cancellable parent may add
-// its bookkeeping (TestContextAllocations pins these counts). Run, RunN and
-// ForRange stay at 0. It panics if ctx or fn is nil, n < 1, or in the cases
-// where RunN panics.
+// The copies' context belongs to the run: the set reuses it for a later
+// RunContext, so a copy must not keep it, or pass it to a goroutine, beyond
+// its own return (derive what must outlive the copy from ctx, the parent).
+// Until the set reuses it, a kept one reports context.Canceled (or its
+// parent's Err if the parent was done first) and reaches none of the run's
+// values: once RunContext returns, the set holds nothing of the run (fn,
+// ctx, the errors). Its Err costs an atomic load and the parent's Err,
+// allocates nothing and sees the parent's cancellation at once: prefer it to
+// Done in loops.
+//
+// Allocations: none per call in steady state, on a set one goroutine at a
+// time runs RunContext on (the run's state, which is also the copies'
+// context, is kept by the set; concurrent calls take more from a pool), with
+// n of 1 or more, a parent that may be cancelled or not, and copies that
+// stop each other with a sentinel error (the first failure with a given
+// error value allocates; later ones with the same pointer reuse that until
+// a garbage collection; any other error allocates a few objects). A run in
+// which some copy calls ctx.Done allocates its channel, and, with a parent
+// that can be done, the watch of the parent (context.AfterFunc).
+// TestContextAllocations pins these counts. It panics if ctx or fn is nil,
+// n < 1, or in the cases where RunN panics.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
@@ -76,19 +93,22 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	t := runCtxPool.Get().(*runCtxTask)
+	t := takeTask(&w.ctxTasks.run, &runCtxPool)
 	t.fn = fn
 	copies := t.reset(n, w.MaxWorkers())
-	cancel := t.start(ctx)
+	t.run.start(ctx)
 	// Deferred (open-coded: no allocation) so that a panicking run still
-	// detaches the derived context from ctx, and names the id that panicked.
-	defer t.exit(cancel, copies < n)
+	// ends the copies' context and names the id that panicked; it reads t
+	// only then, since a run that returns hands t back to the set first.
+	returned := false
+	defer t.exit(&returned, copies < n)
 	// Like w.RunN(t, copies), but giving up (running nothing) if ctx is
 	// done while the run waits for the set.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.finish()
+	err := t.run.end()
 	t.fn = nil
-	runCtxPool.Put(t) // after RunN returned, no copy touches t any more
+	returned = true
+	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
 	if waitErr != nil {
 		return waitErr
 	}
@@ -112,9 +132,10 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 // when ForRangeContext is called, or becomes done while the loop waits for a
 // busy set, it runs nothing and returns context.Cause(ctx) at once.
 //
-// Allocations are those of RunContext with ctx.Done called: 3 per call with
-// context.Background (the task comes from a pool; a ctx already done costs
-// none). It panics where ForRange panics, and if ctx is nil.
+// The body's context belongs to the run as in RunContext, and allocations
+// are those of RunContext: none per call in steady state (copies look at the
+// run's Err between chunks, not at Done). It panics where ForRange panics,
+// and if ctx is nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
@@ -126,26 +147,28 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	if ctx.Err() != nil {
 		return cause(ctx)
 	}
-	t := rangeCtxPool.Get().(*rangeCtxTask)
+	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
 	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
-	cancel := t.start(ctx)
-	defer cancel(nil) // as in RunContext
+	t.run.start(ctx)
+	returned := false
+	defer t.exit(&returned) // as in RunContext
 	// As in RunContext: a run whose ctx is done while it waits for the
 	// set claims no chunk, and the loop below reports ctx's cause.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.finish()
+	err := t.run.end()
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.claimed() < n {
-		// Copies stop early without an error only when the derived
-		// context is done, and only ctx being done cancels it then (a
-		// panic would have made RunN panic).
+		// Copies stop early without an error only when the run's context
+		// is done, and only ctx being done makes it so then (a panic
+		// would have made RunN panic).
 		err = cause(ctx)
 	}
 	t.body = nil
-	rangeCtxPool.Put(t)
+	returned = true
+	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
 	return err
 }
 
@@ -158,51 +181,269 @@ func cause(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// errRun is the state a run with a context shares among its copies: the
-// derived context and the first error.
-type errRun struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	mu     sync.Mutex
-	err    error // the first error a copy returned; guarded by mu
+// ctxTasks keeps a set's tasks with a context between runs, one of each
+// kind, so that a set used by one goroutine at a time allocates none in
+// steady state and keeps its own across garbage collections (a sync.Pool is
+// emptied by them); concurrent runs (WithConcurrentRuns) take the others
+// from the package's pools. A kept task holds nothing of its last run but
+// its buffers (see ctxRun.end).
+type ctxTasks struct {
+	run atomic.Pointer[runCtxTask]
+	rng atomic.Pointer[rangeCtxTask]
 }
 
-// start derives the run's context from parent; it returns the cancel
-// function for the caller to defer.
-func (r *errRun) start(parent context.Context) context.CancelCauseFunc {
-	r.ctx, r.cancel = context.WithCancelCause(parent)
-	return r.cancel
+// takeTask takes the set's kept task from slot, or one from pool. The Swap
+// gives the task to one caller only.
+func takeTask[T any](slot *atomic.Pointer[T], pool *sync.Pool) *T {
+	if t := slot.Swap(nil); t != nil {
+		return t
+	}
+	return pool.Get().(*T)
 }
 
-// fail records err if it is the run's first error and cancels the run's
-// context with it as the cause. The mutex orders the first error before the
-// cancel, so no copy can see a context cancelled by a later error, and
-// RunN's return orders every fail before finish.
-func (r *errRun) fail(err error) {
+// putTask keeps t in slot if it is empty, else puts it in pool. The caller's
+// run is over: no copy of it touches t any more, and the CAS publishes t's
+// reset state to the next caller that takes it.
+func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
+	if !slot.CompareAndSwap(nil, t) {
+		pool.Put(t)
+	}
+}
+
+// ctxRun is the state a run with a context shares among its copies, and it
+// is also the context the copies get: done once a copy fails (returns an
+// error, panics, calls runtime.Goexit), the parent is done, or the run is
+// over. It is recycled from run to run (see ctxTasks), so it costs nothing
+// per run unless a copy asks for more than Err:
+//
+//   - The parent is not watched: Err looks at the parent's Err when the run
+//     is not done yet, and makes the run done if the parent is. Only Done,
+//     whose channel must close by itself, makes a channel and, if the parent
+//     can be done at all, watches it (context.AfterFunc).
+//   - context.Cause finds a cause only through a *context.cancelCtx that
+//     Value returns for the package's private key. So a run cancelled by a
+//     copy's error holds a cancelled context.WithCancelCause whose cause is
+//     that error, and Value asks it first; a run cancelled by its parent
+//     leaves Value to the parent, whose cause Cause then finds. The last
+//     such context is kept, weakly, for the next run failing with the same
+//     error (a pointer, such as a sentinel error): a run that stops its
+//     copies with a sentinel error allocates nothing either, until a
+//     garbage collection frees the kept one.
+//
+// Ordering: state goes from live (0) to done (1) once per run, under mu, after
+// err and cause are written and before done's channel is closed; every
+// reader loads state first (an atomic load that sees 1 is synchronized after
+// the Store), so it sees err and cause. Err and Value read parent without mu:
+// start writes it before the run is dispatched, which is synchronized before
+// every copy starts, and end clears it after every copy has returned.
+type ctxRun struct {
+	parent context.Context
+	state  atomic.Uint32
+	// done points at ch once Done made it (ch is written first, under mu,
+	// so a Load that sees the pointer sees the channel).
+	done atomic.Pointer[chan struct{}]
+
+	mu    sync.Mutex
+	ch    chan struct{}
+	err   error     // Err's value once done
+	cause *causeCtx // set when a copy's failure made the run done
+	first error     // the first error a copy returned
+	stop  func() bool
+	// gen counts the runs, so that a parent watch firing late (after its
+	// run ended) leaves a later run on the same ctxRun alone.
+	gen       uint64
+	lastCause weak.Pointer[causeCtx]
+}
+
+// causeCtx is a cancelled context whose cause is err, for context.Cause.
+type causeCtx struct {
+	ctx context.Context
+	err error
+}
+
+// closedChan is Done's channel for a run that was done before any copy
+// asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// start makes r the live context of a run under parent. No copy runs yet,
+// so plain writes suffice: the run's dispatch publishes them.
+func (r *ctxRun) start(parent context.Context) {
+	r.parent = parent
+	r.err = nil
+	r.ch = nil
+	r.done.Store(nil)
+	r.state.Store(0)
+}
+
+// end makes the run's context done (it is over), stops watching the parent,
+// drops every reference to the run (parent, errors, cause) and returns the
+// first error. Every copy has returned; a context a copy kept reports
+// context.Canceled (or its parent's Err) from now on, until the next start.
+func (r *ctxRun) end() error {
 	r.mu.Lock()
-	if r.err == nil {
-		r.err = err
-		r.cancel(err)
+	r.cancelLocked(nil)
+	first, stop := r.first, r.stop
+	r.first, r.stop, r.cause, r.parent = nil, nil, nil, nil
+	r.gen++
+	r.mu.Unlock()
+	if stop != nil {
+		stop() // outside mu: a watch firing now takes mu, sees a new gen and returns
+	}
+	return first
+}
+
+// cancelLocked makes the run done unless it is already: with the parent's
+// Err if the parent is done, else with cause if it is not nil (a copy
+// failed), else with context.Canceled (the run is over). r.mu is held.
+func (r *ctxRun) cancelLocked(cause error) {
+	if r.state.Load() != 0 {
+		return
+	}
+	if err := r.parent.Err(); err != nil {
+		r.err = err // Cause finds the parent's cause through Value
+	} else {
+		r.err = context.Canceled
+		if cause != nil {
+			r.cause = r.causeFor(cause)
+		}
+	}
+	r.state.Store(1)
+	if p := r.done.Load(); p != nil {
+		close(*p)
+	}
+}
+
+// causeFor returns a cancelled context whose cause is err: the kept one if
+// it was made for this very error and is still alive, else a new one (then
+// kept). r.mu is held.
+func (r *ctxRun) causeFor(err error) *causeCtx {
+	if c := r.lastCause.Value(); c != nil && samePointer(c.err, err) {
+		return c
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(err)
+	c := &causeCtx{ctx: ctx, err: err}
+	r.lastCause = weak.Make(c)
+	return c
+}
+
+// samePointer reports whether a and b are the same pointer: comparing them
+// cannot panic then, unlike == on two errors of a struct type that holds an
+// uncomparable value.
+func samePointer(a, b error) bool {
+	ta := reflect.TypeOf(a)
+	return ta != nil && ta.Kind() == reflect.Pointer && ta == reflect.TypeOf(b) && a == b
+}
+
+// fail records err if it is the run's first error and makes the run done
+// with it as the cause. The mutex orders the first error before the cancel,
+// so no copy can see a context cancelled by a later error, and RunN's return
+// orders every fail before end.
+func (r *ctxRun) fail(err error) {
+	r.mu.Lock()
+	if r.first == nil {
+		r.first = err
+		r.cancelLocked(err)
 	}
 	r.mu.Unlock()
 }
 
-// finish cancels the run's context (it is over), returns the first error and
-// clears the state for the pool. It runs after RunN returned, so no copy is
-// running.
-func (r *errRun) finish() error {
-	r.cancel(nil)
-	err := r.err
-	r.ctx, r.cancel, r.err = nil, nil, nil
-	return err
-}
-
 // guard is deferred by every copy: a copy that does not return normally
 // (panic, Goexit) cancels the others' context so they can stop early.
-func (r *errRun) guard(returned *bool) {
+func (r *ctxRun) guard(returned *bool) {
 	if !*returned {
-		r.cancel(errCopyPanicked)
+		r.mu.Lock()
+		r.cancelLocked(errCopyPanicked)
+		r.mu.Unlock()
 	}
+}
+
+// Deadline is the parent's.
+func (r *ctxRun) Deadline() (deadline time.Time, ok bool) {
+	if p := r.parent; p != nil {
+		return p.Deadline()
+	}
+	return time.Time{}, false
+}
+
+// Done returns a channel closed when the run is done. The first call of a
+// run makes it (and watches the parent if that can be done); later calls
+// load it.
+func (r *ctxRun) Done() <-chan struct{} {
+	if p := r.done.Load(); p != nil {
+		return *p
+	}
+	return r.makeDone()
+}
+
+func (r *ctxRun) makeDone() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.done.Load(); p != nil {
+		return *p
+	}
+	if r.state.Load() == 0 && r.parent.Err() != nil {
+		r.cancelLocked(nil)
+	}
+	if r.state.Load() != 0 {
+		r.ch = closedChan
+	} else {
+		r.ch = make(chan struct{})
+		if r.parent.Done() != nil {
+			// The watch runs in a goroutine of its own once the parent is
+			// done, and takes mu: it cannot run inside this section.
+			gen := r.gen
+			r.stop = context.AfterFunc(r.parent, func() { r.parentDone(gen) })
+		}
+	}
+	r.done.Store(&r.ch) // after writing ch (see ctxRun)
+	return r.ch
+}
+
+// parentDone is the parent watch: it makes run gen done with the parent's
+// Err, unless that run is over.
+func (r *ctxRun) parentDone(gen uint64) {
+	r.mu.Lock()
+	if r.gen == gen {
+		r.cancelLocked(nil)
+	}
+	r.mu.Unlock()
+}
+
+// Err returns nil while the run is live. If the parent is done but the run
+// does not know it yet, it makes the run done first, so that Err and Done
+// agree (Err is non-nil only once Done's channel is closed).
+func (r *ctxRun) Err() error {
+	if r.state.Load() == 0 {
+		if r.parent.Err() == nil {
+			return nil
+		}
+		r.mu.Lock()
+		r.cancelLocked(nil)
+		r.mu.Unlock()
+	}
+	return r.err
+}
+
+// Value asks the cause context first once a copy's failure made the run
+// done (it answers only the context package's own key, for Cause), then the
+// parent.
+func (r *ctxRun) Value(key any) any {
+	if r.state.Load() != 0 {
+		if c := r.cause; c != nil {
+			if v := c.ctx.Value(key); v != nil {
+				return v
+			}
+		}
+	}
+	if p := r.parent; p != nil {
+		return p.Value(key)
+	}
+	return nil
 }
 
 var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
@@ -211,7 +452,7 @@ var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
 // copies (see RunContext). With n ids on k < n copies, copy c runs id c,
 // then ids k, k+1, ... from the shared counter until they are all taken.
 type runCtxTask struct {
-	errRun
+	run  ctxRun
 	fn   func(ctx context.Context, worker int) error
 	n, k int
 	// next counts the ids from k on that copies have taken: the Add is the
@@ -238,19 +479,24 @@ func (t *runCtxTask) reset(n, max int) (copies int) {
 	return t.k
 }
 
-// exit is deferred by RunContext: it detaches the derived context and, if
-// RunN is panicking with a copy's *PanicError and ids are not copies
-// (claimed, so t.cur is in use), puts the id of the work that panicked in it
-// in place of the copy's slot. It reads t only while a panic unwinds, when
-// RunContext did not put t back in the pool.
-func (t *runCtxTask) exit(cancel context.CancelCauseFunc, claimed bool) {
-	cancel(nil)
+// exit is deferred by RunContext. If the run returned, it does nothing (t
+// may already serve another run). Otherwise RunN is panicking (or the
+// caller's copy called runtime.Goexit) after every copy returned: it ends
+// the run's context (t is not reused) and, if ids are not copies (claimed,
+// so t.cur is in use), puts the id of the work that panicked in the
+// *PanicError in place of the copy's slot.
+func (t *runCtxTask) exit(returned *bool, claimed bool) {
+	if *returned {
+		return
+	}
+	t.run.end()
+	t.fn = nil
 	if !claimed {
 		return
 	}
 	v := recover()
 	if v == nil {
-		return // no panic (or a Goexit, which goes on)
+		return // a Goexit, which goes on
 	}
 	if pe, ok := v.(*PanicError); ok && pe.Worker >= 0 && pe.Worker < len(t.cur) {
 		pe.Worker = t.cur[pe.Worker]
@@ -263,14 +509,14 @@ func (t *runCtxTask) CallerCanRun() bool { return true }
 
 func (t *runCtxTask) Work(copy int) {
 	returned := false
-	defer t.guard(&returned)
+	defer t.run.guard(&returned)
 	id := copy
 	for {
 		if t.k < t.n {
 			t.cur[copy] = id
 		}
-		if err := t.fn(t.ctx, id); err != nil {
-			t.fail(err)
+		if err := t.fn(&t.run, id); err != nil {
+			t.run.fail(err)
 		}
 		i := t.next.Add(1) - 1
 		if i >= uint64(t.n-t.k) {
@@ -286,10 +532,19 @@ var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 // rangeCtxTask is the task ForRangeContext runs: copies drain loop until it
 // is empty, the run's context is done, or a body call fails.
 type rangeCtxTask struct {
-	errRun
+	run        ctxRun
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	callerRuns bool
+}
+
+// exit is deferred by ForRangeContext: as runCtxTask.exit, without ids to
+// rename.
+func (t *rangeCtxTask) exit(returned *bool) {
+	if !*returned {
+		t.run.end()
+		t.body = nil
+	}
 }
 
 func (t *rangeCtxTask) Name() string       { return "workers.ForRangeContext" }
@@ -297,25 +552,21 @@ func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
 	returned := false
-	defer t.guard(&returned)
-	done := t.ctx.Done()
+	defer t.run.guard(&returned)
 	for {
-		// A non-blocking receive is a lock-free check of an open channel,
-		// unlike ctx.Err, which may take the context's mutex on every
-		// chunk. A receive that sees the channel closed is synchronized
-		// after the cancel that closed it.
-		select {
-		case <-done:
-			returned = true
-			return
-		default:
+		// Err is an atomic load while the run and its parent are live (and
+		// the parent's Err, an atomic load too for the standard package's
+		// contexts); one that sees the run done is synchronized after
+		// whatever made it so (see ctxRun).
+		if t.run.Err() != nil {
+			break
 		}
 		lo, hi, ok := t.loop.next()
 		if !ok {
 			break
 		}
-		if err := t.body(t.ctx, worker, lo, hi); err != nil {
-			t.fail(err)
+		if err := t.body(&t.run, worker, lo, hi); err != nil {
+			t.run.fail(err)
 			break
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,19 +245,224 @@ func TestContextMisuse(t *testing.T) {
 	}
 }
 
-// TestContextAllocations pins the allocation counts RunContext's doc states
-// (the derived context only) and keeps the plain calls at zero.
+// Copies that poll Err (never Done) see a parent's cancellation at once, with
+// the parent's Err and cause.
+func TestRunContextParentCancelPolled(t *testing.T) {
+	w := workers.New("ctx-parent-poll", 2)
+	defer w.Close()
+	stop := errors.New("stop")
+	for round := range 20 {
+		parent, cancel := context.WithCancelCause(context.Background())
+		var errs [2]atomic.Value
+		err := w.RunContext(parent, 2, func(ctx context.Context, worker int) error {
+			if worker == 0 {
+				cancel(stop)
+			}
+			for ctx.Err() == nil {
+				runtime.Gosched()
+			}
+			errs[worker].Store(ctx.Err())
+			return context.Cause(ctx)
+		})
+		require.Equal(t, stop, err, "round %d", round)
+		for id := range errs {
+			require.Equal(t, context.Canceled, errs[id].Load(), "round %d: copy %d's Err", round, id)
+		}
+	}
+}
+
+type ctxKey struct{}
+
+// A parent's deadline, Err and values reach the copies; a parent already done
+// when the set is free still runs every copy, which see it done.
+func TestRunContextParentDeadlineAndValues(t *testing.T) {
+	w := workers.New("ctx-deadline", 2)
+	defer w.Close()
+	deadline := time.Now().Add(-time.Second)
+	parent, cancel := context.WithDeadline(context.WithValue(context.Background(), ctxKey{}, "v"), deadline)
+	defer cancel()
+	var ran atomic.Int32
+	err := w.RunContext(parent, 2, func(ctx context.Context, _ int) error {
+		ran.Add(1)
+		if d, ok := ctx.Deadline(); !ok || !d.Equal(deadline) {
+			return fmt.Errorf("Deadline() = %v, %v; want %v, true", d, ok, deadline)
+		}
+		if v := ctx.Value(ctxKey{}); v != "v" {
+			return fmt.Errorf("Value = %v; want v", v)
+		}
+		select {
+		case <-ctx.Done():
+		default:
+			return errors.New("Done not closed")
+		}
+		if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != context.DeadlineExceeded {
+			return fmt.Errorf("Err, Cause = %v, %v; want DeadlineExceeded", ctx.Err(), context.Cause(ctx))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), ran.Load())
+}
+
+// valueErr is an error of an uncomparable type: comparing two of them with
+// == panics, which the run's cause bookkeeping must not do.
+type valueErr struct{ ids []int }
+
+func (e valueErr) Error() string { return fmt.Sprint("bad ", e.ids) }
+
+// Cause is the failing copy's error whatever its type, run after run, and
+// contexts derived from the copies' (WithCancel, AfterFunc) end with it.
+func TestRunContextCauseAndDerived(t *testing.T) {
+	w := workers.New("ctx-cause", 2)
+	defer w.Close()
+	sentinel := errors.New("sentinel")
+	for round := range 10 {
+		for _, fail := range []error{sentinel, valueErr{[]int{round}}, fmt.Errorf("round %d", round)} {
+			var childCause, afterCause atomic.Value
+			err := w.RunContext(context.WithValue(context.Background(), ctxKey{}, "v"), 2, func(ctx context.Context, worker int) error {
+				if worker == 0 {
+					return fail
+				}
+				child, cancel := context.WithCancel(ctx)
+				defer cancel()
+				after := make(chan struct{})
+				stop := context.AfterFunc(ctx, func() { afterCause.Store(context.Cause(ctx)); close(after) })
+				defer stop()
+				<-child.Done()
+				<-after
+				childCause.Store(context.Cause(child))
+				if v := ctx.Value(ctxKey{}); v != "v" {
+					return fmt.Errorf("Value after the cancel = %v; want v", v)
+				}
+				return nil
+			})
+			require.Equal(t, fail, err, "round %d", round)
+			require.Equal(t, fail, childCause.Load(), "round %d: the derived context's cause", round)
+			require.Equal(t, fail, afterCause.Load(), "round %d: Cause in an AfterFunc", round)
+		}
+	}
+}
+
+// A context a copy kept reports done after the run, and the set keeps
+// nothing of the run: the parent (and its values), fn and the error can be
+// collected.
+func TestRunContextKeepsNothing(t *testing.T) {
+	w := workers.New("ctx-keep", 2)
+	defer w.Close()
+	for _, withDone := range []bool{false, true} {
+		kept, weaks := keptRun(t, w, withDone)
+		require.ErrorIs(t, kept.Err(), context.Canceled)
+		select {
+		case <-kept.Done():
+		default:
+			t.Fatal("a kept context's Done is not closed after the run")
+		}
+		assert.Nil(t, kept.Value(ctxKey{}), "a kept context still reaches its parent's values")
+		for range 3 {
+			runtime.GC()
+		}
+		for i, wp := range weaks {
+			assert.Nil(t, wp.Value(), "withDone %v: object %d of the run still reachable", withDone, i)
+		}
+	}
+}
+
+// keptRun runs a failing RunContext whose parent holds a value, whose fn
+// captures a pointer and whose error is a pointer, and returns the context
+// copy 1 kept and weak pointers to the three.
+func keptRun(t *testing.T, w *workers.Workers, withDone bool) (context.Context, [3]weak.Pointer[[64]byte]) {
+	val, captured := new([64]byte), new([64]byte)
+	fail := &bigErr{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, val))
+	defer cancel()
+	var kept context.Context
+	err := w.RunContext(parent, 2, func(ctx context.Context, worker int) error {
+		captured[worker] = 1
+		if worker == 0 {
+			return fail
+		}
+		if withDone {
+			<-ctx.Done()
+		}
+		kept = ctx
+		return nil
+	})
+	require.Equal(t, error(fail), err)
+	return kept, [3]weak.Pointer[[64]byte]{weak.Make(val), weak.Make(captured), weak.Make(&fail.pad)}
+}
+
+type bigErr struct{ pad [64]byte }
+
+func (*bigErr) Error() string { return "big" }
+
+// A parent that was watched for a run (a copy called Done) and is cancelled
+// after that run returned leaves later runs on the same set alone.
+func TestRunContextOldParentWatch(t *testing.T) {
+	w := workers.New("ctx-old-watch", 2)
+	defer w.Close()
+	for round := range 20 {
+		parent, cancel := context.WithCancel(context.Background())
+		require.NoError(t, w.RunContext(parent, 2, func(ctx context.Context, _ int) error {
+			select {
+			case <-ctx.Done():
+				return errors.New("done too early")
+			default:
+				return nil
+			}
+		}))
+		err := w.RunContext(context.Background(), 2, func(ctx context.Context, worker int) error {
+			done := ctx.Done()
+			if worker == 0 {
+				cancel()
+			}
+			for range 100 {
+				runtime.Gosched()
+			}
+			select {
+			case <-done:
+				return errors.New("a later run's context ended with an old parent")
+			default:
+			}
+			return ctx.Err()
+		})
+		require.NoError(t, err, "round %d", round)
+	}
+}
+
+// TestContextAllocations pins the allocation counts RunContext's doc states:
+// none per call in steady state on a long-lived set, whatever the path (one
+// copy inline, copies on workers, more ids than workers, a busy set), with
+// a cancellable parent too, and when copies stop each other with a sentinel
+// error; one channel when a copy asks for Done. Plain ForRange stays at 0.
 func TestContextAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	w := workers.New("ctx-alloc", 2)
 	defer w.Close()
+	busy := workers.New("ctx-alloc-busy", 2, workers.WithConcurrentRuns())
+	defer busy.Close()
 	bg := context.Background()
-	fn := func(context.Context, int) error { return nil }
-	// Copy 0 fails at once, which cancels the context copy 1 waits on. A
-	// func literal that captures nothing, so the test itself allocates
+	parent, cancelParent := context.WithCancel(bg)
+	defer cancelParent()
+	// Func literals that capture nothing, so the test itself allocates
 	// nothing per call.
+	fn := func(context.Context, int) error { return nil }
+	// Copy 0 fails at once; copy 1 polls Err until that cancels the
+	// context, and checks the cause.
+	failOrPoll := func(ctx context.Context, worker int) error {
+		if worker == 0 {
+			return errors.ErrUnsupported
+		}
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		if context.Cause(ctx) != errors.ErrUnsupported {
+			panic("wrong cause")
+		}
+		return nil
+	}
+	// The same, copy 1 waiting on Done.
 	failOrWait := func(ctx context.Context, worker int) error {
 		if worker == 0 {
 			return errors.ErrUnsupported
@@ -263,19 +471,45 @@ func TestContextAllocations(t *testing.T) {
 		return nil
 	}
 	body := func(context.Context, int, int, int) error { return nil }
+	failAt500 := func(_ context.Context, _, lo, _ int) error {
+		if lo == 500 {
+			return errors.ErrUnsupported
+		}
+		return nil
+	}
+	plain := func(int, int, int) {}
 	for _, tc := range []struct {
 		name string
 		call func()
 		want float64
 	}{
-		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 2},
-		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 2},
-		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 3}, // copies watch Done: the channel
-		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 3},
+		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 0},
+		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 0},
+		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 0},
+		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 0},
+		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 0},
+		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 0},
+		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 1}, // the channel
+		// A busy run's own state escapes (gang.RunInline takes the copy as
+		// an interface): one object per busy run, none for the context.
+		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 1},
+		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 0},
+		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 0},
+		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 0},
+		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 0},
+		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 0},
+		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 1},
+		{"ForRange", func() { w.ForRange(1000, plain) }, 0},
 	} {
-		tc.call() // warm the pools and create the workers
-		got := testing.AllocsPerRun(200, tc.call)
-		assert.Equal(t, tc.want, got, "%s: allocations per call", tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "busy") {
+				release := holdSet(busy, 2)
+				defer release()
+			}
+			tc.call() // warm the kept tasks and create the workers
+			got := testing.AllocsPerRun(200, tc.call)
+			assert.Equal(t, tc.want, got, "allocations per call")
+		})
 	}
 }
 

@@ -105,6 +105,10 @@ type set struct {
 
 	// team is the team RunTeam keeps between runs (see RunTeam).
 	team atomic.Pointer[cachedTeam]
+
+	// ctxTasks keeps the tasks of RunContext and ForRangeContext between
+	// runs (see ctxTasks).
+	ctxTasks ctxTasks
 }
 
 // worker is one worker goroutine's identity; its counters live in the
