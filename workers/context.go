@@ -76,11 +76,13 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // time runs RunContext on (the run's state, which is also the copies'
 // context, is kept by the set; concurrent calls take more from a pool), with
 // n of 1 or more, a parent that may be cancelled or not, and copies that
-// stop each other with a sentinel error (the first failure with a given
-// error value allocates; later ones with the same pointer reuse that until
-// a garbage collection; any other error allocates a few objects). A run in
-// which some copy calls ctx.Done allocates its channel, and, with a parent
-// that can be done, the watch of the parent (context.AfterFunc).
+// fail with any error. Only asking for the cause of a copy's error
+// (context.Cause, or deriving a context once the run is cancelled) makes a
+// context that holds it, a few objects; one made for a pointer error (such
+// as a sentinel error) is reused by later runs failing with the same one
+// until a garbage collection. A run in which some copy calls ctx.Done
+// allocates its channel, and, with a parent that can be done, the watch of
+// the parent (context.AfterFunc).
 // TestContextAllocations pins these counts. It panics if ctx or fn is nil,
 // n < 1, or in the cases where RunN panics.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
@@ -221,14 +223,15 @@ func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
 //     whose channel must close by itself, makes a channel and, if the parent
 //     can be done at all, watches it (context.AfterFunc).
 //   - context.Cause finds a cause only through a *context.cancelCtx that
-//     Value returns for the package's private key. So a run cancelled by a
-//     copy's error holds a cancelled context.WithCancelCause whose cause is
-//     that error, and Value asks it first; a run cancelled by its parent
-//     leaves Value to the parent, whose cause Cause then finds. The last
-//     such context is kept, weakly, for the next run failing with the same
-//     error (a pointer, such as a sentinel error): a run that stops its
-//     copies with a sentinel error allocates nothing either, until a
-//     garbage collection frees the kept one.
+//     Value returns for the package's private key (cancelKey). So Value on
+//     a run cancelled by a copy's error answers that key with a cancelled
+//     context.WithCancelCause whose cause is that error, made on the first
+//     such Value (a run whose copies never ask for the cause makes none); a
+//     run cancelled by its parent leaves Value to the parent, whose cause
+//     Cause then finds. The last such context is kept, weakly, for the next
+//     run failing with the same error (a pointer, such as a sentinel
+//     error): a run that stops its copies with a sentinel error allocates
+//     nothing either, until a garbage collection frees the kept one.
 //
 // Ordering: state goes from live (0) to done (1) once per run, under mu, after
 // err and cause are written and before done's channel is closed; every
@@ -243,11 +246,15 @@ type ctxRun struct {
 	// so a Load that sees the pointer sees the channel).
 	done atomic.Pointer[chan struct{}]
 
-	mu    sync.Mutex
-	ch    chan struct{}
-	err   error     // Err's value once done
-	cause *causeCtx // set when a copy's failure made the run done
-	first error     // the first error a copy returned
+	mu     sync.Mutex
+	ch     chan struct{}
+	err    error // Err's value once done
+	failed error // the cause, when a copy's failure made the run done
+	// cause is the context Value answers cancelKey with once failed is
+	// set, made on demand (see causeCtx); an atomic, as Value loads it
+	// without mu.
+	cause atomic.Pointer[causeCtx]
+	first error // the first error a copy returned
 	stop  func() bool
 	// gen counts the runs, so that a parent watch firing late (after its
 	// run ended) leaves a later run on the same ctxRun alone.
@@ -287,7 +294,8 @@ func (r *ctxRun) end() error {
 	r.mu.Lock()
 	r.cancelLocked(nil)
 	first, stop := r.first, r.stop
-	r.first, r.stop, r.cause, r.parent = nil, nil, nil, nil
+	r.first, r.stop, r.failed, r.parent = nil, nil, nil, nil
+	r.cause.Store(nil)
 	r.gen++
 	r.mu.Unlock()
 	if stop != nil {
@@ -306,15 +314,56 @@ func (r *ctxRun) cancelLocked(cause error) {
 	if err := r.parent.Err(); err != nil {
 		r.err = err // Cause finds the parent's cause through Value
 	} else {
-		r.err = context.Canceled
-		if cause != nil {
-			r.cause = r.causeFor(cause)
+		r.err, r.failed = context.Canceled, cause
+		if cause != nil && cancelKey == nil {
+			r.cause.Store(r.causeFor(cause)) // Value cannot tell the key: make it now
 		}
 	}
 	r.state.Store(1)
 	if p := r.done.Load(); p != nil {
 		close(*p)
 	}
+}
+
+// causeCtx returns the cancelled context whose cause is r.failed, making it
+// if no Value made it yet. r.failed is set (the caller loaded state != 0
+// first, see ctxRun).
+func (r *ctxRun) causeCtx() *causeCtx {
+	if c := r.cause.Load(); c != nil {
+		return c
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cause.Load()
+	if c == nil {
+		c = r.causeFor(r.failed)
+		r.cause.Store(c)
+	}
+	return c
+}
+
+// cancelKey is the key context.Cause passes to Value to find a
+// *context.cancelCtx (the package's private one), learnt once by asking
+// Cause about a probe; nil if Cause asked no key of it, and then a run
+// makes its cause context when a copy fails and Value asks it about every
+// key (see ctxRun.Value).
+var cancelKey = func() any {
+	var p keyProbe
+	_ = context.Cause(&p)
+	return p.key
+}()
+
+// keyProbe is a done context that records the first key Value is asked.
+type keyProbe struct{ key any }
+
+func (*keyProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*keyProbe) Done() <-chan struct{}       { return closedChan }
+func (*keyProbe) Err() error                  { return context.Canceled }
+func (p *keyProbe) Value(key any) any {
+	if p.key == nil {
+		p.key = key
+	}
+	return nil
 }
 
 // causeFor returns a cancelled context whose cause is err: the kept one if
@@ -429,15 +478,20 @@ func (r *ctxRun) Err() error {
 	return r.err
 }
 
-// Value asks the cause context first once a copy's failure made the run
-// done (it answers only the context package's own key, for Cause), then the
-// parent.
+// Value answers cancelKey with the cause context once a copy's failure made
+// the run done (making it on the first call), and leaves every other key,
+// and that one otherwise, to the parent. (A key is compared with ==, which
+// never panics against cancelKey's pointer type.) Without a known
+// cancelKey, the cause context made at the failure is asked first: it
+// answers only its package's key.
 func (r *ctxRun) Value(key any) any {
-	if r.state.Load() != 0 {
-		if c := r.cause; c != nil {
-			if v := c.ctx.Value(key); v != nil {
-				return v
+	if r.state.Load() != 0 && r.failed != nil {
+		if cancelKey != nil {
+			if key == cancelKey {
+				return r.causeCtx().ctx.Value(key)
 			}
+		} else if v := r.causeCtx().ctx.Value(key); v != nil {
+			return v
 		}
 	}
 	if p := r.parent; p != nil {

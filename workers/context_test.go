@@ -470,6 +470,23 @@ func TestContextAllocations(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
+	// Copy 0 fails with a new error every call (made beforehand), which
+	// nobody asks the cause of: no cause context is made.
+	fresh := make([]error, 256)
+	for i := range fresh {
+		fresh[i] = fmt.Errorf("fresh %d", i)
+	}
+	var next int
+	failFresh := func(ctx context.Context, worker int) error {
+		if worker == 0 {
+			next++
+			return fresh[next%len(fresh)]
+		}
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		return nil
+	}
 	body := func(context.Context, int, int, int) error { return nil }
 	failAt500 := func(_ context.Context, _, lo, _ int) error {
 		if lo == 500 {
@@ -489,6 +506,7 @@ func TestContextAllocations(t *testing.T) {
 		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 0},
 		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 0},
 		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 0},
+		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 0},
 		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 1}, // the channel
 		// A busy run's own state escapes (gang.RunInline takes the copy as
 		// an interface): one object per busy run, none for the context.
