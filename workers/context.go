@@ -68,7 +68,10 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // Until the set reuses it, a kept one reports context.Canceled (or its
 // parent's Err if the parent was done first) and reaches none of the run's
 // values: once RunContext returns, the set holds nothing of the run (fn,
-// ctx, the errors). Its Err costs an atomic load and the parent's Err,
+// ctx, the errors). A run in which a copy called Done (which deriving a
+// context from it, or context.AfterFunc on it, does) is never reused: its
+// context stays done, with its Err, Cause and values, like a cancelled
+// standard one, as a goroutine that waited on Done may look at it late. Its Err costs an atomic load and the parent's Err,
 // allocates nothing and sees the parent's cancellation at once: prefer it to
 // Done in loops.
 //
@@ -81,8 +84,9 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // context that holds it, a few objects; one made for a pointer error (such
 // as a sentinel error) is reused by later runs failing with the same one
 // until a garbage collection. A run in which some copy calls ctx.Done
-// allocates its channel, and, with a parent that can be done, the watch of
-// the parent (context.AfterFunc).
+// allocates its channel and, since it is not reused, the next run's state;
+// with a parent that can be done, also the watch of the parent
+// (context.AfterFunc).
 // TestContextAllocations pins these counts. It panics if ctx or fn is nil,
 // n < 1, or in the cases where RunN panics.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
@@ -107,10 +111,12 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	// Like w.RunN(t, copies), but giving up (running nothing) if ctx is
 	// done while the run waits for the set.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.run.end()
+	err, reuse := t.run.end()
 	t.fn = nil
 	returned = true
-	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
+	if reuse {
+		putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
+	}
 	if waitErr != nil {
 		return waitErr
 	}
@@ -159,7 +165,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	// As in RunContext: a run whose ctx is done while it waits for the
 	// set claims no chunk, and the loop below reports ctx's cause.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.run.end()
+	err, reuse := t.run.end()
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.claimed() < n {
@@ -170,7 +176,9 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	}
 	t.body = nil
 	returned = true
-	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
+	if reuse {
+		putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
+	}
 	return err
 }
 
@@ -221,7 +229,11 @@ func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
 //   - The parent is not watched: Err looks at the parent's Err when the run
 //     is not done yet, and makes the run done if the parent is. Only Done,
 //     whose channel must close by itself, makes a channel and, if the parent
-//     can be done at all, watches it (context.AfterFunc).
+//     can be done at all, watches it (context.AfterFunc). A ctxRun whose
+//     Done was called is retired after its run: whoever got the channel may
+//     wake on it later and look at Err and Cause (every context derived
+//     from it does, from a goroutine of the context package), which must
+//     then still be this run's.
 //   - context.Cause finds a cause only through a *context.cancelCtx that
 //     Value returns for the package's private key (cancelKey). So Value on
 //     a run cancelled by a copy's error answers that key with a cancelled
@@ -258,7 +270,12 @@ type ctxRun struct {
 	stop  func() bool
 	// gen counts the runs, so that a parent watch firing late (after its
 	// run ended) leaves a later run on the same ctxRun alone.
-	gen       uint64
+	gen uint64
+	// retired is set once Done handed out a channel: goroutines may then
+	// wait on it past the run (a context derived from this one has a
+	// goroutine that, woken by the close, reads Err and Cause), so this
+	// ctxRun must never serve another run (see end).
+	retired   bool
 	lastCause weak.Pointer[causeCtx]
 }
 
@@ -279,29 +296,35 @@ var closedChan = func() chan struct{} {
 // start makes r the live context of a run under parent. No copy runs yet,
 // so plain writes suffice: the run's dispatch publishes them.
 func (r *ctxRun) start(parent context.Context) {
-	r.parent = parent
+	r.parent, r.retired = parent, false
 	r.err = nil
 	r.ch = nil
 	r.done.Store(nil)
 	r.state.Store(0)
 }
 
-// end makes the run's context done (it is over), stops watching the parent,
-// drops every reference to the run (parent, errors, cause) and returns the
-// first error. Every copy has returned; a context a copy kept reports
-// context.Canceled (or its parent's Err) from now on, until the next start.
-func (r *ctxRun) end() error {
+// end makes the run's context done (it is over), stops watching the parent
+// and returns the first error, and whether r may serve another run. Every
+// copy has returned. If it may (no Done was handed out), end drops every
+// reference to the run (parent, errors, cause): a context a copy kept
+// reports context.Canceled (or its parent's Err) from now on, until the next
+// start. If not, r stays what a standard cancelled context is (parent,
+// Err, Cause), for whoever still holds it, and the caller drops it.
+func (r *ctxRun) end() (first error, reuse bool) {
 	r.mu.Lock()
 	r.cancelLocked(nil)
-	first, stop := r.first, r.stop
-	r.first, r.stop, r.failed, r.parent = nil, nil, nil, nil
-	r.cause.Store(nil)
+	first, stop, reuse := r.first, r.stop, !r.retired
+	r.first, r.stop = nil, nil
+	if reuse {
+		r.failed, r.parent = nil, nil
+		r.cause.Store(nil)
+	}
 	r.gen++
 	r.mu.Unlock()
 	if stop != nil {
 		stop() // outside mu: a watch firing now takes mu, sees a new gen and returns
 	}
-	return first
+	return first, reuse
 }
 
 // cancelLocked makes the run done unless it is already: with the parent's
@@ -449,6 +472,7 @@ func (r *ctxRun) makeDone() <-chan struct{} {
 			r.stop = context.AfterFunc(r.parent, func() { r.parentDone(gen) })
 		}
 	}
+	r.retired = true
 	r.done.Store(&r.ch) // after writing ch (see ctxRun)
 	return r.ch
 }

@@ -345,19 +345,29 @@ func TestRunContextCauseAndDerived(t *testing.T) {
 
 // A context a copy kept reports done after the run, and the set keeps
 // nothing of the run: the parent (and its values), fn and the error can be
-// collected.
+// collected. A kept context whose Done was called stays what a cancelled
+// standard context is, later runs on the set notwithstanding.
 func TestRunContextKeepsNothing(t *testing.T) {
 	w := workers.New("ctx-keep", 2)
 	defer w.Close()
 	for _, withDone := range []bool{false, true} {
 		kept, weaks := keptRun(t, w, withDone)
+		for range 3 { // later runs, which reuse the run's state unless Done retired it
+			require.NoError(t, w.RunContext(context.Background(), 2, func(ctx context.Context, _ int) error { return ctx.Err() }))
+		}
 		require.ErrorIs(t, kept.Err(), context.Canceled)
 		select {
 		case <-kept.Done():
 		default:
 			t.Fatal("a kept context's Done is not closed after the run")
 		}
-		assert.Nil(t, kept.Value(ctxKey{}), "a kept context still reaches its parent's values")
+		if withDone {
+			assert.NotNil(t, kept.Value(ctxKey{}), "a retired context keeps its parent's values")
+			assert.Equal(t, "big", context.Cause(kept).Error(), "a retired context keeps its cause")
+			kept = nil
+		} else {
+			assert.Nil(t, kept.Value(ctxKey{}), "a kept context still reaches its parent's values")
+		}
 		for range 3 {
 			runtime.GC()
 		}
@@ -507,7 +517,9 @@ func TestContextAllocations(t *testing.T) {
 		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 0},
 		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 0},
 		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 0},
-		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 1}, // the channel
+		// The channel, and the next run's state: a run whose Done was
+		// handed out is not reused.
+		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 2},
 		// A busy run's own state escapes (gang.RunInline takes the copy as
 		// an interface): one object per busy run, none for the context.
 		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 1},
