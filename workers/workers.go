@@ -373,6 +373,7 @@ func (w *set) close() {
 	w.d.Stop(k)
 	w.wg.Wait()
 	unregister(w)
+	w.ctxTasks.release()
 }
 
 // lock takes the run lock; the slow path detects nested calls.
