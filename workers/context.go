@@ -242,11 +242,12 @@ func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
 //   - The parent is not watched: Err looks at the parent's Err when the run
 //     is not done yet, and makes the run done if the parent is. Only Done,
 //     whose channel must close by itself, makes a channel and, if the parent
-//     can be done at all, watches it (context.AfterFunc). A ctxRun whose
-//     Done was called is retired after its run: whoever got the channel may
-//     wake on it later and look at Err and Cause (every context derived
-//     from it does, from a goroutine of the context package), which must
-//     then still be this run's.
+//     can be done at all, watches it (context.AfterFunc); so does AfterFunc
+//     (the method, which contexts derived from this one register with). A
+//     ctxRun whose Done or AfterFunc was called is retired after its run:
+//     whoever got the channel, or a registered function, may look at Err
+//     and Cause later (a derived context's cancel does), which must then
+//     still be this run's.
 //   - context.Cause finds a cause only through a *context.cancelCtx that
 //     Value returns for the package's private key (cancelKey). So Value on
 //     a run cancelled by a copy's error answers that key with a cancelled
@@ -288,8 +289,25 @@ type ctxRun struct {
 	// wait on it past the run (a context derived from this one has a
 	// goroutine that, woken by the close, reads Err and Cause), so this
 	// ctxRun must never serve another run (see end).
-	retired   bool
+	retired bool
+	// afters are the functions AfterFunc registered and not yet stopped,
+	// started when the run is done.
+	afters    map[*afterFunc]struct{}
 	lastCause weak.Pointer[causeCtx]
+}
+
+// afterFunc is one function AfterFunc registered: state goes from pending
+// (0) to started or stopped (1) once, by a CAS, so it starts at most once
+// and stop reports truly whether it prevented that.
+type afterFunc struct {
+	f     func()
+	state atomic.Uint32
+}
+
+func (a *afterFunc) start() {
+	if a.state.CompareAndSwap(0, 1) {
+		go a.f()
+	}
 }
 
 // causeCtx is a cancelled context whose cause is err, for context.Cause.
@@ -359,6 +377,10 @@ func (r *ctxRun) cancelLocked(cause error) {
 	if p := r.done.Load(); p != nil {
 		close(*p)
 	}
+	for a := range r.afters {
+		a.start()
+	}
+	r.afters = nil
 }
 
 // causeCtx returns the cancelled context whose cause is r.failed, making it
@@ -478,16 +500,57 @@ func (r *ctxRun) makeDone() <-chan struct{} {
 		r.ch = closedChan
 	} else {
 		r.ch = make(chan struct{})
-		if r.parent.Done() != nil {
-			// The watch runs in a goroutine of its own once the parent is
-			// done, and takes mu: it cannot run inside this section.
-			gen := r.gen
-			r.stop = context.AfterFunc(r.parent, func() { r.parentDone(gen) })
-		}
+		r.watchLocked()
 	}
 	r.retired = true
 	r.done.Store(&r.ch) // after writing ch (see ctxRun)
 	return r.ch
+}
+
+// watchLocked starts watching the parent, if it can be done and is not
+// watched yet, so that the run becomes done by itself when the parent is
+// (Done's channel closes, AfterFunc's functions start). The watch runs in a
+// goroutine of its own once the parent is done, and takes mu: it cannot run
+// inside the caller's section. r.mu is held.
+func (r *ctxRun) watchLocked() {
+	if r.stop == nil && r.parent.Done() != nil {
+		gen := r.gen
+		r.stop = context.AfterFunc(r.parent, func() { r.parentDone(gen) })
+	}
+}
+
+// AfterFunc arranges for f to run in a goroutine of its own once the run is
+// done, as context.AfterFunc does for the standard contexts, which use it:
+// a context derived from a copy's registers here instead of starting a
+// goroutine to watch Done. The run is then retired (see ctxRun): f, or stop,
+// may look at it after the run.
+func (r *ctxRun) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	r.mu.Lock()
+	r.retired = true
+	if r.state.Load() == 0 && r.parent.Err() != nil {
+		r.cancelLocked(nil)
+	}
+	if r.state.Load() != 0 {
+		r.mu.Unlock()
+		a.start()
+	} else {
+		if r.afters == nil {
+			r.afters = make(map[*afterFunc]struct{})
+		}
+		r.afters[a] = struct{}{}
+		r.watchLocked()
+		r.mu.Unlock()
+	}
+	return func() bool {
+		if !a.state.CompareAndSwap(0, 1) {
+			return false // started, or stopped before
+		}
+		r.mu.Lock()
+		delete(r.afters, a) // r is retired: never another run's map
+		r.mu.Unlock()
+		return true
+	}
 }
 
 // parentDone is the parent watch: it makes run gen done with the parent's

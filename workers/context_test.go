@@ -343,6 +343,47 @@ func TestRunContextCauseAndDerived(t *testing.T) {
 	}
 }
 
+// Contexts derived from a copy's register with it (its AfterFunc method)
+// instead of starting a goroutine each to watch it, and end with it;
+// context.AfterFunc on it runs once the run is done unless stopped.
+func TestRunContextDerivedWithoutGoroutines(t *testing.T) {
+	w := workers.New("ctx-derived", 1)
+	defer w.Close()
+	const children = 100
+	var stoppedRan, ran atomic.Bool
+	stopRes := false
+	var kids []context.Context
+	var cancels []context.CancelFunc
+	defer func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+	}()
+	var extra int
+	fail := errors.New("fail")
+	err := w.RunContext(context.Background(), 1, func(ctx context.Context, _ int) error { // inline: no other copy
+		before := runtime.NumGoroutine()
+		for range children {
+			c, cancel := context.WithCancel(ctx)
+			kids, cancels = append(kids, c), append(cancels, cancel) // cancelled after the checks
+		}
+		extra = runtime.NumGoroutine() - before
+		stop := context.AfterFunc(ctx, func() { stoppedRan.Store(true) })
+		stopRes = stop()
+		context.AfterFunc(ctx, func() { ran.Store(true) })
+		return fail
+	})
+	require.Equal(t, fail, err)
+	assert.Less(t, extra, children/2, "goroutines started by deriving %d contexts", children)
+	for i, c := range kids {
+		<-c.Done() // hangs unless the copy's failure reached every child
+		require.Equal(t, fail, context.Cause(c), "child %d", i)
+	}
+	assert.True(t, stopRes, "stop before the run ended reports that it stopped f")
+	require.Eventually(t, ran.Load, 10*time.Second, time.Millisecond, "an AfterFunc not stopped runs once the run is done")
+	assert.False(t, stoppedRan.Load(), "a stopped AfterFunc ran")
+}
+
 // A context a copy kept reports done after the run, and the set keeps
 // nothing of the run: the parent (and its values), fn and the error can be
 // collected. A kept context whose Done was called stays what a cancelled
