@@ -68,12 +68,14 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // Until the set reuses it, a kept one reports context.Canceled (or its
 // parent's Err if the parent was done first) and reaches none of the run's
 // values: once RunContext returns, the set holds nothing of the run (fn,
-// ctx, the errors). A run in which a copy called Done (which deriving a
-// context from it, or context.AfterFunc on it, does) is never reused: its
+// ctx, the errors). A run in which a copy called Done, derived a context
+// from its own or called context.AfterFunc on it is never reused: its
 // context stays done, with its Err, Cause and values, like a cancelled
-// standard one, as a goroutine that waited on Done may look at it late. Its Err costs an atomic load and the parent's Err,
-// allocates nothing and sees the parent's cancellation at once: prefer it to
-// Done in loops.
+// standard one, since a goroutine that waited on it may look at it late.
+// Deriving starts no goroutine (the context has the AfterFunc method that
+// the context package looks for). The context's Err costs an atomic load
+// and the parent's Err, allocates nothing and sees the parent's cancellation
+// at once: prefer it to Done in loops.
 //
 // Allocations: none per call in steady state, on a set one goroutine at a
 // time runs RunContext on (the run's state, which is also the copies'
