@@ -42,7 +42,7 @@ type MixedOptions struct {
 	// others' fork-joins (default 4). For the team rows a batch is one
 	// RunTeam of Batch steps, alone and mixed alike.
 	Batch int
-	// Batches is the batches of one measurement (default 40).
+	// Batches is the batches of one measurement (default 24).
 	Batches int
 	// ForkJoins is how many go+WaitGroup fork-joins, and then how many
 	// errgroup ones, run between two batches (default 2).
@@ -58,7 +58,7 @@ func (m MixedOptions) defaults() MixedOptions {
 		m.Batch = 4
 	}
 	if m.Batches == 0 {
-		m.Batches = 40
+		m.Batches = 24
 	}
 	if m.ForkJoins == 0 {
 		m.ForkJoins = 2

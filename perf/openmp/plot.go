@@ -42,7 +42,7 @@ func Plot(r *Result, dir string) (string, error) {
 	}
 	panels := []*plot.Plot{grain, over}
 	if r.Mixed != nil {
-		mixed, err := plotMixed(r.Mixed)
+		mixed, err := plotMixed(r.Mixed, r.Rounds)
 		if err != nil {
 			return "", err
 		}
@@ -252,9 +252,9 @@ func addErrSeries(p *plot.Plot, order []string, pts map[string]*errPoints, sprea
 // plotMixed draws every row's mixed/alone ratio per construct, one series
 // per mode class and gap, with the min-max of the rounds' ratios and the
 // goal as a dashed line.
-func plotMixed(m *Mixed) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("mixed process: time per construct, mixed / alone, median, min-max of rounds (batches of %d after %d+%d fork-joins)",
-		m.Batch, m.ForkJoins, m.ForkJoins), "", "mixed / alone (log scale)")
+func plotMixed(m *Mixed, rounds int) (*plot.Plot, error) {
+	p := newPanel(fmt.Sprintf("mixed process / alone: time per construct, median, min-max of %d rounds", rounds),
+		"", "mixed / alone (log scale)")
 	// The constructs in their order of first appearance.
 	var titles []string
 	index := map[string]int{}
