@@ -49,7 +49,7 @@ type MixedOptions struct {
 	ForkJoins int
 	// WorkNS are the others' kernel work per goroutine in ns, one mixed
 	// measurement each (default 1 us and 100 us: gaps between batches of
-	// about 10 us and 500 us on two threads).
+	// about 15 us and 0.5-1 ms on two threads).
 	WorkNS []float64
 }
 
