@@ -14,13 +14,21 @@ func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) 
 	// Registered first, so it runs last, whatever the copy or the capture
 	// does (even a Goexit from a hostile Name during capture).
 	defer d.retire(c, n, gen)
+	runCopy(t, c, onCaller, &d.fails)
+}
+
+// runCopy runs copy c of t and records in f how it failed, if it did: a
+// panic, panic(nil), a Goexit, or a panic in Name under tracing. On a Goexit
+// it records it and the Goexit goes on unwinding the caller (whose deferred
+// retire then runs).
+func runCopy(t tasks.Task, c int, onCaller bool, f *failures) {
 	returned := false
 	defer func() {
 		if !returned {
 			// call did not return: the copy called runtime.Goexit (call
 			// recovers panics and returns), or Name did, for the trace
 			// region below. There is no panic to recover.
-			d.capture(t, c, onCaller, nil, true, debug.Stack())
+			f.capture(t, c, onCaller, nil, true, debug.Stack())
 		}
 	}()
 	var namePanic *PanicError
@@ -36,9 +44,9 @@ func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) 
 	panicked, v, stack := call(func() { t.Work(c) })
 	returned = true
 	if panicked {
-		d.capture(t, c, onCaller, v, false, stack)
+		f.capture(t, c, onCaller, v, false, stack)
 	} else if namePanic != nil {
-		d.capture(t, c, onCaller, namePanic.Value, false, namePanic.Stack)
+		f.capture(t, c, onCaller, namePanic.Value, false, namePanic.Stack)
 	}
 }
 

@@ -16,7 +16,10 @@
 //
 // Run and Stop must not be called concurrently with each other: one
 // coordinator at a time, as in HotSpot (package workers serializes them with
-// its run lock). Serve(i) must be called by exactly one goroutine at a time per
+// its run lock). Beside it, any goroutine may call RunBeside with a
+// caller-runs plan: the side slot holds one such run at a time, whose caller
+// runs its copies while idle workers take some (the slot's own ids 0..n-1);
+// a RunBeside that finds the slot taken returns at once, having run nothing. Serve(i) must be called by exactly one goroutine at a time per
 // slot; a goroutine that left Serve because a copy called runtime.Goexit is
 // replaced by calling Serve(i) again.
 //
@@ -27,7 +30,7 @@
 // claimed it, and a goroutine claims another copy of the same run only after
 // the previous one returned; every copy not yet started can be started by
 // the worker it is meant for (copy c by worker c), which runs nothing else of
-// the run before it. So the copies of a plain run may wait for each other (at
+// the run before it (once a copy of a side run it is running has returned). So the copies of a plain run may wait for each other (at
 // a barrier: see tasks/team) without deadlock. Copies that never wait for
 // each other may still run one after another on one goroutine: a worker that
 // finished its own copy takes the next copies whose workers have not started

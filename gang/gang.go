@@ -50,6 +50,7 @@ const (
 	awake  uint32 = 0 // running, spinning, or about to look at the run word
 	parked uint32 = 1 // committed to block on its wake channel
 	waking uint32 = 2 // a waker sent its token; the worker is not running yet
+	aside  uint32 = 3 // running copies of the side run (side.go)
 )
 
 // slot is worker i's state, on two padded lines. The first holds what
@@ -60,8 +61,9 @@ const (
 // claimer) and what only worker i's goroutine writes (or its replacement,
 // which receives it with the go statement that starts it).
 type slot struct {
-	// state is awake, parked or waking: the Dekker pair of park and
-	// wakeIfParked, and what helpers read to find copies no one runs yet.
+	// state is awake, parked, waking or aside: the Dekker pair of park and
+	// wakeIfParked (wakers act only on parked), and what helpers read to
+	// find copies no one runs yet.
 	state atomic.Uint32
 	// wake is where the worker blocks once parked: the waker that wins the
 	// CAS to waking owes it exactly one permit (see wakeIfParked), so its
@@ -83,8 +85,8 @@ type slot struct {
 	// seen is the generation of the last run word this worker acted on.
 	seen uint64
 	// Counters: single writer (the worker), atomics so Stats may read them.
-	copies, ready, spun, parks, wakeups atomic.Uint64
-	_                                   [cacheLine - 64]byte // layout_test.go checks the size
+	copies, ready, spun, parks, wakeups, side atomic.Uint64
+	_                                         [cacheLine - 72]byte // layout_test.go checks the size
 }
 
 // group is one countdown line of a run's end accounting.
@@ -165,10 +167,13 @@ type Dispatcher struct {
 	coordWake semaphore.Semaphore
 	_         [cacheLine - 24]byte
 
-	// panicked holds the first panic of the current run (see capture);
-	// panics counts them all. Written only when a copy panics.
-	panicked atomic.Pointer[PanicError]
-	panics   atomic.Int64
+	// fails holds the first panic of the current run and the count (see
+	// failures). Written only when a copy panics.
+	fails failures
+
+	// side is the side slot: one caller-runs run beside the current one
+	// (side.go).
+	side side
 }
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
@@ -241,18 +246,19 @@ func prepareSlow(t tasks.Task) (p Plan, pe *PanicError) {
 	return Plan{t: t, callerRuns: opted}, nil
 }
 
-// WorkerStats are worker i's counters: copies it started, and how it learned
-// of the runs it saw (Ready: the run word was already new when it looked;
-// Spun: it changed while the worker spun; Parks: the worker committed to
-// park; Wakeups: parks that ended with a waker's permit).
+// WorkerStats are worker i's counters: copies it started (Side: how many of
+// them were copies of side runs, see RunBeside), and how it learned of the
+// runs it saw (Ready: the run word was already new when it looked; Spun: it
+// changed while the worker spun; Parks: the worker committed to park;
+// Wakeups: parks that ended with a waker's permit).
 type WorkerStats struct {
-	Copies, Ready, Spun, Parks, Wakeups uint64
+	Copies, Side, Ready, Spun, Parks, Wakeups uint64
 }
 
 // WorkerStats returns worker i's counters. Each is read atomically; the set
 // is not a consistent snapshot.
 func (d *Dispatcher) WorkerStats(i int) WorkerStats {
 	s := &d.slots[i]
-	return WorkerStats{Copies: s.copies.Load(), Ready: s.ready.Load(), Spun: s.spun.Load(),
+	return WorkerStats{Copies: s.copies.Load(), Side: s.side.Load(), Ready: s.ready.Load(), Spun: s.spun.Load(),
 		Parks: s.parks.Load(), Wakeups: s.wakeups.Load()}
 }

@@ -24,7 +24,7 @@ func TestLayout(t *testing.T) {
 	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")
 	assert.Less(t, unsafe.Offsetof(d.endSpin)+8, uintptr(5*cacheLine)+1)
 	assert.Equal(t, uintptr(5*cacheLine), unsafe.Offsetof(d.coordWake), "the coordinator's semaphore on a line of its own")
-	assert.GreaterOrEqual(t, unsafe.Offsetof(d.panicked), uintptr(6*cacheLine))
+	assert.GreaterOrEqual(t, unsafe.Offsetof(d.fails), uintptr(6*cacheLine))
 	var s slot
 	assert.Equal(t, uintptr(2*cacheLine), unsafe.Sizeof(s), "slot size")
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.claim), "claim starts the slot's second line")

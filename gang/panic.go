@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
 )
@@ -31,29 +32,36 @@ func call(f func()) (panicked bool, v any, stack []byte) {
 	return false, nil, nil
 }
 
+// failures is a run's panic record: the first panic of the run and how many
+// copies failed. The main run and the side run have one each.
+type failures struct {
+	first atomic.Pointer[PanicError]
+	count atomic.Int64
+}
+
 // capture records a failed copy.
-func (d *Dispatcher) capture(t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
+func (f *failures) capture(t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
 	if goexit && onCaller {
 		// The caller's own Goexit goes on unwinding the caller: it is not a
 		// failure to report to that same caller.
 		return
 	}
 	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
-	d.panics.Add(1)
+	f.count.Add(1)
 	// Keep the first panic, except that a real panic displaces a recorded
 	// Goexit, so a run's report never hides a panic behind a Goexit. The CAS
 	// loop makes the choice atomic against other copies capturing at once.
 	for {
-		cur := d.panicked.Load()
+		cur := f.first.Load()
 		if cur != nil && !(cur.Goexit && !p.Goexit) {
 			break
 		}
-		if d.panicked.CompareAndSwap(cur, p) {
+		if f.first.CompareAndSwap(cur, p) {
 			break
 		}
 	}
 	// Last, because a hostile Name may panic (caught) or Goexit (then the
-	// record above stands, with "?" for the name). The coordinator reads
+	// record above stands, with "?" for the name). The run's submitter reads
 	// Task after the run's end, which this copy's retire precedes.
 	p.Task = safeName(t)
 }
@@ -91,20 +99,18 @@ func RunInline(t tasks.Task) *PanicError {
 	return nil
 }
 
-// takePanic returns the run's first panic, with the total count, and clears
-// the state for the next run.
-func (d *Dispatcher) takePanic() *PanicError {
-	if d.panicked.Load() == nil {
+// take returns the run's first panic, with the total count, and clears the
+// record for the next run. The caller calls it after the run's end, which
+// every capture of the run precedes.
+func (f *failures) take() *PanicError {
+	if f.first.Load() == nil {
 		return nil
 	}
-	p := d.panicked.Swap(nil)
-	p.Panics = int(d.panics.Swap(0))
+	p := f.first.Swap(nil)
+	p.Panics = int(f.count.Swap(0))
 	return p
 }
 
-// WorkerStats are worker i's counters: copies it started, and how it learned
-// of the runs it saw (Ready: the run word was already new when it looked;
-// Spun: it changed while the worker spun; Parks: the worker committed to
 // PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a
 // panic in the task's CallerCanRun. Run re-raises the first one with this
 // type; its Stack is the stack of the panicking goroutine, captured where it

@@ -27,9 +27,9 @@ func (d *Dispatcher) Serve(i int) {
 		// Wake this worker's children in the tree before running anything:
 		// the wake-ups go out in parallel with the copies.
 		if c := 2*i + 2; c < m {
-			d.wakeIfParked(c)
+			d.wakeFor(c, m)
 			if c+1 < m {
-				d.wakeIfParked(c + 1)
+				d.wakeFor(c+1, m)
 			}
 		}
 		if i < m {
@@ -55,8 +55,8 @@ func (d *Dispatcher) Serve(i int) {
 			continue
 		}
 		// A surplus worker that is awake takes copies whose workers are
-		// parked or still waking up: they are the ones the run would wait
-		// for.
+		// parked, still waking up or running side copies: they are the
+		// ones the run would wait for.
 		helped := false
 		for c := range m {
 			if d.slots[c].state.Load() != awake && d.claim(c, gen) {
@@ -74,21 +74,39 @@ func (d *Dispatcher) Serve(i int) {
 }
 
 // next waits for a run word newer than the last one the worker acted on and
-// returns it with its full generation.
+// returns it with its full generation. Meanwhile the worker serves the side
+// slot (side.go); a fresh run word always comes first.
 func (d *Dispatcher) next(s *slot) (r, gen uint64) {
-	if d.fresh(s) {
-		s.ready.Add(1)
-		return d.snapshot()
-	}
-	budget := d.idleBudget(s)
-	if budget > 0 {
-		if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
-			s.spun.Add(1)
+	for {
+		if d.fresh(s) {
+			s.ready.Add(1)
 			return d.snapshot()
 		}
+		if d.sideOpen() {
+			d.serveSide(s)
+			continue
+		}
+		budget := d.idleBudget(s)
+		if budget > 0 {
+			if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) || d.sideOpen() }) {
+				if d.fresh(s) {
+					s.spun.Add(1)
+					return d.snapshot()
+				}
+				continue // the side slot, served above
+			}
+		}
+		if r, gen, ok := d.sleep(s, budget); ok {
+			return r, gen
+		}
 	}
-	// A waker acting on an old run word (a slow parent) may wake this
-	// worker with nothing new to do: park again then.
+}
+
+// sleep parks worker s until the run word is newer than s.seen (ok, with the
+// run word) or the side slot has copies to claim (not ok). A waker acting on
+// an old run word (a slow parent) may wake the worker with nothing new to
+// do: it parks again then.
+func (d *Dispatcher) sleep(s *slot, budget time.Duration) (r, gen uint64, ok bool) {
 	for {
 		var parkedAt time.Time
 		if budget > 0 {
@@ -99,7 +117,11 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 			d.learn(s, time.Since(parkedAt), budget)
 		}
 		if d.fresh(s) {
-			return d.snapshot()
+			r, gen = d.snapshot()
+			return r, gen, true
+		}
+		if d.sideOpen() {
+			return 0, 0, false
 		}
 	}
 }
@@ -151,17 +173,20 @@ func (d *Dispatcher) idleBudget(s *slot) time.Duration {
 	}
 }
 
-// park commits worker s to block, re-checks the run word, and blocks on its
-// semaphore until a waker signals it. See wakeIfParked for the pairing. On
-// return the run word is usually newer than s.seen (not always: see next).
+// park commits worker s to block, re-checks the run word and the side slot,
+// and blocks on its semaphore until a waker signals it. See wakeIfParked for
+// the pairing. On return the run word is usually newer than s.seen, or the
+// side slot open (not always: see sleep).
 // It reports whether the worker slept (blocked until a waker's permit).
 func (d *Dispatcher) park(s *slot) (slept bool) {
 	s.parks.Add(1)
 	s.state.Store(parked)
-	if d.fresh(s) {
-		// A run arrived between the spin and the commit. Withdraw; if a
-		// waker got there first, it owes (and signals) a permit: take it so
-		// the semaphore is empty for the next park.
+	if d.fresh(s) || d.sideOpen() {
+		// A run arrived between the spin and the commit, or a side run
+		// (whose holder stores its word, then looks for parked workers to
+		// wake, so the same pairing holds). Withdraw; if a waker got there
+		// first, it owes (and signals) a permit: take it so the semaphore is
+		// empty for the next park.
 		if !s.state.CompareAndSwap(parked, awake) {
 			s.wake.Wait()
 			s.state.Store(awake)

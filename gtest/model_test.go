@@ -151,7 +151,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// unlocks when Dispatcher.Run returned.
 			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
-			"w.runBusy(op, t, n)",
+			"w.runBusy(op, plan, t, n)",
 			"if !w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",
 			"ran, p := w.d.Run(plan, n)",

@@ -263,6 +263,62 @@ func BenchmarkNewClose(b *testing.B) {
 	}
 }
 
+// BenchmarkBusyRun measures a ForRange of 8 chunks of 20 µs of CPU each on a
+// concurrent set of 4 whose run lock another goroutine holds with a plain
+// run of one copy that waits (it takes worker 0 but no CPU): "side" is the
+// busy run as it runs, in the side slot with idle workers taking chunks;
+// "serial" is the same with the side slot held by a third goroutine's busy
+// run, so every chunk runs on the caller. On more than one CPU, side should
+// be faster by up to the number of CPUs.
+func BenchmarkBusyRun(b *testing.B) {
+	for _, mode := range []string{"side", "serial"} {
+		b.Run(mode, func(b *testing.B) {
+			w := workers.New("busy-bench", 4, workers.WithConcurrentRuns())
+			defer w.Close()
+			w.RunN(tasks.Func("create", func(int) {}), 4) // every worker exists
+			release := make(chan struct{})
+			var held sync.WaitGroup
+			held.Add(1)
+			holding := make(chan struct{})
+			go func() {
+				defer held.Done()
+				w.RunN(tasks.Func("hold", func(int) { close(holding); <-release }), 1)
+			}()
+			<-holding
+			if mode == "serial" {
+				// A busy run whose first copy waits: it holds the side
+				// slot; a worker or its caller runs its second copy.
+				var in sync.WaitGroup
+				in.Add(1)
+				held.Add(1)
+				go func() {
+					defer held.Done()
+					w.ForRange(2, func(_, lo, _ int) {
+						if lo == 0 {
+							in.Done()
+							<-release
+						}
+					}, workers.WithChunk(1))
+				}()
+				in.Wait()
+			}
+			body := func(_, lo, hi int) {
+				for start := time.Now(); time.Since(start) < time.Duration(hi-lo)*20*time.Microsecond; {
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				w.ForRange(8, body, workers.WithChunk(1))
+			}
+			b.StopTimer()
+			st := w.Stats()
+			b.ReportMetric(float64(st.SideCopies)/float64(b.N), "workercopies/op")
+			close(release)
+			held.Wait()
+		})
+	}
+}
+
 // BenchmarkRunContext measures one RunContext (and ForRangeContext) of empty
 // copies on a warm set: the dispatch plus the run's context, which costs no
 // allocation (see TestContextAllocations) unless a copy asks for Done; "fail"

@@ -6,10 +6,11 @@ import (
 )
 
 // Runs on a set made WithConcurrentRuns that do not wait for the run lock.
-// They use no worker and no dispatcher state, so they may overlap with the
-// run that holds the lock and with each other; each runs its copies on its own
-// caller, one after another, which is why they never need the lock: nothing
-// they touch is shared with another run except the atomic counters.
+// An inline run uses no worker and no dispatcher state; a busy run uses only
+// the dispatcher's side slot, which is made to be used beside the run that
+// holds the lock (gang's RunBeside), or, when another busy run has the slot,
+// nothing but its own caller. So they may overlap with the run that holds the
+// lock and with each other, and never need the lock.
 
 // runInlineConcurrent runs the single copy of a caller-runs task on the
 // caller without the run lock.
@@ -31,19 +32,30 @@ func (w *set) runInlineConcurrent(op string, t tasks.Task) {
 	}
 }
 
-// runBusy runs all n copies of a caller-runs task on the caller, ids 0..n-1
-// in order, because the run lock was taken: by another goroutine's run, by
-// Close, or by a run this goroutine is inside (a nested run). A copy's panic
-// does not stop the others; the first one is re-raised, with the count, once
-// every copy has run. A copy's runtime.Goexit proceeds once the later copies
-// have run, unless a copy panicked: that panic is raised instead (as in a
-// dispatched run, the caller's own Goexit is not counted as a panic).
-func (w *set) runBusy(op string, t tasks.Task, n int) {
+// runBusy runs the n copies of a caller-runs task that found the run lock
+// taken: by another goroutine's run, by Close, or by a run this goroutine is
+// inside (a nested run). It never waits for that run. It first offers the run
+// to the dispatcher's side slot, where idle workers take copies beside the
+// caller (gang's RunBeside); if another busy run holds the slot, it runs all
+// n copies on the caller, ids 0..n-1 in order. Either way a copy's panic does
+// not stop the others, the first one is re-raised with the count once every
+// copy has run, and a caller copy's runtime.Goexit proceeds once the other
+// copies have run, unless a copy panicked: that panic is raised instead (as
+// in a dispatched run, the caller's own Goexit is not counted as a panic).
+func (w *set) runBusy(op string, plan gang.Plan, t tasks.Task, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
+	if ok, ran, p := w.d.RunBeside(plan, n); ok {
+		w.sideRuns.Add(1)
+		w.callerCopies.Add(uint64(ran))
+		if p != nil {
+			panic(p)
+		}
+		return
+	}
 	r := busyRun{one: copyOf{t: t}}
 	returned := false
 	defer func() {

@@ -75,15 +75,21 @@ func WithActiveWorkers(n int) Option {
 //
 //   - A caller-runs run (ForRange, ForRangeContext, RunContext, a task that
 //     opted in with tasks.CallerRuns) of n > 1 copies that finds another run
-//     in progress does not wait: it runs all its copies, ids 0..n-1 each
-//     once, on its own calling goroutine, one after another (Stats.BusyRuns
-//     counts these). A run of one copy runs inline at once and never waits.
+//     in progress does not wait (Stats.BusyRuns counts these): its caller
+//     runs its copies, ids 0..n-1 each once, and workers that the run in
+//     progress does not use take some of them (Stats.SideRuns,
+//     Stats.SideCopies). One such run at a time gets workers; another one
+//     that finds the set busy meanwhile runs every copy on its own caller. A
+//     run of one copy runs inline at once and never waits.
 //   - A plain run (a task that does not opt in) waits its turn as without
 //     the option, in FIFO order, and its copies run on the workers only.
 //   - A caller-runs run started from inside a copy of a run on the same set
-//     runs inline in that copy (all its copies on that copy's goroutine)
-//     instead of panicking; a nested plain run still panics, as it would
-//     deadlock.
+//     runs the same way, from that copy's goroutine, instead of panicking; a
+//     nested plain run still panics, as it would deadlock.
+//   - Since copies of a busy run may run on workers, such a copy must not
+//     wait for another run on the same set to end, or for anything that
+//     waits for one (a lock held around a plain run, say): that run may need
+//     the worker it occupies.
 //
 // Copies of overlapping runs therefore share ids (each run has its own
 // 0..n-1): key scratch data by run, not by copy id alone. One goroutine's

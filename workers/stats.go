@@ -15,9 +15,11 @@ import (
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller
-	BusyRuns     uint64 // caller-runs runs that found the set busy (WithConcurrentRuns) and ran every copy on the caller
+	BusyRuns     uint64 // caller-runs runs that found the set busy (WithConcurrentRuns) and did not wait for it
+	SideRuns     uint64 // busy runs whose copies idle workers could take (the others ran every copy on the caller)
 	CallerCopies uint64 // copies run by the goroutine that called Run (inline ones included)
 	WorkerCopies uint64 // copies run by worker goroutines
+	SideCopies   uint64 // worker copies that belonged to busy runs
 
 	// How workers learned of the runs they saw (one per run a worker looked
 	// at, whether or not it got a copy of it, plus one per worker at
@@ -51,6 +53,7 @@ func (w *set) Stats() Stats {
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
 		BusyRuns:     w.busyRuns.Load(),
+		SideRuns:     w.sideRuns.Load(),
 		CallerCopies: w.callerCopies.Load() + inline - goexits,
 		Created:      w.CreatedWorkers(),
 		Waits:        w.waits.Load(),
@@ -59,6 +62,7 @@ func (w *set) Stats() Stats {
 	for i := range s.Created {
 		ws := w.d.WorkerStats(i)
 		s.WorkerCopies += ws.Copies
+		s.SideCopies += ws.Side
 		s.Ready += ws.Ready
 		s.Spun += ws.Spun
 		s.Parks += ws.Parks
@@ -72,6 +76,6 @@ func (w *set) Stats() Stats {
 
 // String formats the snapshot as one log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("runs=%d inline=%d busy=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
-		s.Runs, s.InlineRuns, s.BusyRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
+	return fmt.Sprintf("runs=%d inline=%d busy=%d side=%d caller_copies=%d worker_copies=%d side_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.SideRuns, s.CallerCopies, s.WorkerCopies, s.SideCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }

@@ -77,9 +77,11 @@ type set struct {
 	// concurrent is WithConcurrentRuns; read-only after New. On such a set
 	// the counters above are also written by runs that do not hold mu
 	// (inline runs, busy runs): they are atomic adds, so any number of
-	// writers is fine; busyRuns counts the runs that found mu held.
+	// writers is fine; busyRuns counts the runs that found mu held,
+	// sideRuns those of them that ran in the dispatcher's side slot.
 	concurrent bool
 	busyRuns   atomic.Uint64
+	sideRuns   atomic.Uint64
 
 	// d is read-only after New.
 	d *gang.Dispatcher
@@ -190,9 +192,10 @@ func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
 // copy n-1 itself and then claims every copy no worker has started; with
 // n == 1 it runs the copy inline and wakes no worker. On a set made
-// WithConcurrentRuns, a caller-runs run that finds another run in progress
-// runs every copy on the caller, and one nested in a copy of the same set
-// runs inline there. Otherwise every copy runs on a worker goroutine.
+// WithConcurrentRuns, a caller-runs run that finds another run in progress,
+// or that is nested in a copy of the same set, does not wait: the caller
+// runs its copies, with the help of idle workers (see WithConcurrentRuns).
+// Otherwise every copy runs on a worker goroutine.
 // CallerCanRun is asked once per run.
 //
 // Memory model: the call of RunN is synchronized before the start of every
@@ -263,7 +266,7 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 		// the set's run, run on the caller instead of waiting (so such a
 		// run never waits, and its context never cuts a wait short).
 		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, t, n)
+			w.runBusy(op, plan, t, n)
 			return nil
 		}
 		if p := w.runHeld(op, plan, n); p != nil {
