@@ -268,7 +268,7 @@ func TestCycleThroughSideRunPanics(t *testing.T) {
 	b := workers.New("side-b", 1)
 	defer b.Close()
 	a.RunN(tasks.Func("create", func(int) {}), 2) // both of A's workers exist
-	release := holdSet(a, 1)                       // A is busy; one worker is idle
+	release := holdSet(a, 1)                      // A is busy; one worker is idle
 	defer release()
 	var v any
 	var offHolder atomic.Bool
