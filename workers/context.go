@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -62,34 +60,23 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // run only if a copy is left to take them. On a set made WithConcurrentRuns
 // that another run holds, every copy runs on the caller (see RunN).
 //
-// The copies' context belongs to the run: the set reuses it for a later
-// RunContext, so a copy must not keep it, or pass it to a goroutine, beyond
-// its own return (derive what must outlive the copy from ctx, the parent).
-// Until the set reuses it, a kept one reports context.Canceled (or its
-// parent's Err if the parent was done first) and reaches none of the run's
-// values: once RunContext returns, the set holds nothing of the run (fn,
-// ctx, the errors). A run in which a copy called Done, derived a context
-// from its own or called context.AfterFunc on it is never reused: its
-// context stays done, with its Err, Cause and values, like a cancelled
-// standard one, since a goroutine that waited on it may look at it late.
-// Deriving starts no goroutine (the context has the AfterFunc method that
-// the context package looks for). The context's Err costs an atomic load
-// and the parent's Err, allocates nothing and sees the parent's cancellation
-// at once: prefer it to Done in loops.
+// The copies' context is the run's own, made for each call: once RunContext
+// has returned it stays done, like a cancelled standard context, with
+// context.Canceled (or the parent's Err if the parent was done first) and the
+// cause a copy's error gave it, for as long as anyone keeps it; the set keeps
+// nothing of the run (fn, the context, the errors). Deriving from it starts
+// no goroutine (it has the AfterFunc method that the context package looks
+// for). Its Err costs an atomic load and the parent's Err, allocates nothing
+// and sees the parent's cancellation at once: prefer it to Done in loops.
 //
-// Allocations: none per call in steady state, on a set one goroutine at a
-// time runs RunContext on (the run's state, which is also the copies'
-// context, is kept by the set; concurrent calls take more from a pool), with
-// n of 1 or more, a parent that may be cancelled or not, and copies that
-// fail with any error. Only asking for the cause of a copy's error
+// Allocations: one per call, the copies' context, whatever n, the parent and
+// the copies' errors (the task that carries the run is kept by the set, or
+// taken from a pool by concurrent calls). Done makes its channel on its
+// first call, and with a parent that can be done also the watch of the parent
+// (context.AfterFunc); asking for the cause of a copy's error
 // (context.Cause, or deriving a context once the run is cancelled) makes a
-// context that holds it, a few objects; one made for a pointer error (such
-// as a sentinel error) is reused by later runs failing with the same one
-// until a garbage collection. A run in which some copy calls ctx.Done
-// allocates its channel and, since it is not reused, the next run's state;
-// with a parent that can be done, also the watch of the parent
-// (context.AfterFunc).
-// TestContextAllocations pins these counts. It panics if ctx or fn is nil,
+// context that holds it, a few objects. TestContextAllocations pins these
+// counts. It panics if ctx or fn is nil,
 // n < 1, or in the cases where RunN panics.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
 	if ctx == nil {
@@ -104,7 +91,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	t := takeTask(&w.ctxTasks.run, &runCtxPool)
 	t.fn = fn
 	copies := t.reset(n, w.MaxWorkers())
-	t.run.start(ctx)
+	t.run = newCtxRun(ctx)
 	// Deferred (open-coded: no allocation) so that a panicking run still
 	// ends the copies' context and names the id that panicked; it reads t
 	// only then, since a run that returns hands t back to the set first.
@@ -113,12 +100,10 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	// Like w.RunN(t, copies), but giving up (running nothing) if ctx is
 	// done while the run waits for the set.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err, reuse := t.run.end()
-	t.fn = nil
+	err := t.run.end()
+	t.fn, t.run = nil, nil
 	returned = true
-	if reuse {
-		putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
-	}
+	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
 	if waitErr != nil {
 		return waitErr
 	}
@@ -142,9 +127,9 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 // when ForRangeContext is called, or becomes done while the loop waits for a
 // busy set, it runs nothing and returns context.Cause(ctx) at once.
 //
-// The body's context belongs to the run as in RunContext, and allocations
-// are those of RunContext: none per call in steady state (copies look at the
-// run's Err between chunks, not at Done). It panics where ForRange panics,
+// The body's context is the run's own as in RunContext, and allocations are
+// those of RunContext: one per call (copies look at the run's Err between
+// chunks, not at Done). It panics where ForRange panics,
 // and if ctx is nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
@@ -161,13 +146,13 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
-	t.run.start(ctx)
+	t.run = newCtxRun(ctx)
 	returned := false
 	defer t.exit(&returned) // as in RunContext
 	// As in RunContext: a run whose ctx is done while it waits for the
 	// set claims no chunk, and the loop below reports ctx's cause.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err, reuse := t.run.end()
+	err := t.run.end()
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.claimed() < n {
@@ -176,11 +161,9 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 		// would have made RunN panic).
 		err = cause(ctx)
 	}
-	t.body = nil
+	t.body, t.run = nil, nil
 	returned = true
-	if reuse {
-		putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
-	}
+	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
 	return err
 }
 
@@ -194,11 +177,12 @@ func cause(ctx context.Context) error {
 }
 
 // ctxTasks keeps a set's tasks with a context between runs, one of each
-// kind, so that a set used by one goroutine at a time allocates none in
-// steady state and keeps its own across garbage collections (a sync.Pool is
-// emptied by them); concurrent runs (WithConcurrentRuns) take the others
-// from the package's pools. A kept task holds nothing of its last run but
-// its buffers (see ctxRun.end).
+// kind, so that a set used by one goroutine at a time allocates only the
+// copies' context in steady state and keeps its task across garbage
+// collections (a sync.Pool is emptied by them); concurrent runs
+// (WithConcurrentRuns) take the others from the package's pools. A kept task
+// holds nothing of its last run but its buffers: the copies see the task
+// only through the run's ctxRun, which is never reused.
 type ctxTasks struct {
 	run atomic.Pointer[runCtxTask]
 	rng atomic.Pointer[rangeCtxTask]
@@ -238,35 +222,29 @@ func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
 // ctxRun is the state a run with a context shares among its copies, and it
 // is also the context the copies get: done once a copy fails (returns an
 // error, panics, calls runtime.Goexit), the parent is done, or the run is
-// over. It is recycled from run to run (see ctxTasks), so it costs nothing
-// per run unless a copy asks for more than Err:
+// over. Each run makes one (a context must never come back to life for
+// whoever kept it), which is its only allocation unless a copy asks for more
+// than Err:
 //
 //   - The parent is not watched: Err looks at the parent's Err when the run
 //     is not done yet, and makes the run done if the parent is. Only Done,
 //     whose channel must close by itself, makes a channel and, if the parent
 //     can be done at all, watches it (context.AfterFunc); so does AfterFunc
-//     (the method, which contexts derived from this one register with). A
-//     ctxRun whose Done or AfterFunc was called is retired after its run:
-//     whoever got the channel, or a registered function, may look at Err
-//     and Cause later (a derived context's cancel does), which must then
-//     still be this run's.
+//     (the method, which contexts derived from this one register with).
 //   - context.Cause finds a cause only through a *context.cancelCtx that
 //     Value returns for the package's private key (cancelKey). So Value on
 //     a run cancelled by a copy's error answers that key with a cancelled
 //     context.WithCancelCause whose cause is that error, made on the first
 //     such Value (a run whose copies never ask for the cause makes none); a
 //     run cancelled by its parent leaves Value to the parent, whose cause
-//     Cause then finds. The last such context is kept, weakly, for the next
-//     run failing with the same error (a pointer, such as a sentinel
-//     error): a run that stops its copies with a sentinel error allocates
-//     nothing either, until a garbage collection frees the kept one.
+//     Cause then finds.
 //
 // Ordering: state goes from live (0) to done (1) once per run, under mu, after
 // err and cause are written and before done's channel is closed; every
 // reader loads state first (an atomic load that sees 1 is synchronized after
 // the Store), so it sees err and cause. Err and Value read parent without mu:
-// start writes it before the run is dispatched, which is synchronized before
-// every copy starts, and end clears it after every copy has returned.
+// newCtxRun writes it before the run is dispatched, which is synchronized
+// before every copy starts, and nothing writes it again.
 type ctxRun struct {
 	parent context.Context
 	state  atomic.Uint32
@@ -284,18 +262,9 @@ type ctxRun struct {
 	cause atomic.Pointer[causeCtx]
 	first error // the first error a copy returned
 	stop  func() bool
-	// gen counts the runs, so that a parent watch firing late (after its
-	// run ended) leaves a later run on the same ctxRun alone.
-	gen uint64
-	// retired is set once Done handed out a channel: goroutines may then
-	// wait on it past the run (a context derived from this one has a
-	// goroutine that, woken by the close, reads Err and Cause), so this
-	// ctxRun must never serve another run (see end).
-	retired bool
 	// afters are the functions AfterFunc registered and not yet stopped,
 	// started when the run is done.
-	afters    map[*afterFunc]struct{}
-	lastCause weak.Pointer[causeCtx]
+	afters map[*afterFunc]struct{}
 }
 
 // afterFunc is one function AfterFunc registered: state goes from pending
@@ -326,38 +295,24 @@ var closedChan = func() chan struct{} {
 	return c
 }()
 
-// start makes r the live context of a run under parent. No copy runs yet,
-// so plain writes suffice: the run's dispatch publishes them.
-func (r *ctxRun) start(parent context.Context) {
-	r.parent, r.retired = parent, false
-	r.err = nil
-	r.ch = nil
-	r.done.Store(nil)
-	r.state.Store(0)
-}
+// newCtxRun returns the live context of a run under parent. No copy runs
+// yet, so plain writes suffice: the run's dispatch publishes them.
+func newCtxRun(parent context.Context) *ctxRun { return &ctxRun{parent: parent} }
 
 // end makes the run's context done (it is over), stops watching the parent
-// and returns the first error, and whether r may serve another run. Every
-// copy has returned. If it may (no Done was handed out), end drops every
-// reference to the run (parent, errors, cause): a context a copy kept
-// reports context.Canceled (or its parent's Err) from now on, until the next
-// start. If not, r stays what a standard cancelled context is (parent,
-// Err, Cause), for whoever still holds it, and the caller drops it.
-func (r *ctxRun) end() (first error, reuse bool) {
+// and returns the first error. Every copy has returned. r stays what a
+// standard cancelled context is (parent, Err, Cause) for whoever still holds
+// it; the caller drops it.
+func (r *ctxRun) end() (first error) {
 	r.mu.Lock()
 	r.cancelLocked(nil)
-	first, stop, reuse := r.first, r.stop, !r.retired
+	first, stop := r.first, r.stop
 	r.first, r.stop = nil, nil
-	if reuse {
-		r.failed, r.parent = nil, nil
-		r.cause.Store(nil)
-	}
-	r.gen++
 	r.mu.Unlock()
 	if stop != nil {
-		stop() // outside mu: a watch firing now takes mu, sees a new gen and returns
+		stop() // outside mu: a watch firing now takes mu and finds r done
 	}
-	return first, reuse
+	return first
 }
 
 // cancelLocked makes the run done unless it is already: with the parent's
@@ -426,26 +381,11 @@ func (p *keyProbe) Value(key any) any {
 	return nil
 }
 
-// causeFor returns a cancelled context whose cause is err: the kept one if
-// it was made for this very error and is still alive, else a new one (then
-// kept). r.mu is held.
+// causeFor returns a new cancelled context whose cause is err. r.mu is held.
 func (r *ctxRun) causeFor(err error) *causeCtx {
-	if c := r.lastCause.Value(); c != nil && samePointer(c.err, err) {
-		return c
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(err)
-	c := &causeCtx{ctx: ctx, err: err}
-	r.lastCause = weak.Make(c)
-	return c
-}
-
-// samePointer reports whether a and b are the same pointer: comparing them
-// cannot panic then, unlike == on two errors of a struct type that holds an
-// uncomparable value.
-func samePointer(a, b error) bool {
-	ta := reflect.TypeOf(a)
-	return ta != nil && ta.Kind() == reflect.Pointer && ta == reflect.TypeOf(b) && a == b
+	return &causeCtx{ctx: ctx, err: err}
 }
 
 // fail records err if it is the run's first error and makes the run done
@@ -504,7 +444,6 @@ func (r *ctxRun) makeDone() <-chan struct{} {
 		r.ch = make(chan struct{})
 		r.watchLocked()
 	}
-	r.retired = true
 	r.done.Store(&r.ch) // after writing ch (see ctxRun)
 	return r.ch
 }
@@ -516,20 +455,17 @@ func (r *ctxRun) makeDone() <-chan struct{} {
 // inside the caller's section. r.mu is held.
 func (r *ctxRun) watchLocked() {
 	if r.stop == nil && r.parent.Done() != nil {
-		gen := r.gen
-		r.stop = context.AfterFunc(r.parent, func() { r.parentDone(gen) })
+		r.stop = context.AfterFunc(r.parent, r.parentDone)
 	}
 }
 
 // AfterFunc arranges for f to run in a goroutine of its own once the run is
 // done, as context.AfterFunc does for the standard contexts, which use it:
 // a context derived from a copy's registers here instead of starting a
-// goroutine to watch Done. The run is then retired (see ctxRun): f, or stop,
-// may look at it after the run.
+// goroutine to watch Done.
 func (r *ctxRun) AfterFunc(f func()) (stop func() bool) {
 	a := &afterFunc{f: f}
 	r.mu.Lock()
-	r.retired = true
 	if r.state.Load() == 0 && r.parent.Err() != nil {
 		r.cancelLocked(nil)
 	}
@@ -549,19 +485,17 @@ func (r *ctxRun) AfterFunc(f func()) (stop func() bool) {
 			return false // started, or stopped before
 		}
 		r.mu.Lock()
-		delete(r.afters, a) // r is retired: never another run's map
+		delete(r.afters, a)
 		r.mu.Unlock()
 		return true
 	}
 }
 
-// parentDone is the parent watch: it makes run gen done with the parent's
-// Err, unless that run is over.
-func (r *ctxRun) parentDone(gen uint64) {
+// parentDone is the parent watch: it makes the run done with the parent's
+// Err, unless the run is done already.
+func (r *ctxRun) parentDone() {
 	r.mu.Lock()
-	if r.gen == gen {
-		r.cancelLocked(nil)
-	}
+	r.cancelLocked(nil)
 	r.mu.Unlock()
 }
 
@@ -608,7 +542,7 @@ var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
 // copies (see RunContext). With n ids on k < n copies, copy c runs id c,
 // then ids k, k+1, ... from the shared counter until they are all taken.
 type runCtxTask struct {
-	run  ctxRun
+	run  *ctxRun // the current run's, nil between runs
 	fn   func(ctx context.Context, worker int) error
 	n, k int
 	// next counts the ids from k on that copies have taken: the Add is the
@@ -638,7 +572,7 @@ func (t *runCtxTask) reset(n, max int) (copies int) {
 // exit is deferred by RunContext. If the run returned, it does nothing (t
 // may already serve another run). Otherwise RunN is panicking (or the
 // caller's copy called runtime.Goexit) after every copy returned: it ends
-// the run's context (t is not reused) and, if ids are not copies (claimed,
+// the run's context (t is dropped) and, if ids are not copies (claimed,
 // so t.cur is in use), puts the id of the work that panicked in the
 // *PanicError in place of the copy's slot.
 func (t *runCtxTask) exit(returned *bool, claimed bool) {
@@ -646,7 +580,7 @@ func (t *runCtxTask) exit(returned *bool, claimed bool) {
 		return
 	}
 	t.run.end()
-	t.fn = nil
+	t.fn, t.run = nil, nil
 	if !claimed {
 		return
 	}
@@ -671,7 +605,7 @@ func (t *runCtxTask) Work(copy int) {
 		if t.k < t.n {
 			t.cur[copy] = id
 		}
-		if err := t.fn(&t.run, id); err != nil {
+		if err := t.fn(t.run, id); err != nil {
 			t.run.fail(err)
 		}
 		i := t.next.Add(1) - 1
@@ -688,7 +622,7 @@ var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 // rangeCtxTask is the task ForRangeContext runs: copies drain loop until it
 // is empty, the run's context is done, or a body call fails.
 type rangeCtxTask struct {
-	run        ctxRun
+	run        *ctxRun // the current run's, nil between runs
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	callerRuns bool
@@ -699,7 +633,7 @@ type rangeCtxTask struct {
 func (t *rangeCtxTask) exit(returned *bool) {
 	if !*returned {
 		t.run.end()
-		t.body = nil
+		t.body, t.run = nil, nil
 	}
 }
 
@@ -721,7 +655,7 @@ func (t *rangeCtxTask) Work(worker int) {
 		if !ok {
 			break
 		}
-		if err := t.body(&t.run, worker, lo, hi); err != nil {
+		if err := t.body(t.run, worker, lo, hi); err != nil {
 			t.run.fail(err)
 			break
 		}

@@ -384,17 +384,22 @@ func TestRunContextDerivedWithoutGoroutines(t *testing.T) {
 	assert.False(t, stoppedRan.Load(), "a stopped AfterFunc ran")
 }
 
-// A context a copy kept reports done after the run, and the set keeps
-// nothing of the run: the parent (and its values), fn and the error can be
-// collected. A kept context whose Done was called stays what a cancelled
-// standard context is, later runs on the set notwithstanding.
+// A context a copy kept stays what a cancelled standard context is, later
+// runs on the set notwithstanding (done, with its parent's values and its
+// cause), and once it is dropped nothing of the run stays reachable: the set
+// keeps nothing of it (the parent and its values, fn, the error).
 func TestRunContextKeepsNothing(t *testing.T) {
 	w := workers.New("ctx-keep", 2)
 	defer w.Close()
 	for _, withDone := range []bool{false, true} {
 		kept, weaks := keptRun(t, w, withDone)
-		for range 3 { // later runs, which reuse the run's state unless Done retired it
-			require.NoError(t, w.RunContext(context.Background(), 2, func(ctx context.Context, _ int) error { return ctx.Err() }))
+		for range 3 { // later runs must not bring the kept context back to life
+			require.NoError(t, w.RunContext(context.Background(), 2, func(ctx context.Context, _ int) error {
+				if kept.Err() == nil {
+					return errors.New("a kept context is live again during a later run")
+				}
+				return ctx.Err()
+			}))
 		}
 		require.ErrorIs(t, kept.Err(), context.Canceled)
 		select {
@@ -402,13 +407,9 @@ func TestRunContextKeepsNothing(t *testing.T) {
 		default:
 			t.Fatal("a kept context's Done is not closed after the run")
 		}
-		if withDone {
-			assert.NotNil(t, kept.Value(ctxKey{}), "a retired context keeps its parent's values")
-			assert.Equal(t, "big", context.Cause(kept).Error(), "a retired context keeps its cause")
-			kept = nil
-		} else {
-			assert.Nil(t, kept.Value(ctxKey{}), "a kept context still reaches its parent's values")
-		}
+		assert.NotNil(t, kept.Value(ctxKey{}), "a kept context keeps its parent's values")
+		assert.Equal(t, "big", context.Cause(kept).Error(), "a kept context keeps its cause")
+		kept = nil
 		for range 3 {
 			runtime.GC()
 		}
@@ -481,11 +482,11 @@ func TestRunContextOldParentWatch(t *testing.T) {
 }
 
 // TestContextAllocations pins the allocation counts RunContext's doc states:
-// none per call in steady state on a long-lived set, whatever the path (one
-// copy inline, copies on workers, more ids than workers, a busy set), with
-// a cancellable parent too, and when copies stop each other with a sentinel
-// error; the channel and the next run's state when a copy asks for Done.
-// Plain ForRange stays at 0.
+// one per call (the copies' context) on a long-lived set, whatever the path
+// (one copy inline, copies on workers, more ids than workers, a busy set),
+// with a cancellable parent too, and when copies stop each other with an
+// error nobody asks the cause of; the cause context when a copy asks for the
+// cause; the channel when a copy asks for Done. Plain ForRange stays at 0.
 func TestContextAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -552,23 +553,25 @@ func TestContextAllocations(t *testing.T) {
 		call func()
 		want float64
 	}{
-		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 0},
-		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 0},
-		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 0},
-		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 0},
-		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 0},
-		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 0},
-		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 0},
-		// The channel, and the next run's state: a run whose Done was
-		// handed out is not reused.
+		// One allocation per call: the copies' context, made for each run.
+		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 1},
+		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 1},
+		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 1},
+		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 1},
+		// Asking for the cause makes the cancelled context that holds it
+		// (context.WithCancelCause: 2, and its holder).
+		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 4},
+		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 4},
+		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 1},
+		// And the channel.
 		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 2},
-		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 0},
-		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 0},
-		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 0},
-		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 0},
-		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 0},
-		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 0},
-		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 0},
+		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 1},
+		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 1},
+		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 1},
+		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 1},
+		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 1},
+		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 1},
+		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 1},
 		{"ForRange", func() { w.ForRange(1000, plain) }, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
