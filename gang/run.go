@@ -55,10 +55,10 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	d.runGen.Store(gen)
 	d.run.Store(word)
 	if m > 0 {
-		d.wakeIfParked(0)
+		d.wakeFor(0, m)
 	}
 	if m > 1 {
-		d.wakeIfParked(1)
+		d.wakeFor(1, m)
 	}
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(p.t, n, m, gen)
@@ -149,6 +149,32 @@ func (d *Dispatcher) wakeIfParked(i int) {
 	s := &d.slots[i]
 	if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
 		s.wake.Signal(1)
+	}
+}
+
+// wakeFor wakes worker i for a run of m worker copies, where i < m. A
+// worker busy with a side copy (aside) reads the run word only when that copy
+// returns, and only then would it wake its children in the tree (2i+2, 2i+3):
+// the waker wakes them on its behalf, so that the rest of the run does not
+// wait for the side copy. Waking a worker twice is harmless: only the CAS
+// from parked signals.
+func (d *Dispatcher) wakeFor(i, m int) {
+	s := &d.slots[i]
+	switch s.state.Load() {
+	case parked:
+		if s.state.CompareAndSwap(parked, waking) { // as in wakeIfParked
+			s.wake.Signal(1)
+		}
+		return
+	case aside:
+	default:
+		return
+	}
+	if c := 2*i + 2; c < m {
+		d.wakeFor(c, m)
+		if c+1 < m {
+			d.wakeFor(c+1, m)
+		}
 	}
 }
 

@@ -27,9 +27,9 @@ func (d *Dispatcher) Serve(i int) {
 		// Wake this worker's children in the tree before running anything:
 		// the wake-ups go out in parallel with the copies.
 		if c := 2*i + 2; c < m {
-			d.wakeIfParked(c)
+			d.wakeFor(c, m)
 			if c+1 < m {
-				d.wakeIfParked(c + 1)
+				d.wakeFor(c+1, m)
 			}
 		}
 		if i < m {

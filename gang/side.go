@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
@@ -65,7 +66,10 @@ type side struct {
 	// run's full generation while the holder sleeps for its end, else 0.
 	left   atomic.Int64
 	parked atomic.Uint64
-	_      [cacheLine - 16]byte
+	// holder is the holder's goroutine token while it has the slot (0
+	// where goid.Get is slow), for SideWaiter.
+	holder atomic.Uintptr
+	_      [cacheLine - 24]byte
 
 	// wake is where the holder blocks: only the finisher whose CAS took
 	// parked from the run's generation signals it, once, so its count is
@@ -108,6 +112,9 @@ func (d *Dispatcher) RunBeside(p Plan, n int) (ok bool, callerCopies int, pe *Pa
 	sd := &d.side
 	if sd.owner.Load() != 0 || !sd.owner.CompareAndSwap(0, 1) {
 		return false, 0, nil
+	}
+	if goid.Fast {
+		sd.holder.Store(goid.Get())
 	}
 	sd.gen++
 	gen := sd.gen
@@ -167,8 +174,23 @@ func (d *Dispatcher) endSide(gen uint64) *PanicError {
 	d.waitSide(gen)
 	sd.task = nil
 	pe := sd.fails.take()
+	if goid.Fast {
+		sd.holder.Store(0)
+	}
 	sd.owner.Store(0) // after the clearing: the next holder's CAS sees it
 	return pe
+}
+
+// SideWaiter returns the goroutine token (package internal/goid) of a side
+// run's holder that is asleep waiting for the copies workers took (it spun
+// for its budget first), or 0. Package workers's cycle check reads it, as it
+// reads CoordinatorParked: such a holder waits for the set's workers. Where
+// goroutine identity is slow to get (goid.Fast is false) it is always 0.
+func (d *Dispatcher) SideWaiter() uintptr {
+	if d.side.parked.Load() == 0 {
+		return 0
+	}
+	return d.side.holder.Load()
 }
 
 // claimSide claims the next unclaimed copy of the run in the side slot, if

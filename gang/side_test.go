@@ -366,3 +366,81 @@ func TestMainRunTakesCopyOfAsideWorker(t *testing.T) {
 		return
 	}
 }
+
+// TestWakeTreeSkipsAsideWorker: worker 0, which the tree makes the parent of
+// workers 2 and 3, is busy with a side copy that returns only once copies 2
+// and 3 of a plain main run have started, while copies 1-3 of that run meet
+// at a barrier. Only if the coordinator wakes worker 0's children on its
+// behalf does either finish.
+func TestWakeTreeSkipsAsideWorker(t *testing.T) {
+	d := New(4)
+	d.SetSpin(0)
+	var wg sync.WaitGroup
+	serveOne := func(i int) {
+		wg.Add(1)
+		go func() { defer wg.Done(); d.Serve(i) }()
+	}
+	defer func() { d.Stop(4); wg.Wait() }()
+	release := make(chan struct{}) // ends the side copy if the test fails
+	defer close(release)
+	serveOne(0)
+	waitParked(t, d, 0)
+	var started [4]chan struct{}
+	for i := range started {
+		started[i] = make(chan struct{})
+	}
+	var holder atomic.Uintptr
+	sideIn := make(chan struct{})
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		holder.Store(goid.Get())
+		// Slots 1-3 have no goroutine yet, so the holder wakes worker 0.
+		ok, _, pe := beside(d, tasks.CallerRuns(tasks.Func("aside", func(id int) {
+			if id == 0 {
+				<-sideIn
+				return
+			}
+			close(sideIn)
+			if !assert.NotEqual(t, holder.Load(), goid.Get(), "copy 1 ran on the holder") {
+				return
+			}
+			for _, c := range started[2:] {
+				select {
+				case <-c:
+				case <-release:
+					return
+				}
+			}
+		})), 2)
+		assert.True(t, ok)
+		assert.Nil(t, pe)
+	}()
+	<-sideIn
+	for i := 1; i < 4; i++ {
+		serveOne(i)
+		waitParked(t, d, i)
+	}
+	require.Equal(t, aside, d.slots[0].state.Load(), "worker 0 runs the side copy")
+	// Copies 1-3 meet; the release path keeps a failed test from hanging
+	// in its deferred Stop.
+	var arrived atomic.Int32
+	allMet := make(chan struct{})
+	testutil.Within(t, "a plain run whose tree parent is aside", time.Minute, func() {
+		_, pe := run(d, tasks.Func("meet", func(id int) {
+			if id == 0 {
+				return
+			}
+			close(started[id])
+			if arrived.Add(1) == 3 {
+				close(allMet)
+			}
+			select {
+			case <-allMet:
+			case <-release:
+			}
+		}), 4)
+		assert.Nil(t, pe)
+	})
+	<-sideDone
+}

@@ -69,7 +69,9 @@
 //     PARALLEL, PARALLEL FOR, FOR inside a region, BARRIER, REDUCTION and six
 //     loop schedules, and a grain sweep, the C side built at run time with
 //     gcc/clang -fopenmp and run in processes of its own; without a
-//     compiler it says how to get one and measures workgang alone.
+//     compiler it says how to get one and measures workgang alone. Its
+//     mixed-process mode runs workgang's constructs in batches between
+//     go+WaitGroup and errgroup fork-joins, against the same batches alone.
 //   - targets (only with -targets or -scenario targets): the project's goals
 //     for its own performance, each a ratio of two figures of this run with
 //     the reason the goal exists, and PASS, MISS or N/A; every target is

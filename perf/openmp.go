@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/workgang/workgang/perf/openmp"
@@ -11,26 +13,57 @@ import (
 const openmpTitle = openmp.Title
 
 // runOpenMP is the openmp section (package openmp): workgang against libgomp
-// and libomp at -max threads, sized by the run's flags (the default sizes
-// are the package's: 7 rounds within 6 s).
+// and libomp at -max threads, and its mixed-process mode, sized by the run's
+// flags (the default sizes are the package's: 7 rounds within 6 s).
 func runOpenMP(h *harness) (any, error) {
 	o := openmp.Options{Threads: h.cfg.Max, WorkerOptions: setOptions, Status: h.status}
 	switch c := h.cfg; {
 	case c.tiny():
 		o.Rounds, o.Target = 1, 100*time.Microsecond
+		o.Mixed.Batch, o.Mixed.Batches = 2, 2
 	case c.Quick:
 		o.Rounds, o.Target, o.Budget = 3, 500*time.Microsecond, 3*time.Second
+		o.Mixed.Batches = 16
 	case c.Long:
 		o.Rounds, o.Target, o.Budget = 15, 2*time.Millisecond, 90*time.Second
 	}
 	return openmp.Run(context.Background(), h.out, o)
 }
 
-// plotOpenMP draws the openmp section's grain sweep and construct overheads.
+// plotOpenMP draws the openmp section's grain sweep, construct overheads and
+// mixed-process ratios.
 func plotOpenMP(results map[string]any, dir string) (string, error) {
 	r, ok := results["openmp"].(*openmp.Result)
 	if !ok {
 		return "", nil
 	}
 	return openmp.Plot(r, dir)
+}
+
+const reasonMixed = "an application mixes libraries: workgang's constructs must not slow down because other goroutines (go+WaitGroup, errgroup) ran between them"
+
+// openmpTargets checks every construct and mode of the mixed-process mode:
+// at the worst of its gaps, mixed over alone.
+func openmpTargets(r *openmp.Result) []target {
+	if r.Mixed == nil {
+		return nil
+	}
+	var ts []target
+	for _, row := range r.Mixed.Rows {
+		_, gi := row.Worst()
+		if gi >= len(row.Mixed) {
+			continue
+		}
+		worst := row.Mixed[gi]
+		var ratios, shares []string
+		for i, s := range row.Mixed {
+			ratios = append(ratios, fmt.Sprintf("W=%s %.2fx", fmtNS(r.Mixed.Gaps[i].RequestedNS), *s.Ratio))
+			shares = append(shares, fmt.Sprintf("%.0f%%", 100*s.Copies.WorkerShare()))
+		}
+		ts = append(ts, ratioTarget(fmt.Sprintf("openmp mixed/alone: %s %s", row.Title, row.Mode), reasonMixed,
+			worst.MedianNS, row.Alone.MedianNS, openmp.MixedLimit, false,
+			fmt.Sprintf("%s; workers ran %.0f%% of the copies alone, %s mixed", strings.Join(ratios, ", "),
+				100*row.Alone.Copies.WorkerShare(), strings.Join(shares, ", "))))
+	}
+	return ts
 }

@@ -230,10 +230,20 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	require.NotEmpty(t, sr.Targets, "shared targets")
 	require.NotEmpty(t, pw.Targets, "pow targets")
 	want += len(hr.Targets) + len(sr.Targets) + len(pw.Targets)
+	// And the openmp section's: one per row of its mixed-process mode.
+	var om struct {
+		Mixed struct {
+			Rows []json.RawMessage `json:"rows"`
+		} `json:"mixed"`
+	}
+	require.NoError(t, json.Unmarshal(rep.Sections["openmp"], &om))
+	require.NotEmpty(t, om.Mixed.Rows, "openmp mixed rows")
+	want += len(om.Mixed.Rows)
 	require.Len(t, ts, want)
 	for _, prefix := range []string{"full: workgang / best peer", "full: 1set:workgang / pingpong",
 		"surplus: workgang n=1 5us", "surplus: workgang+caller n=2 50us", "pause p50: serial / workgang",
-		"kernel N=32: best workgang", "kernel N=100: workgang ForRange / serial", "gc large: workgang / chanpool", "gc small"} {
+		"kernel N=32: best workgang", "kernel N=100: workgang ForRange / serial", "gc large: workgang / chanpool", "gc small",
+		"openmp mixed/alone: PARALLEL RunN caller-runs", "openmp mixed/alone: schedule(dynamic,1) ForRange caller-runs"} {
 		assert.True(t, slices.ContainsFunc(ts, func(tg target) bool { return strings.HasPrefix(tg.Name, prefix) }), "no target %q", prefix)
 	}
 	for _, tg := range ts {

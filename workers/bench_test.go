@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -315,5 +316,57 @@ func BenchmarkBusyRun(b *testing.B) {
 			close(release)
 			held.Wait()
 		})
+	}
+}
+
+// BenchmarkRunContext measures one RunContext (and ForRangeContext) of empty
+// copies on a warm set: the dispatch plus the run's context, which costs no
+// allocation (see TestContextAllocations) unless a copy asks for Done; "fail"
+// has copy 0 return a sentinel error that cancels the others, which poll
+// Err. Compare with BenchmarkRun's workers+caller case for the context's
+// cost.
+func BenchmarkRunContext(b *testing.B) {
+	bg := context.Background()
+	parent, cancel := context.WithCancel(bg)
+	defer cancel()
+	empty := func(context.Context, int) error { return nil }
+	done := func(ctx context.Context, _ int) error { _ = ctx.Done(); return nil }
+	fail := func(ctx context.Context, id int) error {
+		if id == 0 {
+			return errors.ErrUnsupported
+		}
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		return nil
+	}
+	body := func(context.Context, int, int, int) error { return nil }
+	for _, n := range parallelisms() {
+		for _, c := range []struct {
+			name string
+			call func(w *workers.Workers)
+		}{
+			{"empty", func(w *workers.Workers) { _ = w.RunContext(bg, n, empty) }},
+			{"empty/cancellable-parent", func(w *workers.Workers) { _ = w.RunContext(parent, n, empty) }},
+			{"done", func(w *workers.Workers) { _ = w.RunContext(bg, n, done) }},
+			{"fail", func(w *workers.Workers) { _ = w.RunContext(bg, n, fail) }},
+			{"ForRangeContext", func(w *workers.Workers) {
+				_ = w.ForRangeContext(bg, 64, body, workers.WithCopies(n), workers.WithChunk(1))
+			}},
+		} {
+			if c.name == "fail" && n == 1 {
+				continue // copy 0 is the only one
+			}
+			b.Run(fmt.Sprintf("n=%d/%s", n, c.name), func(b *testing.B) {
+				w := workers.New("bench-ctx", n)
+				defer w.Close()
+				c.call(w) // create the workers outside the timed loop
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					c.call(w)
+				}
+			})
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -59,13 +60,24 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // run only if a copy is left to take them. On a set made WithConcurrentRuns
 // that another run holds, every copy runs on the caller (see RunN).
 //
-// Allocations: RunContext allocates only for the derived context
-// (context.WithCancelCause); its task comes from a pool. With a parent that
-// is never cancelled, such as context.Background, that is 2 allocations per
-// call, 3 if a copy calls ctx.Done (the channel); a cancellable parent may add
-// its bookkeeping (TestContextAllocations pins these counts). Run, RunN and
-// ForRange stay at 0. It panics if ctx or fn is nil, n < 1, or in the cases
-// where RunN panics.
+// The copies' context is the run's own, made for each call: once RunContext
+// has returned it stays done, like a cancelled standard context, with
+// context.Canceled (or the parent's Err if the parent was done first) and the
+// cause a copy's error gave it, for as long as anyone keeps it; the set keeps
+// nothing of the run (fn, the context, the errors). Deriving from it starts
+// no goroutine (it has the AfterFunc method that the context package looks
+// for). Its Err costs an atomic load and the parent's Err, allocates nothing
+// and sees the parent's cancellation at once: prefer it to Done in loops.
+//
+// Allocations: one per call, the copies' context, whatever n, the parent and
+// the copies' errors (the task that carries the run is kept by the set, or
+// taken from a pool by concurrent calls). Done makes its channel on its
+// first call, and with a parent that can be done also the watch of the parent
+// (context.AfterFunc); asking for the cause of a copy's error
+// (context.Cause, or deriving a context once the run is cancelled) makes a
+// context that holds it, a few objects. TestContextAllocations pins these
+// counts. It panics if ctx or fn is nil,
+// n < 1, or in the cases where RunN panics.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
@@ -76,19 +88,22 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	t := runCtxPool.Get().(*runCtxTask)
+	t := takeTask(&w.ctxTasks.run, &runCtxPool)
 	t.fn = fn
 	copies := t.reset(n, w.MaxWorkers())
-	cancel := t.start(ctx)
+	t.run = newCtxRun(ctx)
 	// Deferred (open-coded: no allocation) so that a panicking run still
-	// detaches the derived context from ctx, and names the id that panicked.
-	defer t.exit(cancel, copies < n)
+	// ends the copies' context and names the id that panicked; it reads t
+	// only then, since a run that returns hands t back to the set first.
+	returned := false
+	defer t.exit(&returned, copies < n)
 	// Like w.RunN(t, copies), but giving up (running nothing) if ctx is
 	// done while the run waits for the set.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.finish()
-	t.fn = nil
-	runCtxPool.Put(t) // after RunN returned, no copy touches t any more
+	err := t.run.end()
+	t.fn, t.run = nil, nil
+	returned = true
+	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
 	if waitErr != nil {
 		return waitErr
 	}
@@ -112,9 +127,10 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 // when ForRangeContext is called, or becomes done while the loop waits for a
 // busy set, it runs nothing and returns context.Cause(ctx) at once.
 //
-// Allocations are those of RunContext with ctx.Done called: 3 per call with
-// context.Background (the task comes from a pool; a ctx already done costs
-// none). It panics where ForRange panics, and if ctx is nil.
+// The body's context is the run's own as in RunContext, and allocations are
+// those of RunContext: one per call (copies look at the run's Err between
+// chunks, not at Done). It panics where ForRange panics,
+// and if ctx is nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
@@ -126,26 +142,28 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	if ctx.Err() != nil {
 		return cause(ctx)
 	}
-	t := rangeCtxPool.Get().(*rangeCtxTask)
+	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
 	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
-	cancel := t.start(ctx)
-	defer cancel(nil) // as in RunContext
+	t.run = newCtxRun(ctx)
+	returned := false
+	defer t.exit(&returned) // as in RunContext
 	// As in RunContext: a run whose ctx is done while it waits for the
 	// set claims no chunk, and the loop below reports ctx's cause.
 	waitErr := w.runNContext(ctx, "RunN", t, copies)
-	err := t.finish()
+	err := t.run.end()
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.claimed() < n {
-		// Copies stop early without an error only when the derived
-		// context is done, and only ctx being done cancels it then (a
-		// panic would have made RunN panic).
+		// Copies stop early without an error only when the run's context
+		// is done, and only ctx being done makes it so then (a panic
+		// would have made RunN panic).
 		err = cause(ctx)
 	}
-	t.body = nil
-	rangeCtxPool.Put(t)
+	t.body, t.run = nil, nil
+	returned = true
+	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
 	return err
 }
 
@@ -158,51 +176,364 @@ func cause(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// errRun is the state a run with a context shares among its copies: the
-// derived context and the first error.
-type errRun struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+// ctxTasks keeps a set's tasks with a context between runs, one of each
+// kind, so that a set used by one goroutine at a time allocates only the
+// copies' context in steady state and keeps its task across garbage
+// collections (a sync.Pool is emptied by them); concurrent runs
+// (WithConcurrentRuns) take the others from the package's pools. A kept task
+// holds nothing of its last run but its buffers: the copies see the task
+// only through the run's ctxRun, which is never reused.
+type ctxTasks struct {
+	run atomic.Pointer[runCtxTask]
+	rng atomic.Pointer[rangeCtxTask]
+}
+
+// release hands the kept tasks of a closing set to the package's pools, so
+// that the first RunContext of a set made later takes one (memory recently
+// used, rather than a fresh object) instead of allocating. Close holds the
+// run lock and the set is closed: no run of this set takes them again.
+func (c *ctxTasks) release() {
+	if t := c.run.Swap(nil); t != nil {
+		runCtxPool.Put(t)
+	}
+	if t := c.rng.Swap(nil); t != nil {
+		rangeCtxPool.Put(t)
+	}
+}
+
+// takeTask takes the set's kept task from slot, or one from pool. The Swap
+// gives the task to one caller only.
+func takeTask[T any](slot *atomic.Pointer[T], pool *sync.Pool) *T {
+	if t := slot.Swap(nil); t != nil {
+		return t
+	}
+	return pool.Get().(*T)
+}
+
+// putTask keeps t in slot if it is empty, else puts it in pool. The caller's
+// run is over: no copy of it touches t any more, and the CAS publishes t's
+// reset state to the next caller that takes it.
+func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
+	if !slot.CompareAndSwap(nil, t) {
+		pool.Put(t)
+	}
+}
+
+// ctxRun is the state a run with a context shares among its copies, and it
+// is also the context the copies get: done once a copy fails (returns an
+// error, panics, calls runtime.Goexit), the parent is done, or the run is
+// over. Each run makes one (a context must never come back to life for
+// whoever kept it), which is its only allocation unless a copy asks for more
+// than Err:
+//
+//   - The parent is not watched: Err looks at the parent's Err when the run
+//     is not done yet, and makes the run done if the parent is. Only Done,
+//     whose channel must close by itself, makes a channel and, if the parent
+//     can be done at all, watches it (context.AfterFunc); so does AfterFunc
+//     (the method, which contexts derived from this one register with).
+//   - context.Cause finds a cause only through a *context.cancelCtx that
+//     Value returns for the package's private key (cancelKey). So Value on
+//     a run cancelled by a copy's error answers that key with a cancelled
+//     context.WithCancelCause whose cause is that error, made on the first
+//     such Value (a run whose copies never ask for the cause makes none); a
+//     run cancelled by its parent leaves Value to the parent, whose cause
+//     Cause then finds.
+//
+// Ordering: state goes from live (0) to done (1) once per run, under mu, after
+// err and cause are written and before done's channel is closed; every
+// reader loads state first (an atomic load that sees 1 is synchronized after
+// the Store), so it sees err and cause. Err and Value read parent without mu:
+// newCtxRun writes it before the run is dispatched, which is synchronized
+// before every copy starts, and nothing writes it again.
+type ctxRun struct {
+	parent context.Context
+	state  atomic.Uint32
+	// done points at ch once Done made it (ch is written first, under mu,
+	// so a Load that sees the pointer sees the channel).
+	done atomic.Pointer[chan struct{}]
+
 	mu     sync.Mutex
-	err    error // the first error a copy returned; guarded by mu
+	ch     chan struct{}
+	err    error // Err's value once done
+	failed error // the cause, when a copy's failure made the run done
+	// cause is the context Value answers cancelKey with once failed is
+	// set, made on demand (see causeCtx); an atomic, as Value loads it
+	// without mu.
+	cause atomic.Pointer[causeCtx]
+	first error // the first error a copy returned
+	stop  func() bool
+	// afters are the functions AfterFunc registered and not yet stopped,
+	// started when the run is done.
+	afters map[*afterFunc]struct{}
 }
 
-// start derives the run's context from parent; it returns the cancel
-// function for the caller to defer.
-func (r *errRun) start(parent context.Context) context.CancelCauseFunc {
-	r.ctx, r.cancel = context.WithCancelCause(parent)
-	return r.cancel
+// afterFunc is one function AfterFunc registered: state goes from pending
+// (0) to started or stopped (1) once, by a CAS, so it starts at most once
+// and stop reports truly whether it prevented that.
+type afterFunc struct {
+	f     func()
+	state atomic.Uint32
 }
 
-// fail records err if it is the run's first error and cancels the run's
-// context with it as the cause. The mutex orders the first error before the
-// cancel, so no copy can see a context cancelled by a later error, and
-// RunN's return orders every fail before finish.
-func (r *errRun) fail(err error) {
+func (a *afterFunc) start() {
+	if a.state.CompareAndSwap(0, 1) {
+		go a.f()
+	}
+}
+
+// causeCtx is a cancelled context whose cause is err, for context.Cause.
+type causeCtx struct {
+	ctx context.Context
+	err error
+}
+
+// closedChan is Done's channel for a run that was done before any copy
+// asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// newCtxRun returns the live context of a run under parent. No copy runs
+// yet, so plain writes suffice: the run's dispatch publishes them.
+func newCtxRun(parent context.Context) *ctxRun { return &ctxRun{parent: parent} }
+
+// end makes the run's context done (it is over), stops watching the parent
+// and returns the first error. Every copy has returned. r stays what a
+// standard cancelled context is (parent, Err, Cause) for whoever still holds
+// it; the caller drops it.
+func (r *ctxRun) end() (first error) {
 	r.mu.Lock()
-	if r.err == nil {
-		r.err = err
-		r.cancel(err)
+	r.cancelLocked(nil)
+	first, stop := r.first, r.stop
+	r.first, r.stop = nil, nil
+	r.mu.Unlock()
+	if stop != nil {
+		stop() // outside mu: a watch firing now takes mu and finds r done
+	}
+	return first
+}
+
+// cancelLocked makes the run done unless it is already: with the parent's
+// Err if the parent is done, else with cause if it is not nil (a copy
+// failed), else with context.Canceled (the run is over). r.mu is held.
+func (r *ctxRun) cancelLocked(cause error) {
+	if r.state.Load() != 0 {
+		return
+	}
+	if err := r.parent.Err(); err != nil {
+		r.err = err // Cause finds the parent's cause through Value
+	} else {
+		r.err, r.failed = context.Canceled, cause
+		if cause != nil && cancelKey == nil {
+			r.cause.Store(r.causeFor(cause)) // Value cannot tell the key: make it now
+		}
+	}
+	r.state.Store(1)
+	if p := r.done.Load(); p != nil {
+		close(*p)
+	}
+	for a := range r.afters {
+		a.start()
+	}
+	r.afters = nil
+}
+
+// causeCtx returns the cancelled context whose cause is r.failed, making it
+// if no Value made it yet. r.failed is set (the caller loaded state != 0
+// first, see ctxRun).
+func (r *ctxRun) causeCtx() *causeCtx {
+	if c := r.cause.Load(); c != nil {
+		return c
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cause.Load()
+	if c == nil {
+		c = r.causeFor(r.failed)
+		r.cause.Store(c)
+	}
+	return c
+}
+
+// cancelKey is the key context.Cause passes to Value to find a
+// *context.cancelCtx (the package's private one), learnt once by asking
+// Cause about a probe; nil if Cause asked no key of it, and then a run
+// makes its cause context when a copy fails and Value asks it about every
+// key (see ctxRun.Value).
+var cancelKey = func() any {
+	var p keyProbe
+	_ = context.Cause(&p)
+	return p.key
+}()
+
+// keyProbe is a done context that records the first key Value is asked.
+type keyProbe struct{ key any }
+
+func (*keyProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*keyProbe) Done() <-chan struct{}       { return closedChan }
+func (*keyProbe) Err() error                  { return context.Canceled }
+func (p *keyProbe) Value(key any) any {
+	if p.key == nil {
+		p.key = key
+	}
+	return nil
+}
+
+// causeFor returns a new cancelled context whose cause is err. r.mu is held.
+func (r *ctxRun) causeFor(err error) *causeCtx {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(err)
+	return &causeCtx{ctx: ctx, err: err}
+}
+
+// fail records err if it is the run's first error and makes the run done
+// with it as the cause. The mutex orders the first error before the cancel,
+// so no copy can see a context cancelled by a later error, and RunN's return
+// orders every fail before end.
+func (r *ctxRun) fail(err error) {
+	r.mu.Lock()
+	if r.first == nil {
+		r.first = err
+		r.cancelLocked(err)
 	}
 	r.mu.Unlock()
 }
 
-// finish cancels the run's context (it is over), returns the first error and
-// clears the state for the pool. It runs after RunN returned, so no copy is
-// running.
-func (r *errRun) finish() error {
-	r.cancel(nil)
-	err := r.err
-	r.ctx, r.cancel, r.err = nil, nil, nil
-	return err
-}
-
 // guard is deferred by every copy: a copy that does not return normally
 // (panic, Goexit) cancels the others' context so they can stop early.
-func (r *errRun) guard(returned *bool) {
+func (r *ctxRun) guard(returned *bool) {
 	if !*returned {
-		r.cancel(errCopyPanicked)
+		r.mu.Lock()
+		r.cancelLocked(errCopyPanicked)
+		r.mu.Unlock()
 	}
+}
+
+// Deadline is the parent's.
+func (r *ctxRun) Deadline() (deadline time.Time, ok bool) {
+	if p := r.parent; p != nil {
+		return p.Deadline()
+	}
+	return time.Time{}, false
+}
+
+// Done returns a channel closed when the run is done. The first call of a
+// run makes it (and watches the parent if that can be done); later calls
+// load it.
+func (r *ctxRun) Done() <-chan struct{} {
+	if p := r.done.Load(); p != nil {
+		return *p
+	}
+	return r.makeDone()
+}
+
+func (r *ctxRun) makeDone() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.done.Load(); p != nil {
+		return *p
+	}
+	if r.state.Load() == 0 && r.parent.Err() != nil {
+		r.cancelLocked(nil)
+	}
+	if r.state.Load() != 0 {
+		r.ch = closedChan
+	} else {
+		r.ch = make(chan struct{})
+		r.watchLocked()
+	}
+	r.done.Store(&r.ch) // after writing ch (see ctxRun)
+	return r.ch
+}
+
+// watchLocked starts watching the parent, if it can be done and is not
+// watched yet, so that the run becomes done by itself when the parent is
+// (Done's channel closes, AfterFunc's functions start). The watch runs in a
+// goroutine of its own once the parent is done, and takes mu: it cannot run
+// inside the caller's section. r.mu is held.
+func (r *ctxRun) watchLocked() {
+	if r.stop == nil && r.parent.Done() != nil {
+		r.stop = context.AfterFunc(r.parent, r.parentDone)
+	}
+}
+
+// AfterFunc arranges for f to run in a goroutine of its own once the run is
+// done, as context.AfterFunc does for the standard contexts, which use it:
+// a context derived from a copy's registers here instead of starting a
+// goroutine to watch Done.
+func (r *ctxRun) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	r.mu.Lock()
+	if r.state.Load() == 0 && r.parent.Err() != nil {
+		r.cancelLocked(nil)
+	}
+	if r.state.Load() != 0 {
+		r.mu.Unlock()
+		a.start()
+	} else {
+		if r.afters == nil {
+			r.afters = make(map[*afterFunc]struct{})
+		}
+		r.afters[a] = struct{}{}
+		r.watchLocked()
+		r.mu.Unlock()
+	}
+	return func() bool {
+		if !a.state.CompareAndSwap(0, 1) {
+			return false // started, or stopped before
+		}
+		r.mu.Lock()
+		delete(r.afters, a)
+		r.mu.Unlock()
+		return true
+	}
+}
+
+// parentDone is the parent watch: it makes the run done with the parent's
+// Err, unless the run is done already.
+func (r *ctxRun) parentDone() {
+	r.mu.Lock()
+	r.cancelLocked(nil)
+	r.mu.Unlock()
+}
+
+// Err returns nil while the run is live. If the parent is done but the run
+// does not know it yet, it makes the run done first, so that Err and Done
+// agree (Err is non-nil only once Done's channel is closed).
+func (r *ctxRun) Err() error {
+	if r.state.Load() == 0 {
+		if r.parent.Err() == nil {
+			return nil
+		}
+		r.mu.Lock()
+		r.cancelLocked(nil)
+		r.mu.Unlock()
+	}
+	return r.err
+}
+
+// Value answers cancelKey with the cause context once a copy's failure made
+// the run done (making it on the first call), and leaves every other key,
+// and that one otherwise, to the parent. (A key is compared with ==, which
+// never panics against cancelKey's pointer type.) Without a known
+// cancelKey, the cause context made at the failure is asked first: it
+// answers only its package's key.
+func (r *ctxRun) Value(key any) any {
+	if r.state.Load() != 0 && r.failed != nil {
+		if cancelKey != nil {
+			if key == cancelKey {
+				return r.causeCtx().ctx.Value(key)
+			}
+		} else if v := r.causeCtx().ctx.Value(key); v != nil {
+			return v
+		}
+	}
+	if p := r.parent; p != nil {
+		return p.Value(key)
+	}
+	return nil
 }
 
 var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
@@ -211,7 +542,7 @@ var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
 // copies (see RunContext). With n ids on k < n copies, copy c runs id c,
 // then ids k, k+1, ... from the shared counter until they are all taken.
 type runCtxTask struct {
-	errRun
+	run  *ctxRun // the current run's, nil between runs
 	fn   func(ctx context.Context, worker int) error
 	n, k int
 	// next counts the ids from k on that copies have taken: the Add is the
@@ -238,19 +569,24 @@ func (t *runCtxTask) reset(n, max int) (copies int) {
 	return t.k
 }
 
-// exit is deferred by RunContext: it detaches the derived context and, if
-// RunN is panicking with a copy's *PanicError and ids are not copies
-// (claimed, so t.cur is in use), puts the id of the work that panicked in it
-// in place of the copy's slot. It reads t only while a panic unwinds, when
-// RunContext did not put t back in the pool.
-func (t *runCtxTask) exit(cancel context.CancelCauseFunc, claimed bool) {
-	cancel(nil)
+// exit is deferred by RunContext. If the run returned, it does nothing (t
+// may already serve another run). Otherwise RunN is panicking (or the
+// caller's copy called runtime.Goexit) after every copy returned: it ends
+// the run's context (t is dropped) and, if ids are not copies (claimed,
+// so t.cur is in use), puts the id of the work that panicked in the
+// *PanicError in place of the copy's slot.
+func (t *runCtxTask) exit(returned *bool, claimed bool) {
+	if *returned {
+		return
+	}
+	t.run.end()
+	t.fn, t.run = nil, nil
 	if !claimed {
 		return
 	}
 	v := recover()
 	if v == nil {
-		return // no panic (or a Goexit, which goes on)
+		return // a Goexit, which goes on
 	}
 	if pe, ok := v.(*PanicError); ok && pe.Worker >= 0 && pe.Worker < len(t.cur) {
 		pe.Worker = t.cur[pe.Worker]
@@ -263,14 +599,14 @@ func (t *runCtxTask) CallerCanRun() bool { return true }
 
 func (t *runCtxTask) Work(copy int) {
 	returned := false
-	defer t.guard(&returned)
+	defer t.run.guard(&returned)
 	id := copy
 	for {
 		if t.k < t.n {
 			t.cur[copy] = id
 		}
-		if err := t.fn(t.ctx, id); err != nil {
-			t.fail(err)
+		if err := t.fn(t.run, id); err != nil {
+			t.run.fail(err)
 		}
 		i := t.next.Add(1) - 1
 		if i >= uint64(t.n-t.k) {
@@ -286,10 +622,19 @@ var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 // rangeCtxTask is the task ForRangeContext runs: copies drain loop until it
 // is empty, the run's context is done, or a body call fails.
 type rangeCtxTask struct {
-	errRun
+	run        *ctxRun // the current run's, nil between runs
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	callerRuns bool
+}
+
+// exit is deferred by ForRangeContext: as runCtxTask.exit, without ids to
+// rename.
+func (t *rangeCtxTask) exit(returned *bool) {
+	if !*returned {
+		t.run.end()
+		t.body, t.run = nil, nil
+	}
 }
 
 func (t *rangeCtxTask) Name() string       { return "workers.ForRangeContext" }
@@ -297,25 +642,21 @@ func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
 	returned := false
-	defer t.guard(&returned)
-	done := t.ctx.Done()
+	defer t.run.guard(&returned)
 	for {
-		// A non-blocking receive is a lock-free check of an open channel,
-		// unlike ctx.Err, which may take the context's mutex on every
-		// chunk. A receive that sees the channel closed is synchronized
-		// after the cancel that closed it.
-		select {
-		case <-done:
-			returned = true
-			return
-		default:
+		// Err is an atomic load while the run and its parent are live (and
+		// the parent's Err, an atomic load too for the standard package's
+		// contexts); one that sees the run done is synchronized after
+		// whatever made it so (see ctxRun).
+		if t.run.Err() != nil {
+			break
 		}
 		lo, hi, ok := t.loop.next()
 		if !ok {
 			break
 		}
-		if err := t.body(t.ctx, worker, lo, hi); err != nil {
-			t.fail(err)
+		if err := t.body(t.run, worker, lo, hi); err != nil {
+			t.run.fail(err)
 			break
 		}
 	}

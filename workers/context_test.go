@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,19 +245,277 @@ func TestContextMisuse(t *testing.T) {
 	}
 }
 
-// TestContextAllocations pins the allocation counts RunContext's doc states
-// (the derived context only) and keeps the plain calls at zero.
+// Copies that poll Err (never Done) see a parent's cancellation at once, with
+// the parent's Err and cause.
+func TestRunContextParentCancelPolled(t *testing.T) {
+	w := workers.New("ctx-parent-poll", 2)
+	defer w.Close()
+	stop := errors.New("stop")
+	for round := range 20 {
+		parent, cancel := context.WithCancelCause(context.Background())
+		var errs [2]atomic.Value
+		err := w.RunContext(parent, 2, func(ctx context.Context, worker int) error {
+			if worker == 0 {
+				cancel(stop)
+			}
+			for ctx.Err() == nil {
+				runtime.Gosched()
+			}
+			errs[worker].Store(ctx.Err())
+			return context.Cause(ctx)
+		})
+		require.Equal(t, stop, err, "round %d", round)
+		for id := range errs {
+			require.Equal(t, context.Canceled, errs[id].Load(), "round %d: copy %d's Err", round, id)
+		}
+	}
+}
+
+type ctxKey struct{}
+
+// A parent's deadline, Err and values reach the copies; a parent already done
+// when the set is free still runs every copy, which see it done.
+func TestRunContextParentDeadlineAndValues(t *testing.T) {
+	w := workers.New("ctx-deadline", 2)
+	defer w.Close()
+	deadline := time.Now().Add(-time.Second)
+	parent, cancel := context.WithDeadline(context.WithValue(context.Background(), ctxKey{}, "v"), deadline)
+	defer cancel()
+	var ran atomic.Int32
+	err := w.RunContext(parent, 2, func(ctx context.Context, _ int) error {
+		ran.Add(1)
+		if d, ok := ctx.Deadline(); !ok || !d.Equal(deadline) {
+			return fmt.Errorf("Deadline() = %v, %v; want %v, true", d, ok, deadline)
+		}
+		if v := ctx.Value(ctxKey{}); v != "v" {
+			return fmt.Errorf("Value = %v; want v", v)
+		}
+		select {
+		case <-ctx.Done():
+		default:
+			return errors.New("Done not closed")
+		}
+		if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != context.DeadlineExceeded {
+			return fmt.Errorf("Err, Cause = %v, %v; want DeadlineExceeded", ctx.Err(), context.Cause(ctx))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), ran.Load())
+}
+
+// valueErr is an error of an uncomparable type: comparing two of them with
+// == panics, which the run's cause bookkeeping must not do.
+type valueErr struct{ ids []int }
+
+func (e valueErr) Error() string { return fmt.Sprint("bad ", e.ids) }
+
+// Cause is the failing copy's error whatever its type, run after run, and
+// contexts derived from the copies' (WithCancel, AfterFunc) end with it.
+func TestRunContextCauseAndDerived(t *testing.T) {
+	w := workers.New("ctx-cause", 2)
+	defer w.Close()
+	sentinel := errors.New("sentinel")
+	for round := range 10 {
+		for _, fail := range []error{sentinel, valueErr{[]int{round}}, fmt.Errorf("round %d", round)} {
+			var childCause, afterCause atomic.Value
+			err := w.RunContext(context.WithValue(context.Background(), ctxKey{}, "v"), 2, func(ctx context.Context, worker int) error {
+				if worker == 0 {
+					return fail
+				}
+				child, cancel := context.WithCancel(ctx)
+				defer cancel()
+				after := make(chan struct{})
+				stop := context.AfterFunc(ctx, func() { afterCause.Store(context.Cause(ctx)); close(after) })
+				defer stop()
+				<-child.Done()
+				<-after
+				childCause.Store(context.Cause(child))
+				if v := ctx.Value(ctxKey{}); v != "v" {
+					return fmt.Errorf("Value after the cancel = %v; want v", v)
+				}
+				return nil
+			})
+			require.Equal(t, fail, err, "round %d", round)
+			require.Equal(t, fail, childCause.Load(), "round %d: the derived context's cause", round)
+			require.Equal(t, fail, afterCause.Load(), "round %d: Cause in an AfterFunc", round)
+		}
+	}
+}
+
+// Contexts derived from a copy's register with it (its AfterFunc method)
+// instead of starting a goroutine each to watch it, and end with it;
+// context.AfterFunc on it runs once the run is done unless stopped.
+func TestRunContextDerivedWithoutGoroutines(t *testing.T) {
+	w := workers.New("ctx-derived", 1)
+	defer w.Close()
+	const children = 100
+	var stoppedRan, ran atomic.Bool
+	stopRes := false
+	var kids []context.Context
+	var cancels []context.CancelFunc
+	defer func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+	}()
+	var extra int
+	fail := errors.New("fail")
+	err := w.RunContext(context.Background(), 1, func(ctx context.Context, _ int) error { // inline: no other copy
+		before := runtime.NumGoroutine()
+		for range children {
+			c, cancel := context.WithCancel(ctx)
+			kids, cancels = append(kids, c), append(cancels, cancel) // cancelled after the checks
+		}
+		extra = runtime.NumGoroutine() - before
+		stop := context.AfterFunc(ctx, func() { stoppedRan.Store(true) })
+		stopRes = stop()
+		context.AfterFunc(ctx, func() { ran.Store(true) })
+		return fail
+	})
+	require.Equal(t, fail, err)
+	assert.Less(t, extra, children/2, "goroutines started by deriving %d contexts", children)
+	for i, c := range kids {
+		<-c.Done() // hangs unless the copy's failure reached every child
+		require.Equal(t, fail, context.Cause(c), "child %d", i)
+	}
+	assert.True(t, stopRes, "stop before the run ended reports that it stopped f")
+	require.Eventually(t, ran.Load, 10*time.Second, time.Millisecond, "an AfterFunc not stopped runs once the run is done")
+	assert.False(t, stoppedRan.Load(), "a stopped AfterFunc ran")
+}
+
+// A context a copy kept stays what a cancelled standard context is, later
+// runs on the set notwithstanding (done, with its parent's values and its
+// cause), and once it is dropped nothing of the run stays reachable: the set
+// keeps nothing of it (the parent and its values, fn, the error).
+func TestRunContextKeepsNothing(t *testing.T) {
+	w := workers.New("ctx-keep", 2)
+	defer w.Close()
+	for _, withDone := range []bool{false, true} {
+		kept, weaks := keptRun(t, w, withDone)
+		for range 3 { // later runs must not bring the kept context back to life
+			require.NoError(t, w.RunContext(context.Background(), 2, func(ctx context.Context, _ int) error {
+				if kept.Err() == nil {
+					return errors.New("a kept context is live again during a later run")
+				}
+				return ctx.Err()
+			}))
+		}
+		require.ErrorIs(t, kept.Err(), context.Canceled)
+		select {
+		case <-kept.Done():
+		default:
+			t.Fatal("a kept context's Done is not closed after the run")
+		}
+		assert.NotNil(t, kept.Value(ctxKey{}), "a kept context keeps its parent's values")
+		assert.Equal(t, "big", context.Cause(kept).Error(), "a kept context keeps its cause")
+		kept = nil
+		for range 3 {
+			runtime.GC()
+		}
+		for i, wp := range weaks {
+			assert.Nil(t, wp.Value(), "withDone %v: object %d of the run still reachable", withDone, i)
+		}
+	}
+}
+
+// keptRun runs a failing RunContext whose parent holds a value, whose fn
+// captures a pointer and whose error is a pointer, and returns the context
+// copy 1 kept and weak pointers to the three.
+func keptRun(t *testing.T, w *workers.Workers, withDone bool) (context.Context, [3]weak.Pointer[[64]byte]) {
+	val, captured := new([64]byte), new([64]byte)
+	fail := &bigErr{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, val))
+	defer cancel()
+	var kept context.Context
+	err := w.RunContext(parent, 2, func(ctx context.Context, worker int) error {
+		captured[worker] = 1
+		if worker == 0 {
+			return fail
+		}
+		if withDone {
+			<-ctx.Done()
+		}
+		kept = ctx
+		return nil
+	})
+	require.Equal(t, error(fail), err)
+	return kept, [3]weak.Pointer[[64]byte]{weak.Make(val), weak.Make(captured), weak.Make(&fail.pad)}
+}
+
+type bigErr struct{ pad [64]byte }
+
+func (*bigErr) Error() string { return "big" }
+
+// A parent that was watched for a run (a copy called Done) and is cancelled
+// after that run returned leaves later runs on the same set alone.
+func TestRunContextOldParentWatch(t *testing.T) {
+	w := workers.New("ctx-old-watch", 2)
+	defer w.Close()
+	for round := range 20 {
+		parent, cancel := context.WithCancel(context.Background())
+		require.NoError(t, w.RunContext(parent, 2, func(ctx context.Context, _ int) error {
+			select {
+			case <-ctx.Done():
+				return errors.New("done too early")
+			default:
+				return nil
+			}
+		}))
+		err := w.RunContext(context.Background(), 2, func(ctx context.Context, worker int) error {
+			done := ctx.Done()
+			if worker == 0 {
+				cancel()
+			}
+			for range 100 {
+				runtime.Gosched()
+			}
+			select {
+			case <-done:
+				return errors.New("a later run's context ended with an old parent")
+			default:
+			}
+			return ctx.Err()
+		})
+		require.NoError(t, err, "round %d", round)
+	}
+}
+
+// TestContextAllocations pins the allocation counts RunContext's doc states:
+// one per call (the copies' context) on a long-lived set, whatever the path
+// (one copy inline, copies on workers, more ids than workers, a busy set),
+// with a cancellable parent too, and when copies stop each other with an
+// error nobody asks the cause of; the cause context when a copy asks for the
+// cause; the channel when a copy asks for Done. Plain ForRange stays at 0.
 func TestContextAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	w := workers.New("ctx-alloc", 2)
 	defer w.Close()
+	busy := workers.New("ctx-alloc-busy", 2, workers.WithConcurrentRuns())
+	defer busy.Close()
 	bg := context.Background()
-	fn := func(context.Context, int) error { return nil }
-	// Copy 0 fails at once, which cancels the context copy 1 waits on. A
-	// func literal that captures nothing, so the test itself allocates
+	parent, cancelParent := context.WithCancel(bg)
+	defer cancelParent()
+	// Func literals that capture nothing, so the test itself allocates
 	// nothing per call.
+	fn := func(context.Context, int) error { return nil }
+	// Copy 0 fails at once; copy 1 polls Err until that cancels the
+	// context, and checks the cause.
+	failOrPoll := func(ctx context.Context, worker int) error {
+		if worker == 0 {
+			return errors.ErrUnsupported
+		}
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		if context.Cause(ctx) != errors.ErrUnsupported {
+			panic("wrong cause")
+		}
+		return nil
+	}
+	// The same, copy 1 waiting on Done.
 	failOrWait := func(ctx context.Context, worker int) error {
 		if worker == 0 {
 			return errors.ErrUnsupported
@@ -262,20 +523,66 @@ func TestContextAllocations(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
+	// Copy 0 fails with a new error every call (made beforehand), which
+	// nobody asks the cause of: no cause context is made.
+	fresh := make([]error, 256)
+	for i := range fresh {
+		fresh[i] = fmt.Errorf("fresh %d", i)
+	}
+	var next int
+	failFresh := func(ctx context.Context, worker int) error {
+		if worker == 0 {
+			next++
+			return fresh[next%len(fresh)]
+		}
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		return nil
+	}
 	body := func(context.Context, int, int, int) error { return nil }
+	failAt500 := func(_ context.Context, _, lo, _ int) error {
+		if lo == 500 {
+			return errors.ErrUnsupported
+		}
+		return nil
+	}
+	plain := func(int, int, int) {}
 	for _, tc := range []struct {
 		name string
 		call func()
 		want float64
 	}{
-		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 2},
-		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 2},
-		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 3}, // copies watch Done: the channel
-		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 3},
+		// One allocation per call: the copies' context, made for each run.
+		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 1},
+		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 1},
+		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 1},
+		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 1},
+		// Asking for the cause makes the cancelled context that holds it
+		// (context.WithCancelCause: 2, and its holder).
+		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 4},
+		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 4},
+		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 1},
+		// And the channel.
+		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 2},
+		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 1},
+		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 1},
+		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 1},
+		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 1},
+		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 1},
+		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 1},
+		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 1},
+		{"ForRange", func() { w.ForRange(1000, plain) }, 0},
 	} {
-		tc.call() // warm the pools and create the workers
-		got := testing.AllocsPerRun(200, tc.call)
-		assert.Equal(t, tc.want, got, "%s: allocations per call", tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "busy") {
+				release := holdSet(busy, 2)
+				defer release()
+			}
+			tc.call() // warm the kept tasks and create the workers
+			got := testing.AllocsPerRun(200, tc.call)
+			assert.Equal(t, tc.want, got, "allocations per call")
+		})
 	}
 }
 

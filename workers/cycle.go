@@ -23,8 +23,11 @@ import (
 //     caller-runs and inline runs; listing it for plain runs too adds no path,
 //     see below);
 //   - a goroutine c waits for the set whose lock it is blocked on (recorded
-//     in waiting), and for the set in whose end wait it sleeps (it holds that
-//     set and its coordinator is parked: gang.Dispatcher.CoordinatorParked).
+//     in waiting), for the set in whose end wait it sleeps (it holds that
+//     set and its coordinator is parked: gang.Dispatcher.CoordinatorParked),
+//     and for the set whose side slot it holds while it sleeps waiting for
+//     the workers that took copies of its busy run
+//     (gang.Dispatcher.SideWaiter).
 //     A goroutine is in at most one end wait, its innermost run, so a
 //     coordinator still spinning in X's end wait has no out-edge and listing
 //     it under X adds no path.
@@ -276,7 +279,7 @@ func cycleFrom(w *set, g uintptr) []string {
 				next = append(next, y)
 			}
 			for _, y := range sets {
-				if y.mu.owner() == c && y.d.CoordinatorParked() {
+				if y.mu.owner() == c && y.d.CoordinatorParked() || y.d.SideWaiter() == c {
 					next = append(next, y)
 				}
 			}

@@ -256,3 +256,46 @@ func TestCycleThroughWorkerlessSetsPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestCycleThroughSideRunPanics: a copy of a plain run on set B starts a busy
+// loop on set A; a worker of A takes a chunk of it and starts a run on B,
+// which waits for B's run, which waits for its copy, the loop's holder, which
+// waits for that chunk: a cycle through A's side slot. It panics naming both
+// sets instead of hanging.
+func TestCycleThroughSideRunPanics(t *testing.T) {
+	a := workers.New("side-a", 2, workers.WithConcurrentRuns())
+	defer a.Close()
+	b := workers.New("side-b", 1)
+	defer b.Close()
+	a.RunN(tasks.Func("create", func(int) {}), 2) // both of A's workers exist
+	release := holdSet(a, 1)                      // A is busy; one worker is idle
+	defer release()
+	var v any
+	var offHolder atomic.Bool
+	testutil.Within(t, "the runs", 30*time.Second, func() {
+		v = panicValue(func() {
+			b.RunN(tasks.Func("outer", func(int) {
+				holder := goid.Get()
+				started := make(chan struct{})
+				a.ForRange(2, func(_, lo, _ int) {
+					if goid.Get() == holder {
+						// Give A's idle worker time to take the other chunk.
+						select {
+						case <-started:
+						case <-time.After(time.Second):
+						}
+						return
+					}
+					offHolder.Store(true)
+					close(started)
+					b.RunN(tasks.Func("inner", func(int) {}), 1)
+				}, workers.WithChunk(1))
+			}), 1)
+		})
+	})
+	require.True(t, offHolder.Load(), "no worker of A took a chunk of the busy loop")
+	require.NotNil(t, v, "the cycle did not panic")
+	msg := nestedMessage(v)
+	assert.Contains(t, msg, `workers: RunN on "side-b" called from inside a copy of a run that waits for it`)
+	assert.Contains(t, msg, `"side-a"`, "the message names both sets")
+}

@@ -107,6 +107,10 @@ type set struct {
 
 	// team is the team RunTeam keeps between runs (see RunTeam).
 	team atomic.Pointer[cachedTeam]
+
+	// ctxTasks keeps the tasks of RunContext and ForRangeContext between
+	// runs (see ctxTasks).
+	ctxTasks ctxTasks
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -115,8 +119,9 @@ type worker struct {
 	// g is the worker goroutine's token while it is alive (0 otherwise). A
 	// Run from inside a copy on this worker compares its own token with it.
 	g atomic.Uintptr
-	// placed is closed once the worker applied its placement (if any) and
-	// recorded the failures, before it serves: see ensureCreated.
+	// placed is closed once the worker applied its placement and recorded
+	// the failures, before it serves: see ensureCreated. Nil, and not
+	// waited for, on a set without placement.
 	placed chan struct{}
 }
 
@@ -371,6 +376,7 @@ func (w *set) close() {
 	w.d.Stop(k)
 	w.wg.Wait()
 	unregister(w)
+	w.ctxTasks.release()
 }
 
 // lock takes the run lock; the slow path detects nested calls.
@@ -445,13 +451,18 @@ func (w *set) ensureCreated(op string, n int) {
 		w.createMu.Unlock()
 		w.panicClosed(op)
 	}
+	// Only a placed worker is waited for (below): an unplaced one costs no
+	// channel and no list, the allocations a first run would otherwise add.
 	var started []*worker
 	for i := int(w.created.Load()); i < n; i++ {
-		wk := &worker{placed: make(chan struct{})}
+		wk := &worker{}
+		if w.place.lockThread {
+			wk.placed = make(chan struct{})
+			started = append(started, wk)
+		}
 		w.workers[i].Store(wk)
 		w.wg.Add(1)
 		go w.work(i, wk, true)
-		started = append(started, wk)
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
 		w.created.Store(int32(i + 1))
@@ -481,7 +492,7 @@ func (w *set) work(i int, wk *worker, first bool) {
 			w.recordPlacement(i, errs)
 		}
 	}
-	if first {
+	if first && wk.placed != nil {
 		close(wk.placed)
 	}
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),

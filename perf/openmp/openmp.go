@@ -34,6 +34,10 @@
 // the hooks those rows go through; a nil hook makes its rows "not
 // expressible".
 //
+// The mixed-process mode (mixed.go) measures the same workgang constructs in
+// batches between fork-joins of go+WaitGroup and errgroup, against the same
+// batches with nothing in between, and counts who ran the copies.
+//
 // Without a compiler with OpenMP support the section says how to get one and
 // measures workgang alone.
 package openmp
@@ -72,6 +76,8 @@ type Options struct {
 	Budget time.Duration
 	// WorkerOptions are passed to workers.New for the workgang set.
 	WorkerOptions []workers.Option
+	// Mixed sizes the mixed-process mode (mixed.go).
+	Mixed MixedOptions
 	// Status, if not nil, shows progress (a line that the next call
 	// replaces).
 	Status func(format string, args ...any)
@@ -97,6 +103,7 @@ func (o Options) defaults() Options {
 	if o.Status == nil {
 		o.Status = func(string, ...any) {}
 	}
+	o.Mixed = o.Mixed.defaults()
 	return o
 }
 
@@ -108,9 +115,9 @@ func (o Options) defaults() Options {
 // when it returns.
 func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	o = o.defaults()
-	if o.Threads < 1 || o.Threads > workers.MaxSetSize || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 {
-		return nil, fmt.Errorf("openmp: bad options: threads %d (want [1, %d]), rounds %d, target %v, delay %v ns, budget %v",
-			o.Threads, workers.MaxSetSize, o.Rounds, o.Target, o.DelayNS, o.Budget)
+	if o.Threads < 1 || o.Threads > workers.MaxSetSize || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 || !o.Mixed.valid() {
+		return nil, fmt.Errorf("openmp: bad options: threads %d (want [1, %d]), rounds %d, target %v, delay %v ns, budget %v, mixed %+v",
+			o.Threads, workers.MaxSetSize, o.Rounds, o.Target, o.DelayNS, o.Budget, o.Mixed)
 	}
 	p := params{threads: o.Threads, rounds: o.Rounds, target: o.Target, delayNS: o.DelayNS}
 	p.timeout = nativeTimeout(p)
@@ -132,6 +139,10 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	}
 	g := newGoSide(p, o)
 	defer g.close()
+	var mx *mixedSide
+	if !o.Mixed.Off {
+		mx = newMixedSide(g, o.Mixed)
+	}
 
 	// Round after round, every runtime once: each OpenMP runtime in a fresh
 	// process of one round, then a round of workgang's, so that a
@@ -166,9 +177,16 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 		}
 		o.Status("openmp: workgang, round %d of %d (this process)", r+1, p.rounds)
 		g.round()
+		if mx != nil {
+			o.Status("openmp: workgang mixed with go+WaitGroup and errgroup, round %d of %d", r+1, p.rounds)
+			mx.round(r)
+		}
 	}
 	if g.b.reduceErr != nil {
 		return nil, g.b.reduceErr
+	}
+	if mx != nil {
+		res.Mixed = mx.result()
 	}
 	res.Rounds = rounds
 	for i, c := range compilers {

@@ -254,7 +254,8 @@ func (m *fakeMember) For(n int, body func(lo, hi int), _ Schedule) {
 // tinyOptions are the smallest sizes: the structure is tested, not the
 // figures.
 func tinyOptions() Options {
-	return Options{Threads: 2, Rounds: 2, Target: 20 * time.Microsecond}
+	return Options{Threads: 2, Rounds: 2, Target: 20 * time.Microsecond,
+		Mixed: MixedOptions{Batch: 2, Batches: 3, WorkNS: []float64{200, 2000}}}
 }
 
 // withoutCompilers runs f with no OpenMP compiler to find.
@@ -444,7 +445,8 @@ func TestBudgetCutsRounds(t *testing.T) {
 }
 
 func TestRunRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxSetSize + 1}, {DelayNS: -5}, {Budget: -time.Second}} {
+	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxSetSize + 1}, {DelayNS: -5}, {Budget: -time.Second},
+		{Mixed: MixedOptions{Batch: -1}}, {Mixed: MixedOptions{Batches: -3}}, {Mixed: MixedOptions{ForkJoins: -1}}, {Mixed: MixedOptions{WorkNS: []float64{1000, 0}}}} {
 		if _, err := Run(context.Background(), &bytes.Buffer{}, o); err == nil || !strings.HasPrefix(err.Error(), "openmp: ") {
 			t.Errorf("Run(%+v): got %v; want an error naming the package", o, err)
 		}

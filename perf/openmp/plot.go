@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -16,7 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Plot size: one panel; the file stacks two.
+// Plot size: one panel; the file stacks two, three with the mixed-process
+// mode.
 const (
 	panelWidth  = 20 * vg.Centimeter
 	panelHeight = 12 * vg.Centimeter
@@ -27,7 +29,8 @@ const plotFile = "openmp.svg"
 
 // Plot writes r's figure into dir as openmp.svg and returns its path: the
 // grain sweep's speedups against W (log scale) above the constructs'
-// overheads (log scale), every runtime and mode a series.
+// overheads (log scale), every runtime and mode a series, and with the
+// mixed-process mode its mixed/alone ratios below them.
 func Plot(r *Result, dir string) (string, error) {
 	grain, err := plotGrain(r)
 	if err != nil {
@@ -37,11 +40,20 @@ func Plot(r *Result, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c := vgsvg.New(panelWidth, 2*panelHeight)
+	panels := []*plot.Plot{grain, over}
+	if r.Mixed != nil {
+		mixed, err := plotMixed(r.Mixed, r.Rounds)
+		if err != nil {
+			return "", err
+		}
+		panels = append(panels, mixed)
+	}
+	c := vgsvg.New(panelWidth, vg.Length(len(panels))*panelHeight)
 	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadRight: vg.Points(6)}
-	grain.Draw(tiles.At(dc, 0, 0))
-	over.Draw(tiles.At(dc, 0, 1))
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadRight: vg.Points(6)}
+	for i, p := range panels {
+		p.Draw(tiles.At(dc, 0, i))
+	}
 	path := filepath.Join(dir, plotFile)
 	f, err := os.Create(path)
 	if err != nil {
@@ -201,28 +213,103 @@ func plotOverheads(r *Result) (*plot.Plot, error) {
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{y - lo, hi - y})
 		}
 	}
+	if err := addErrSeries(p, order, pts, 0.14); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max = overheadFloor, top*30 // room for the legend above the points
+	return p, nil
+}
+
+// addErrSeries adds the series pts, in order, to p as points with error
+// bars, each in a colour and shape of its own, spread apart along x by
+// spread per series so that the series of one construct do not overlap.
+func addErrSeries(p *plot.Plot, order []string, pts map[string]*errPoints, spread float64) error {
 	n := float64(len(order))
 	for j, k := range order {
 		e := pts[k]
-		for i := range e.XYs { // spread the series apart within a construct
-			e.XYs[i].X += (float64(j) - (n-1)/2) * 0.14
+		for i := range e.XYs {
+			e.XYs[i].X += (float64(j) - (n-1)/2) * spread
 		}
 		s, err := plotter.NewScatter(e.XYs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Color = plotutil.Color(j)
 		s.Shape = plotutil.Shape(j)
 		s.Radius = vg.Points(3)
 		bars, err := plotter.NewYErrorBars(e)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		bars.Color = s.Color
 		bars.CapWidth = vg.Points(3)
 		p.Add(bars, s)
 		p.Legend.Add(k, s)
 	}
-	p.Y.Min, p.Y.Max = overheadFloor, top*30 // room for the legend above the points
+	return nil
+}
+
+// plotMixed draws every row's mixed/alone ratio per construct, one series
+// per mode class and gap, with the min-max of the rounds' ratios and the
+// goal as a dashed line.
+func plotMixed(m *Mixed, rounds int) (*plot.Plot, error) {
+	p := newPanel(fmt.Sprintf("mixed process / alone: time per construct, median, min-max of %d rounds", rounds),
+		"", "mixed / alone (log scale)")
+	// The constructs in their order of first appearance.
+	var titles []string
+	index := map[string]int{}
+	for _, row := range m.Rows {
+		if _, ok := index[row.Title]; !ok {
+			index[row.Title] = len(titles)
+			titles = append(titles, row.Title)
+		}
+	}
+	var ticks plot.ConstantTicks
+	for i, t := range titles {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: t})
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.X.Min, p.X.Max = -0.5, float64(len(titles))-0.5
+
+	var order []string
+	pts := map[string]*errPoints{}
+	top, bottom := MixedLimit, 1.0
+	for _, row := range m.Rows {
+		for gi, s := range row.Mixed {
+			k := fmt.Sprintf("%s, W=%s", modeClass(workgang, row.Mode), fmtWork(m.Gaps[gi].RequestedNS))
+			if _, ok := pts[k]; !ok {
+				order = append(order, k)
+				pts[k] = &errPoints{}
+			}
+			y := *s.Ratio
+			top, bottom = max(top, *s.RatioMax), min(bottom, *s.RatioMin)
+			e := pts[k]
+			e.XYs = append(e.XYs, plotter.XY{X: float64(index[row.Title]), Y: y})
+			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{y - *s.RatioMin, *s.RatioMax - y})
+		}
+	}
+	if err := addErrSeries(p, order, pts, 0.12); err != nil {
+		return nil, err
+	}
+	goal, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: MixedLimit}, {X: p.X.Max, Y: MixedLimit}})
+	if err != nil {
+		return nil, err
+	}
+	goal.Color = color.Gray{Y: 96}
+	goal.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(goal)
+	p.Legend.Add(fmt.Sprintf("goal %.2f", MixedLimit), goal)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Min, p.Y.Max = bottom/1.5, top*4 // room for the legend above the points
+	var yt plot.ConstantTicks
+	for _, v := range []float64{0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32} {
+		if v >= p.Y.Min && v <= p.Y.Max {
+			yt = append(yt, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+	}
+	p.Y.Tick.Marker = yt
 	return p, nil
 }

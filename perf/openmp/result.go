@@ -33,6 +33,8 @@ type Result struct {
 	Runtimes   []Runtime   `json:"runtimes"`
 	Constructs []Construct `json:"constructs"`
 	Grain      Grain       `json:"grain"`
+	// Mixed is the mixed-process mode (null when it was off).
+	Mixed *Mixed `json:"mixed"`
 }
 
 // Runtime is one runtime's process.
@@ -295,6 +297,9 @@ func (r *Result) print(out io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintln(out, "(caller-runs is the mode comparable to OpenMP, whose master thread takes part; plain and workers-only have no OpenMP counterpart)")
+	if r.Mixed != nil {
+		r.Mixed.print(out, r.Threads)
+	}
 }
 
 func ratio(v *float64) string {

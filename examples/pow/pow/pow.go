@@ -125,16 +125,14 @@ func (f *found) searchFlag(p *Puzzle, id, k int) {
 var errFound = errors.New("pow: found")
 
 // searchCtx is copy id of k, stopped by ctx: it returns errFound if it
-// found the nonce, nil if ctx was cancelled.
+// found the nonce, nil if ctx was cancelled. It looks at ctx.Err, an atomic
+// load for the standard package's contexts and for RunContext's, rather than
+// at ctx.Done, whose channel a context makes on the first call (an
+// allocation per search).
 func (f *found) searchCtx(ctx context.Context, p *Puzzle, id, k int) error {
-	done := ctx.Done()
 	for n, i := uint64(id), 0; ; n, i = n+uint64(k), i+1 {
-		if i%checkEvery == 0 {
-			select {
-			case <-done:
-				return nil
-			default:
-			}
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil
 		}
 		if p.Solves(n) {
 			if f.done.CompareAndSwap(false, true) {
