@@ -362,6 +362,31 @@ W: \
 SIG: \
 	atomic { semSignal(wcnt[j], wtok[j], SEND, AFTER) }
 
+/*
+ * wakeFor(j, m): switch s.state.Load() { case parked: CAS(parked, waking)
+ * and Signal as in wakeIfParked; case aside: wakeFor(2j+2, m) if 2j+2 < m,
+ * then wakeFor(2j+3, m) if 2j+3 < m; default: return }. Without SIDE no slot
+ * is ever aside, and wakeFor is wakeIfParked. With NW <= 3 (m <= 3) only
+ * slot 0 has children below m (2; slot 1's are 4 and 5), so only the
+ * coordinator's wakeFor(0, m) can descend, one level, to slots whose own
+ * wakeFor is wakeIfParked: the model has wakeFor at that call site only.
+ * The Load and the CAS are one step, as in wakeIfParked (W); C1 and C2 are
+ * the children's steps.
+ */
+#define wakeFor(j, W, SIG, SEND, C1, C1SIG, C1SEND, C2, C2SIG, C2SEND, AFTER) \
+W: \
+	atomic { \
+		if \
+		:: mayWake(j) -> state[j] = WAKING; goto SIG \
+		:: !mayWake(j) && state[j] == ASIDE && 2 * (j) + 2 < m -> goto C1  /* aside: its children */ \
+		:: else -> AFTER \
+		fi \
+	}; \
+SIG: \
+	atomic { semSignal(wcnt[j], wtok[j], SEND, AFTER) }; \
+	wakeIfParked(2 * (j) + 2, C1, C1SIG, C1SEND, if :: 2 * (j) + 3 < m -> goto C2 :: else -> AFTER fi); \
+	wakeIfParked(2 * (j) + 3, C2, C2SIG, C2SEND, AFTER)
+
 /* finish, after done.Store(gen): if d.coordParked.Load() == gen &&
    d.coordParked.CompareAndSwap(gen, 0) { d.coordWake.Signal(1) }. The CAS
    is a step of its own: between done.Store and it the coordinator may
@@ -968,6 +993,16 @@ gone:
 	fi; \
 	m = n - callerRuns
 
+/* the lock CAS and the run's setup and publish: one step without SIDE (only
+   goroutines that read the new run word read the setup, and a loser runs
+   inline, touching nothing); two with SIDE, where a loser that saw the lock
+   taken publishes a side run that workers may serve before the publish */
+#ifdef SIDE
+#define lockedSetup() goto setup
+#else
+#define lockedSetup() setupRun()
+#endif
+
 #ifdef BUG_NO_LOCK
 #define lockLost() goto setup                   /* broken: dispatch without the lock */
 #elif defined(SIDE)
@@ -1007,6 +1042,8 @@ gone:
 #define sideClosed() skip
 #endif
 
+#define afterRoot0() if :: 1 < m -> goto wroot1 :: else -> goto caller fi
+
 proctype submitter(byte me) {
 	byte gen, n, m, c, k, old, lv, r;
 	bool callerRuns;
@@ -1041,7 +1078,7 @@ lock:
 	   queue and the handoff are the run lock's own business) */
 	atomic {
 		if
-		:: lockv == 0 -> lockv = me + 1; chooseN(); setupRun()
+		:: lockv == 0 -> lockv = me + 1; chooseN(); lockedSetup()
 		:: lockv != 0 && callerRuns -> chooseN(); lockLost()
 		fi
 	};
@@ -1113,7 +1150,11 @@ inlrun:
 	};
 #endif
 	/* wake the tree roots: 0 if m > 0 (always here), 1 if m > 1 */
-	wakeIfParked(0, wroot0, r0sig, r0send, if :: 1 < m -> goto wroot1 :: else -> goto caller fi);
+#ifdef SIDE
+	wakeFor(0, wroot0, r0sig, r0send, r0c1, r0c1sig, r0c1send, r0c2, r0c2sig, r0c2send, afterRoot0());
+#else
+	wakeIfParked(0, wroot0, r0sig, r0send, afterRoot0());
+#endif
 	wakeIfParked(1, wroot1, r1sig, r1send, goto caller);
 caller:
 	/* runOnCaller: d.execute(t, n-1, ...) without a claim (nobody else
