@@ -347,9 +347,9 @@ RECV: \
    s.state.CompareAndSwap(parked, waking) { s.wake.Signal(1) }: the CAS is
    step W, Signal's count update step SIG, its token send step SEND. */
 #ifdef BUG_NO_WAKE_CAS
-#define mayWake(j) (state[j] == PARKED || state[j] == WAKING)  /* broken: Load, then a plain Store(waking) */
+#define mayWake(j) ((state[j] == PARKED || state[j] == WAKING))  /* broken: Load, then a plain Store(waking) */
 #else
-#define mayWake(j) state[j] == PARKED          /* CompareAndSwap(parked, waking) */
+#define mayWake(j) (state[j] == PARKED)        /* CompareAndSwap(parked, waking) */
 #endif
 #define wakeIfParked(j, W, SIG, SEND, AFTER) \
 W: \
