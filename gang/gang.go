@@ -191,6 +191,7 @@ func New(workers int) *Dispatcher {
 		d.slots[i].wake.SetSpin(0)
 	}
 	d.coordWake.SetSpin(0)
+	d.side.wake.SetSpin(0) // the holder spins in waitSide before it parks here
 	d.SetSpin(spin.Default)
 	return d
 }

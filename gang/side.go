@@ -216,8 +216,8 @@ func (d *Dispatcher) sideOpen() bool {
 }
 
 // serveSide is worker s's service of the side slot: it claims copies and runs
-// them while any is left, waking one more parked worker each time it leaves
-// copies unclaimed. The slot may change hands between two of its claims; each
+// them while any is left and no new run word has come, waking one more parked
+// worker each time it leaves copies unclaimed. The slot may change hands between two of its claims; each
 // claim reads the task and generation of the run it claimed.
 func (d *Dispatcher) serveSide(s *slot) {
 	c, ok := d.claimSide()
@@ -239,6 +239,12 @@ func (d *Dispatcher) serveSide(s *slot) {
 		s.copies.Add(1)
 		s.side.Add(1)
 		d.executeSide(t, c, gen, false)
+		if d.fresh(s) {
+			// A new run word comes first: a stream of busy runs must not
+			// keep from a main run a worker it needs. The holder claims
+			// what is left.
+			return
+		}
 	}
 }
 
