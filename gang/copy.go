@@ -2,6 +2,7 @@ package gang
 
 import (
 	"context"
+	"runtime"
 	"runtime/debug"
 	"runtime/trace"
 
@@ -9,11 +10,12 @@ import (
 )
 
 // execute runs copy c of run gen (n copies) of t, captures a panic,
-// panic(nil) or Goexit, and retires the copy.
-func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller bool) {
+// panic(nil) or Goexit, and retires the copy. handBack is set for a worker's
+// copy of a plain run (see retire).
+func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller, handBack bool) {
 	// Registered first, so it runs last, whatever the copy or the capture
 	// does (even a Goexit from a hostile Name during capture).
-	defer d.retire(c, n, gen)
+	defer d.retire(c, n, gen, handBack)
 	runCopy(t, c, onCaller, &d.fails)
 }
 
@@ -57,7 +59,15 @@ func runCopy(t tasks.Task, c int, onCaller bool, f *failures) {
 // groupsLeft, and finish's store publishes it all to the coordinator. After
 // its decrement a copy touches no run state: the last one may let Run
 // return and the next run start.
-func (d *Dispatcher) retire(c, n int, gen uint64) {
+//
+// The last copy of a plain run whose workers and coordinator outnumber the
+// processors, on a worker, then yields its processor once (handBack): the
+// coordinator, which only waits in such a run, may be queued on this very
+// processor (it yields there at once in such a run, see waitEnd), and would
+// otherwise wait for the worker's next burst of polls before it sees the
+// end. The benchmark behind it is the openmp section's grain sweep of plain
+// RunN at n = GOMAXPROCS in the perf harness.
+func (d *Dispatcher) retire(c, n int, gen uint64, handBack bool) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
 	}
@@ -65,4 +75,7 @@ func (d *Dispatcher) retire(c, n int, gen uint64) {
 		return
 	}
 	d.finish(gen)
+	if handBack {
+		runtime.Gosched()
+	}
 }

@@ -84,9 +84,13 @@ type slot struct {
 	spin   spin.Spinner
 	// seen is the generation of the last run word this worker acted on.
 	seen uint64
+	// procs is GOMAXPROCS as this worker last read it (every procsEvery
+	// runs), for the hand-back at the end of a plain run (see retire).
+	procs    int32
+	procsAge uint32
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups, side atomic.Uint64
-	_                                         [cacheLine - 72]byte // layout_test.go checks the size
+	_                                         [cacheLine - 80]byte // layout_test.go checks the size
 }
 
 // group is one countdown line of a run's end accounting.

@@ -63,7 +63,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(p.t, n, m, gen)
 	}
-	d.waitEnd(gen, m)
+	d.waitEnd(gen, m, !p.callerRuns)
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
 	d.task = nil
@@ -84,18 +84,18 @@ func (d *Dispatcher) runOnCaller(t tasks.Task, n, m int, gen uint64) (ran int) {
 	normal := false
 	defer func() {
 		if !normal {
-			d.waitEnd(gen, m)
+			d.waitEnd(gen, m, false)
 			d.task = nil
 			if p := d.fails.take(); p != nil && !p.Goexit {
 				panic(p)
 			}
 		}
 	}()
-	d.execute(t, n-1, n, gen, true)
+	d.execute(t, n-1, n, gen, true, false)
 	ran = 1
 	for c := m - 1; c >= 0; c-- {
 		if d.claim(c, gen) {
-			d.execute(t, c, n, gen, true)
+			d.execute(t, c, n, gen, true, false)
 			ran++
 		}
 	}
@@ -194,8 +194,9 @@ func (d *Dispatcher) Stop(k int) {
 
 // waitEnd waits until the last copy of run gen finished: it spins (for a
 // budget capped when the run's m workers and this goroutine outnumber the
-// processors), then parks.
-func (d *Dispatcher) waitEnd(gen uint64, m int) {
+// processors, and in a plain run then only after a first yield), then
+// parks.
+func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 	if d.done.Load() == gen {
 		return
 	}
@@ -203,6 +204,17 @@ func (d *Dispatcher) waitEnd(gen uint64, m int) {
 		d.procs = int32(runtime.GOMAXPROCS(0))
 	}
 	d.procsAge++
+	if plain && m+1 > int(d.procs) {
+		// A plain run whose workers and this goroutine outnumber the
+		// processors: a worker with a copy to run may be queued on this
+		// one. Let it run before spinning (its last copy yields back, see
+		// retire). A caller-runs caller has just run copies itself and
+		// claimed those no worker took, so it spins at once.
+		runtime.Gosched()
+		if d.done.Load() == gen {
+			return
+		}
+	}
 	if budget := spin.CapFor(time.Duration(d.endSpin.Load()), m+1, int(d.procs)); budget > 0 {
 		if spin.Until(budget, &d.coord, func() bool { return d.done.Load() == gen }) {
 			return

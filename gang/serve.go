@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/workgang/workgang/internal/spin"
@@ -24,6 +25,14 @@ func (d *Dispatcher) Serve(i int) {
 		if r&callerBit != 0 {
 			m--
 		}
+		if s.procsAge%procsEvery == 0 {
+			s.procs = int32(runtime.GOMAXPROCS(0))
+		}
+		s.procsAge++
+		// The hand-back at the end (see retire): only in a plain run whose
+		// workers and coordinator outnumber the processors, where the
+		// coordinator may be queued behind this worker.
+		handBack := r&callerBit == 0 && m+1 > int(s.procs)
 		// Wake this worker's children in the tree before running anything:
 		// the wake-ups go out in parallel with the copies.
 		if c := 2*i + 2; c < m {
@@ -39,7 +48,7 @@ func (d *Dispatcher) Serve(i int) {
 			s.misses = 0
 			if d.claim(i, gen) {
 				s.copies.Add(1)
-				d.execute(d.task, i, n, gen, false)
+				d.execute(d.task, i, n, gen, false, handBack)
 			}
 			// Then take the next few copies their workers have not started:
 			// a worker that is awake but not running (its processor is
@@ -49,7 +58,7 @@ func (d *Dispatcher) Serve(i int) {
 			for k := 1; k <= stealAhead && k < m; k++ {
 				if c := (i + k) % m; d.claim(c, gen) {
 					s.copies.Add(1)
-					d.execute(d.task, c, n, gen, false)
+					d.execute(d.task, c, n, gen, false, handBack)
 				}
 			}
 			continue
@@ -61,7 +70,7 @@ func (d *Dispatcher) Serve(i int) {
 		for c := range m {
 			if d.slots[c].state.Load() != awake && d.claim(c, gen) {
 				s.copies.Add(1)
-				d.execute(d.task, c, n, gen, false)
+				d.execute(d.task, c, n, gen, false, handBack)
 				helped = true
 			}
 		}
