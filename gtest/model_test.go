@@ -84,9 +84,9 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"d.run.Store(word)",
 			"d.wakeFor(0, m)",
 			"d.wakeFor(1, m)",
-			"d.execute(t, n-1, n, gen, true)",
+			"d.execute(t, n-1, n, gen, true, false)",
 			"for c := m - 1; c >= 0; c-- {",
-			"d.waitEnd(gen, m)",
+			"d.waitEnd(gen, m, !p.callerRuns)",
 			"d.task = nil",
 			// claim and wakeIfParked.
 			"old := s.claim.Load()",
@@ -132,7 +132,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {",
 			"d.coordWake.Signal(1)",
 			// retire.
-			"defer d.retire(c, n, gen)",
+			"defer d.retire(c, n, gen, handBack)",
 			"if d.groups[c/groupSize].left.Add(-1) != 0 {",
 			"if n > groupSize && d.groupsLeft.Add(-1) != 0 {",
 			"d.finish(gen)",

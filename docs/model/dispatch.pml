@@ -803,7 +803,7 @@ sawake:
 	wakeIfParked(2 * i + 2, child1, c1sig, c1send, afterChild1());
 	wakeIfParked(2 * i + 3, child2, c2sig, c2send, toWork());
 own:
-	/* i < m: if d.claim(i, gen) { d.execute(d.task, i, n, gen, false) } */
+	/* i < m: if d.claim(i, gen) { d.execute(d.task, i, n, gen, false, handBack) } */
 	atomic {
 		old = claimv[i];                        /* old := s.claim.Load() */
 		if
@@ -837,7 +837,7 @@ batch:
 	};
 #endif
 look:
-	/* if c := (i + k) % m; d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } */
+	/* if c := (i + k) % m; d.claim(c, gen) { d.execute(d.task, c, n, gen, false, handBack) } */
 	atomic {
 		old = claimv[c];
 		if
@@ -855,7 +855,7 @@ look:
 	};
 help:
 	/* i >= m: for c := range m { if d.slots[c].state.Load() != awake &&
-	   d.claim(c, gen) { d.execute(d.task, c, n, gen, false) } } */
+	   d.claim(c, gen) { d.execute(d.task, c, n, gen, false, handBack) } } */
 	atomic {
 		if
 		:: state[c] != AWAKE ->
