@@ -61,12 +61,12 @@ func runCopy(t tasks.Task, c int, onCaller bool, f *failures) {
 // return and the next run start.
 //
 // The last copy of a plain run whose workers and coordinator outnumber the
-// processors, on a worker, then yields its processor once (handBack): the
-// coordinator, which only waits in such a run, may be queued on this very
-// processor (it yields there at once in such a run, see waitEnd), and would
-// otherwise wait for the worker's next burst of polls before it sees the
-// end. The benchmark behind it is the openmp section's grain sweep of plain
-// RunN at n = GOMAXPROCS in the perf harness.
+// processors, on a worker, then yields its processor once (handBack) if the
+// coordinator yielded its own in its end wait (coordYielded, see waitEnd):
+// the coordinator, which only waits in such a run, may then be queued on this
+// very processor, and would otherwise wait for the worker's next burst of
+// polls before it sees the end. The benchmark behind it is the openmp
+// section's grain sweep of plain RunN at n = GOMAXPROCS in the perf harness.
 func (d *Dispatcher) retire(c, n int, gen uint64, handBack bool) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
@@ -75,7 +75,7 @@ func (d *Dispatcher) retire(c, n int, gen uint64, handBack bool) {
 		return
 	}
 	d.finish(gen)
-	if handBack {
+	if handBack && d.coordYielded.Load() == gen {
 		runtime.Gosched()
 	}
 }

@@ -39,6 +39,14 @@ const (
 	// procsEvery is how many runs the coordinator's cached GOMAXPROCS
 	// serves before it is read again.
 	procsEvery = 1024
+
+	// yieldAfterPolls is how many times the coordinator of a plain run at
+	// full parallelism polls for the end before it yields its processor
+	// (waitEnd): about as long as a worker takes to run two empty copies,
+	// so that the empty-task round trip stays a spin. The benchmarks behind
+	// it are the dispatch section (empty task, full) and the openmp
+	// section's grain sweep of plain RunN in the perf harness.
+	yieldAfterPolls = 64
 )
 
 // genOf returns the low genBits bits of the generation in run word r; the
@@ -136,7 +144,12 @@ type Dispatcher struct {
 	// slow between its store of done and its look at coordParked must not
 	// wake the coordinator's park for run k+1.
 	coordParked atomic.Uint64
-	_           [cacheLine - 16]byte
+	// coordYielded is the generation of the plain run whose coordinator
+	// yielded its processor in its end wait (waitEnd): the worker that
+	// finishes that run yields back (retire). Written by the coordinator
+	// only when it yields, read by the finisher after its store of done.
+	coordYielded atomic.Uint64
+	_            [cacheLine - 24]byte
 
 	// The coordinator's line: written by it on every run, read by no
 	// worker on the common path (groupsLeft only by the last copies of

@@ -207,9 +207,17 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 	if plain && m+1 > int(d.procs) {
 		// A plain run whose workers and this goroutine outnumber the
 		// processors: a worker with a copy to run may be queued on this
-		// one. Let it run before spinning (its last copy yields back, see
-		// retire). A caller-runs caller has just run copies itself and
-		// claimed those no worker took, so it spins at once.
+		// one. A short run (empty copies an awake worker takes all of)
+		// ends within a few polls; otherwise let the queued worker run
+		// before spinning, and ask the finisher to yield back (retire). A
+		// caller-runs caller has just run copies itself and claimed those
+		// no worker took, so it spins at once.
+		for range yieldAfterPolls {
+			if d.done.Load() == gen {
+				return
+			}
+		}
+		d.coordYielded.Store(gen)
 		runtime.Gosched()
 		if d.done.Load() == gen {
 			return
