@@ -11,7 +11,8 @@ import (
 
 // execute runs copy c of run gen (n copies) of t, captures a panic,
 // panic(nil) or Goexit, and retires the copy. handBack is set for a worker's
-// copy of a plain run (see retire).
+// copy of a plain run whose workers and coordinator outnumber the processors
+// (see retire).
 func (d *Dispatcher) execute(t tasks.Task, c, n int, gen uint64, onCaller, handBack bool) {
 	// Registered first, so it runs last, whatever the copy or the capture
 	// does (even a Goexit from a hostile Name during capture).

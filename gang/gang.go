@@ -148,6 +148,9 @@ type Dispatcher struct {
 	// yielded its processor in its end wait (waitEnd): the worker that
 	// finishes that run yields back (retire). Written by the coordinator
 	// only when it yields, read by the finisher after its store of done.
+	// It is a hint, not part of the protocol: a finisher that reads it
+	// before the coordinator's store (or a stale one) only skips, or adds,
+	// one yield.
 	coordYielded atomic.Uint64
 	_            [cacheLine - 24]byte
 
