@@ -2,6 +2,7 @@ package gang
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -194,6 +195,10 @@ type Dispatcher struct {
 	// side is the side slot: one caller-runs run beside the current one
 	// (side.go).
 	side side
+
+	// decoy is the goroutine wakers ready after a wake-up so that the woken
+	// worker does not wait in the waker's runnext slot (decoy.go).
+	decoy decoy
 }
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
@@ -212,6 +217,10 @@ func New(workers int) *Dispatcher {
 	}
 	d.coordWake.SetSpin(0)
 	d.side.wake.SetSpin(0) // the holder spins in waitSide before it parks here
+	d.decoy.ch = make(chan struct{})
+	d.decoy.done = make(chan struct{})
+	d.procs = int32(runtime.GOMAXPROCS(0))
+	d.noteProcs(d.procs)
 	d.SetSpin(spin.Default)
 	return d
 }

@@ -54,11 +54,12 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	// Publish: every write above is visible to whoever loads this word.
 	d.runGen.Store(gen)
 	d.run.Store(word)
-	if m > 0 {
-		d.wakeFor(0, m)
+	woke := m > 0 && d.wakeFor(0, m)
+	if m > 1 && d.wakeFor(1, m) {
+		woke = true
 	}
-	if m > 1 {
-		d.wakeFor(1, m)
+	if woke {
+		d.lure()
 	}
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(p.t, n, m, gen)
@@ -152,34 +153,38 @@ func (d *Dispatcher) wakeIfParked(i int) {
 	}
 }
 
-// wakeFor wakes worker i for a run of m worker copies, where i < m. A
-// worker busy with a side copy (aside) reads the run word only when that copy
-// returns, and only then would it wake its children in the tree (2i+2, 2i+3):
-// the waker wakes them on its behalf, so that the rest of the run does not
-// wait for the side copy. Waking a worker twice is harmless: only the CAS
-// from parked signals.
-func (d *Dispatcher) wakeFor(i, m int) {
+// wakeFor wakes worker i for a run of m worker copies, where i < m, and
+// reports whether it signalled a parked worker (then the caller lures the
+// decoy once its wake-ups are done: decoy.go). A worker busy with a side copy
+// (aside) reads the run word only when that copy returns, and only then would
+// it wake its children in the tree (2i+2, 2i+3): the waker wakes them on its
+// behalf, so that the rest of the run does not wait for the side copy. Waking
+// a worker twice is harmless: only the CAS from parked signals.
+func (d *Dispatcher) wakeFor(i, m int) (signalled bool) {
 	s := &d.slots[i]
 	switch s.state.Load() {
 	case parked:
 		if s.state.CompareAndSwap(parked, waking) { // as in wakeIfParked
 			s.wake.Signal(1)
+			return true
 		}
-		return
+		return false
 	case aside:
 	default:
-		return
+		return false
 	}
 	if c := 2*i + 2; c < m {
-		d.wakeFor(c, m)
-		if c+1 < m {
-			d.wakeFor(c+1, m)
+		signalled = d.wakeFor(c, m)
+		if c+1 < m && d.wakeFor(c+1, m) {
+			signalled = true
 		}
 	}
+	return signalled
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve. It must not be called while a run is in progress.
+// Serve, and ServeDecoy return. It must not be called while a run is in
+// progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
 		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))
@@ -190,6 +195,7 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wakeIfParked(i)
 	}
+	d.stopDecoy()
 }
 
 // waitEnd waits until the last copy of run gen finished: it spins (for a
@@ -202,6 +208,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 	}
 	if d.procsAge%procsEvery == 0 {
 		d.procs = int32(runtime.GOMAXPROCS(0))
+		d.noteProcs(d.procs)
 	}
 	d.procsAge++
 	if plain && m+1 > int(d.procs) {

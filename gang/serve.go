@@ -27,6 +27,7 @@ func (d *Dispatcher) Serve(i int) {
 		}
 		if s.procsAge%procsEvery == 0 {
 			s.procs = int32(runtime.GOMAXPROCS(0))
+			d.noteProcs(s.procs)
 		}
 		s.procsAge++
 		// The hand-back at the end (see retire): only in a plain run whose
@@ -36,9 +37,12 @@ func (d *Dispatcher) Serve(i int) {
 		// Wake this worker's children in the tree before running anything:
 		// the wake-ups go out in parallel with the copies.
 		if c := 2*i + 2; c < m {
-			d.wakeFor(c, m)
-			if c+1 < m {
-				d.wakeFor(c+1, m)
+			woke := d.wakeFor(c, m)
+			if c+1 < m && d.wakeFor(c+1, m) {
+				woke = true
+			}
+			if woke {
+				d.lure()
 			}
 		}
 		if i < m {

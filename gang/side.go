@@ -279,6 +279,7 @@ func (d *Dispatcher) waitSide(gen uint64) {
 	}
 	if sd.procsAge%procsEvery == 0 {
 		sd.procs = int32(runtime.GOMAXPROCS(0))
+		d.noteProcs(sd.procs)
 	}
 	sd.procsAge++
 	if budget := spin.CapFor(time.Duration(d.endSpin.Load()), 2, int(sd.procs)); budget > 0 {
@@ -323,6 +324,7 @@ func (d *Dispatcher) wakeHelper() {
 		s := &d.slots[i]
 		if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
 			s.wake.Signal(1)
+			d.lure() // the waker runs on: keep the helper out of its runnext
 			return
 		}
 	}

@@ -52,6 +52,25 @@ func TestStatsCountRunsAndCopies(t *testing.T) {
 	assert.LessOrEqual(t, s.Wakeups, s.Parks)
 }
 
+// TestStatsLured: on a set whose workers park after every run, the wake-ups
+// of caller-runs runs lure the set's decoy (with more than one processor).
+func TestStatsLured(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("with one processor no wake-up lures the decoy")
+	}
+	w := workers.New("stats-lured", 2, workers.WithSpin(0))
+	defer w.Close()
+	caller := tasks.CallerRuns(tasks.Func("empty", func(int) {}))
+	for i := 0; i < 5000 && (i < 100 || w.Stats().Lured == 0); i++ {
+		w.RunN(caller, 2)
+		runtime.Gosched() // the decoy waits again only once it has run
+	}
+	s := w.Stats()
+	require.Positive(t, s.Wakeups, "no run woke the parked worker: %v", s)
+	assert.Positive(t, s.Lured, "%v", s)
+	assert.Contains(t, s.String(), fmt.Sprintf("lured=%d", s.Lured))
+}
+
 func TestStatsSpinHits(t *testing.T) {
 	w := workers.New("stats-spin", 1, workers.WithSpin(time.Second))
 	defer w.Close()
@@ -90,6 +109,7 @@ func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 		// The goroutine profile prints labels in a fixed (sorted) order.
 		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
 	}
+	assert.Contains(t, out, `"workgang.set":"labelled", "workgang.worker":"decoy"`, "the set's decoy goroutine")
 }
 
 func TestPlacementOptionsValidate(t *testing.T) {

@@ -28,6 +28,11 @@ type Stats struct {
 	Spun    uint64 // the run was posted while the worker spun
 	Parks   uint64 // the worker's spin budget ran out (or demand was low) and it committed to park
 	Wakeups uint64 // a parked worker was woken by a run that needed it
+	// Lured counts wake-ups after which the set's decoy goroutine took the
+	// waker's runnext slot, so that the woken worker could start on an idle
+	// processor at once instead of waiting for the waker to block (see
+	// package gang, decoy.go). Wake-ups on one processor lure nothing.
+	Lured uint64
 
 	Created           int // worker goroutines created
 	PlacementFailures int // see PlacementErrors
@@ -56,6 +61,7 @@ func (w *set) Stats() Stats {
 		SideRuns:     w.sideRuns.Load(),
 		CallerCopies: w.callerCopies.Load() + inline - goexits,
 		Created:      w.CreatedWorkers(),
+		Lured:        w.d.Lured(),
 		Waits:        w.waits.Load(),
 		WaitTime:     time.Duration(w.waitNanos.Load()),
 	}
@@ -76,6 +82,6 @@ func (w *set) Stats() Stats {
 
 // String formats the snapshot as one log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("runs=%d inline=%d busy=%d side=%d caller_copies=%d worker_copies=%d side_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
-		s.Runs, s.InlineRuns, s.BusyRuns, s.SideRuns, s.CallerCopies, s.WorkerCopies, s.SideCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
+	return fmt.Sprintf("runs=%d inline=%d busy=%d side=%d caller_copies=%d worker_copies=%d side_copies=%d ready=%d spun=%d parks=%d wakeups=%d lured=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.SideRuns, s.CallerCopies, s.WorkerCopies, s.SideCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Lured, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }

@@ -498,6 +498,16 @@ func (w *set) work(i int, wk *worker, first bool) {
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
 		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
 	wk.g.Store(goid.Get())
+	if i == 0 && first {
+		// The dispatcher's decoy (package gang, decoy.go) lives as long as
+		// the workers: it keeps a worker woken by a goroutine that runs on
+		// from waiting in that goroutine's runnext slot. Started here, not
+		// by the run that creates the first worker, so that its creation
+		// is not on that run's path; this goroutine's own wg count keeps
+		// Close's Wait from returning before the Add. Close's Stop ends it.
+		w.wg.Add(1)
+		go w.decoy()
+	}
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
@@ -521,6 +531,14 @@ func (w *set) work(i int, wk *worker, first bool) {
 	}()
 	w.d.Serve(i)
 	stopped = true
+}
+
+// decoy is the body of the set's decoy goroutine.
+func (w *set) decoy() {
+	defer w.wg.Done()
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
+		pprof.Labels("workgang.set", w.name, "workgang.worker", "decoy")))
+	w.d.ServeDecoy()
 }
 
 func (w *set) recordPlacement(i int, errs []error) {
