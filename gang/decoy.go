@@ -12,9 +12,10 @@ import (
 // stretches to about 60 us on Linux; goroutines in the ordinary run queue it
 // takes at once. A waker that keeps running after the wake-up (a caller-runs
 // caller that claims copies, a worker that wakes its children in the tree and
-// then runs its own copy) so kept the woken worker off every processor for
-// tens of microseconds: in a process whose other goroutines had let the
-// workers park, a caller-runs loop then ran on its caller alone.
+// then runs its own copy) would so keep the woken worker off every processor
+// for tens of microseconds, and a run shorter than that would end on its
+// caller alone: in a process whose other goroutines let the workers park
+// between runs, every run.
 //
 // The decoy is a goroutine of the embedder's (ServeDecoy) that waits on an
 // unbuffered channel. Right after waking workers, a waker readies it too
