@@ -495,8 +495,9 @@ func (w *set) work(i int, wk *worker, first bool) {
 	if first && wk.placed != nil {
 		close(wk.placed)
 	}
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
-		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
+	labels := pprof.WithLabels(context.Background(),
+		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i)))
+	pprof.SetGoroutineLabels(labels)
 	wk.g.Store(goid.Get())
 	if i == 0 && first {
 		// The dispatcher's decoy (package gang, decoy.go) lives as long as
@@ -505,8 +506,12 @@ func (w *set) work(i int, wk *worker, first bool) {
 		// by the run that creates the first worker, so that its creation
 		// is not on that run's path; this goroutine's own wg count keeps
 		// Close's Wait from returning before the Add. Close's Stop ends it.
+		// Started inside pprof.Do, so that it has its labels from its
+		// creation on (a goroutine inherits its creator's).
 		w.wg.Add(1)
-		go w.decoy()
+		pprof.Do(labels, pprof.Labels("workgang.worker", "decoy"), func(context.Context) {
+			go w.decoy()
+		})
 	}
 	stopped := false
 	defer func() {
@@ -536,8 +541,6 @@ func (w *set) work(i int, wk *worker, first bool) {
 // decoy is the body of the set's decoy goroutine.
 func (w *set) decoy() {
 	defer w.wg.Done()
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
-		pprof.Labels("workgang.set", w.name, "workgang.worker", "decoy")))
 	w.d.ServeDecoy()
 }
 
