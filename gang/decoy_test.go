@@ -51,7 +51,7 @@ func TestDecoyLuredByWakeUps(t *testing.T) {
 					task = tasks.CallerRuns(task)
 				}
 				var wakeups uint64
-				for i := 0; i < 2000 && (d.Lured() == 0 || i < 200); i++ {
+				for i := 0; i < 2000 && (d.decoy.Lured() == 0 || i < 200); i++ {
 					_, pe := run(d, task, c.n)
 					require.Nil(t, pe)
 					// Let the decoy run and wait again: a lure finds it
@@ -65,13 +65,35 @@ func TestDecoyLuredByWakeUps(t *testing.T) {
 				}
 				require.NotZero(t, wakeups, "no run woke a parked worker: the test proves nothing")
 				if procs == 1 {
-					assert.Zero(t, d.Lured(), "with one processor no wake-up lures the decoy")
+					assert.Zero(t, d.decoy.Lured(), "with one processor no wake-up lures the decoy")
 				} else {
-					assert.NotZero(t, d.Lured(), "%d wake-ups and no lure", wakeups)
+					assert.NotZero(t, d.decoy.Lured(), "%d wake-ups and no lure", wakeups)
 				}
 			})
 		}
 	}
+}
+
+// TestNoLureAfterGOMAXPROCSDrops: a set made with several processors and run
+// after GOMAXPROCS went down to 1 lures nothing, from its first run on (the
+// processor count is read where a lure would happen, not cached).
+func TestNoLureAfterGOMAXPROCSDrops(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	d := New(1)
+	d.SetSpin(0)
+	stop := serve(d, 1)
+	waitDecoy := serveDecoy(d)
+	runtime.GOMAXPROCS(1)
+	task := tasks.CallerRuns(tasks.Func("decoy", func(int) {}))
+	for range 50 {
+		_, pe := run(d, task, 2)
+		require.Nil(t, pe)
+		runtime.Gosched()
+	}
+	stop()
+	waitDecoy()
+	require.NotZero(t, d.WorkerStats(0).Wakeups, "no run woke the parked worker: the test proves nothing")
+	assert.Zero(t, d.decoy.Lured(), "wake-ups on one processor lure nothing")
 }
 
 // TestDecoyWithoutServer checks that wake-ups on a dispatcher whose decoy
@@ -88,5 +110,5 @@ func TestDecoyWithoutServer(t *testing.T) {
 	}
 	stop()
 	d.Stop(2)
-	assert.Zero(t, d.Lured())
+	assert.Zero(t, d.decoy.Lured())
 }

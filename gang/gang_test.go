@@ -228,24 +228,67 @@ func TestVisibility(t *testing.T) {
 	}
 }
 
-func TestRunInline(t *testing.T) {
+// TestRunOnCaller: every copy runs on the caller, in order, past panics and
+// Goexits; the first panic comes back with the count; a Goexit proceeds once
+// the other copies ran, unless another copy panicked.
+func TestRunOnCaller(t *testing.T) {
+	plan := func(t tasks.Task) Plan { p, _ := Prepare(t); return p }
 	var got []int
-	RunInline(tasks.Func("one", func(id int) { got = append(got, id) }))
-	assert.Equal(t, []int{0}, got)
+	require.Nil(t, RunOnCaller(plan(tasks.Func("one", func(id int) { got = append(got, id) })), 3))
+	assert.Equal(t, []int{0, 1, 2}, got)
 
-	pe := RunInline(tasks.Func("inline-boom", func(int) { panic("boom") }))
+	got = got[:0]
+	pe := RunOnCaller(plan(tasks.Func("boom", func(id int) {
+		got = append(got, id)
+		if id > 0 {
+			panic(fmt.Sprint("boom", id))
+		}
+	})), 3)
 	require.NotNil(t, pe)
-	assert.Equal(t, "boom", pe.Value)
+	assert.Equal(t, []int{0, 1, 2}, got, "a panic does not stop the other copies")
+	assert.Equal(t, "boom1", pe.Value)
+	assert.Equal(t, 1, pe.Worker)
 	assert.True(t, pe.OnCaller)
-	assert.Equal(t, 1, pe.Panics)
-	assert.Contains(t, string(pe.Stack), "gang.TestRunInline", "the stack is the panic site's")
+	assert.Equal(t, 2, pe.Panics)
+	assert.Contains(t, string(pe.Stack), "gang.TestRunOnCaller", "the stack is the panic site's")
 
-	exited := make(chan bool)
-	go func() {
-		normal := false
-		defer func() { exited <- !normal && recover() == nil }()
-		RunInline(tasks.Func("inline-exit", func(int) { runtime.Goexit() }))
-		normal = true
-	}()
-	assert.True(t, <-exited, "a Goexit in the inline copy must proceed, not turn into a panic")
+	for _, c := range []struct {
+		name      string
+		panicking bool
+	}{{"goexit", false}, {"goexit then panic", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var ran []int
+			type result struct {
+				normal bool
+				r      any
+			}
+			out := make(chan result)
+			go func() {
+				normal := false
+				defer func() { out <- result{normal, recover()} }()
+				RunOnCaller(plan(tasks.Func("exit", func(id int) {
+					ran = append(ran, id)
+					if id == 0 {
+						runtime.Goexit()
+					}
+					if id == 2 && c.panicking {
+						panic("late")
+					}
+				})), 3)
+				normal = true
+			}()
+			res := <-out
+			assert.False(t, res.normal, "RunOnCaller must not return after a caller Goexit")
+			assert.Equal(t, []int{0, 1, 2}, ran, "the other copies run before the Goexit proceeds")
+			if c.panicking {
+				pe, ok := res.r.(*PanicError)
+				require.True(t, ok, "another copy's panic is raised instead of the Goexit: %v", res.r)
+				assert.Equal(t, "late", pe.Value)
+			} else {
+				assert.Nil(t, res.r, "a Goexit proceeds, not turned into a panic")
+			}
+		})
+	}
+	assert.Panics(t, func() { RunOnCaller(Plan{}, 1) })
+	assert.Panics(t, func() { RunOnCaller(plan(tasks.Func("x", func(int) {})), 0) })
 }

@@ -33,7 +33,7 @@ func call(f func()) (panicked bool, v any, stack []byte) {
 }
 
 // failures is a run's panic record: the first panic of the run and how many
-// copies failed. The main run and the side run have one each.
+// copies failed. The dispatcher keeps one for its current run; RunOnCaller one per call.
 type failures struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64
@@ -76,27 +76,10 @@ func safeName(t tasks.Task) (name string) {
 	return t.Name()
 }
 
-// CheckedName returns t.Name(). A panic in Name (panic(nil) included) comes
-// back as a *PanicError (Worker -1, on the caller, Method "Name") instead of
-// an invented name, so that the trace regions, which call Name on every run,
-// report it as every other failure of a task method is reported; a
-// runtime.Goexit in Name proceeds.
-func CheckedName(t tasks.Task) (name string, pe *PanicError) {
-	if panicked, v, stack := call(func() { name = t.Name() }); panicked {
-		return "", &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v,
-			Stack: stack, Panics: 1, Method: "Name"}
-	}
-	return name, nil
-}
-
-// RunInline runs the single copy of t (id 0) on the calling goroutine, without
-// any worker: the n == 1 caller-runs case. It returns the copy's panic as a
-// *PanicError (panic(nil) included); a runtime.Goexit proceeds.
-func RunInline(t tasks.Task) *PanicError {
-	if panicked, v, stack := call(func() { t.Work(0) }); panicked {
-		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
-	}
-	return nil
+// methodPanic reports a panic in task method method (not Work), on the
+// caller, outside any copy.
+func methodPanic(t tasks.Task, method string, v any, stack []byte) *PanicError {
+	return &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v, Stack: stack, Panics: 1, Method: method}
 }
 
 // take returns the run's first panic, with the total count, and clears the
@@ -123,7 +106,7 @@ type PanicError struct {
 	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
 	Stack    []byte // the panicking goroutine's stack, from debug.Stack
 	Panics   int    // how many copies of the run panicked in all
-	Method   string // the task method that panicked if not Work ("CallerCanRun")
+	Method   string // the task method that panicked if not Work ("CallerCanRun", "Name")
 }
 
 // Error returns the panic value, its origin and its stack.

@@ -148,8 +148,8 @@ func TestAwakeWorkerTakesParkedWorkersCopy(t *testing.T) {
 	require.Nil(t, pe)
 	assert.NotZero(t, on.Load())
 	assert.Equal(t, uint64(1), d.WorkerStats(1).Copies)
-	assert.True(t, d.slots[0].wake.TryWait(), "the coordinator owes the absent worker 0 one permit")
-	assert.False(t, d.slots[0].wake.TryWait(), "and only one")
+	assert.True(t, d.slots[0].sem.TryWait(), "the coordinator owes the absent worker 0 one permit")
+	assert.False(t, d.slots[0].sem.TryWait(), "and only one")
 }
 
 // TestCallerTakesParkedWorkersCopy: in a caller-runs run the caller runs the
@@ -382,8 +382,9 @@ func TestPanicNilIsAPanic(t *testing.T) {
 		assert.False(t, pe.Goexit, "caller=%v: panic(nil) reported as Goexit", caller)
 		assert.Equal(t, 2, pe.Panics)
 	}
-	pe := RunInline(tasks.Func("nil", func(int) { panic(nil) }))
-	require.NotNil(t, pe, "inline panic(nil) swallowed")
+	p, _ := Prepare(tasks.Func("nil", func(int) { panic(nil) }))
+	pe := RunOnCaller(p, 1)
+	require.NotNil(t, pe, "panic(nil) on the caller swallowed")
 	assert.False(t, pe.Goexit)
 }
 
@@ -392,9 +393,9 @@ type goexitName struct{ ran []atomic.Int32 }
 func (g *goexitName) Name() string { runtime.Goexit(); return "" }
 func (g *goexitName) Work(id int)  { g.ran[id].Add(1) }
 
-// TestGoexitInNameUnderTrace: with tracing on, Name is called for each
-// copy's trace region; a Goexit there must be reported, not let the copy
-// vanish unreported (found by review).
+// TestGoexitInNameUnderTrace: with tracing on, Prepare asks the task's Name
+// once for the trace regions; a Goexit there proceeds on the caller before
+// anything runs, and the dispatcher stays usable.
 func TestGoexitInNameUnderTrace(t *testing.T) {
 	if err := trace.Start(io.Discard); err != nil {
 		t.Skip(err)
@@ -404,9 +405,19 @@ func TestGoexitInNameUnderTrace(t *testing.T) {
 	stop := serve(d, 2)
 	defer stop()
 	tk := &goexitName{ran: make([]atomic.Int32, 2)}
-	_, pe := run(d, tk, 2)
-	require.NotNil(t, pe, "copies skipped by Name's Goexit must be reported")
-	assert.True(t, pe.Goexit)
+	exited := make(chan bool)
+	go func() {
+		normal := false
+		defer func() { exited <- !normal }()
+		run(d, tk, 2)
+		normal = true
+	}()
+	assert.True(t, <-exited, "Name's Goexit proceeds on the caller")
+	assert.Zero(t, tk.ran[0].Load()+tk.ran[1].Load(), "no copy ran")
+	r := newRecorder(2, false)
+	_, pe := run(d, r, 2)
+	require.Nil(t, pe)
+	r.check(t)
 }
 
 // TestSetSpinBetweenRuns: SetSpin may be called while idle workers wait
@@ -423,35 +434,4 @@ func TestSetSpinBetweenRuns(t *testing.T) {
 	_, pe := run(d, r2, 1)
 	require.Nil(t, pe)
 	r2.check(t)
-}
-
-// TestLearnFollowsTheGap: a worker woken soon after it parked doubles its
-// full budget (up to 2^maxBoost times the set's, never past maxLearned); one
-// that slept long halves it back; surplus workers are not stretched.
-func TestLearnFollowsTheGap(t *testing.T) {
-	d := New(1)
-	d.SetSpin(50 * time.Microsecond)
-	s := &d.slots[0]
-	base := 50 * time.Microsecond
-	assert.Equal(t, base, d.idleBudget(s))
-	for want := 1; want <= maxBoost; want++ {
-		b := d.idleBudget(s)
-		d.learn(s, b, b) // woken one budget after parking
-		assert.Equal(t, uint16(want), s.boost)
-	}
-	b := d.idleBudget(s)
-	assert.Equal(t, base<<maxBoost, b)
-	assert.LessOrEqual(t, b, maxLearned)
-	d.learn(s, b, b)
-	assert.Equal(t, uint16(maxBoost), s.boost, "capped")
-	d.learn(s, 8*b, b)
-	assert.Equal(t, uint16(maxBoost), s.boost, "a middling gap changes nothing")
-	d.learn(s, 32*b, b)
-	assert.Equal(t, uint16(maxBoost-1), s.boost, "a long sleep halves the budget")
-	s.misses = 1
-	assert.Equal(t, base/8, d.idleBudget(s), "a worker runs do not need is not stretched")
-	d.SetSpin(time.Millisecond)
-	s.misses, s.boost = 0, 0
-	d.learn(s, time.Microsecond, time.Millisecond)
-	assert.Zero(t, s.boost, "never past maxLearned")
 }

@@ -140,7 +140,6 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 		setRuns  int // runs left on the current set
 		sets     int
 		busy     uint64 // Stats.BusyRuns of the sets closed so far
-		side     uint64 // Stats.SideCopies of the sets closed so far
 		progress atomic.Int64
 		caller   atomic.Int64
 		copies   atomic.Int64
@@ -159,7 +158,6 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 				w.Close()
 				st := w.Stats()
 				busy += st.BusyRuns
-				side += st.SideCopies
 			}
 			var opts []workers.Option
 			if spin := soakSpins[setRNG.IntN(len(soakSpins))]; spin >= 0 {
@@ -199,15 +197,14 @@ func soak(t *testing.T, cfg soakConfig, runs int, seed uint64) {
 	w.Close()
 	st := w.Stats()
 	busy += st.BusyRuns
-	side += st.SideCopies
 	mu.Unlock()
 	done := progress.Load()
 	require.Equal(t, int64(perSubmitter*cfg.submitters), done, "runs completed")
 	if !cfg.concurrent {
 		require.Zero(t, busy, "busy runs on sets without concurrent runs")
 	}
-	t.Logf("%s: %d runs (%d copies; %d runs with caller-runs, %d of them on a busy set, whose copies idle workers took %d times) on %d sets in %v: %.0f runs/s, %.0f copies/s",
-		cfg.name, done, copies.Load(), caller.Load(), busy, side, sets, elapsed.Round(time.Millisecond),
+	t.Logf("%s: %d runs (%d copies; %d runs with caller-runs, %d of them on a busy set) on %d sets in %v: %.0f runs/s, %.0f copies/s",
+		cfg.name, done, copies.Load(), caller.Load(), busy, sets, elapsed.Round(time.Millisecond),
 		float64(done)/elapsed.Seconds(), float64(copies.Load())/elapsed.Seconds())
 }
 

@@ -18,7 +18,6 @@ package semaphore
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -78,15 +77,15 @@ func (s *Semaphore) SetSpin(d time.Duration) {
 
 // Spin returns the spin budget Wait uses: the one set with SetSpin or, if none
 // was set, DefaultSpin, or 0 when GOMAXPROCS is 1 (spinning cannot help when
-// nobody else can run at the same time).
+// nobody else can run at the same time) or while other processes' threads
+// wait for the machine's CPUs (see WORKGANG_WAIT in the README).
 func (s *Semaphore) Spin() time.Duration {
 	if v := s.spin.Load(); v != 0 {
 		return time.Duration(v - 1)
 	}
-	if runtime.GOMAXPROCS(0) == 1 {
-		return 0
-	}
-	return DefaultSpin
+	// The module's wait policy: DefaultSpin, or 0 with one processor or
+	// on a machine whose CPUs other processes are waiting for.
+	return spin.Budget(2)
 }
 
 // Signal releases n permits, waking up to n parked waiters. It panics if n is

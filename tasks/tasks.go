@@ -41,23 +41,6 @@ func CallerCanRun(t Task) bool {
 	return ok && c.CallerCanRun()
 }
 
-// KnownCallerRuns reports whether t opts in to caller-runs when that is
-// known without calling a method of the user's: known is false when t
-// implements CallerRunnable with a method that only calling it can answer
-// (and that may panic). A task made by CallerRuns, and one that does not
-// implement CallerRunnable, are known. Runtimes use it to skip the recover
-// they wrap around a user's CallerCanRun.
-func KnownCallerRuns(t Task) (opted, known bool) {
-	switch t.(type) {
-	case callerRuns:
-		return true, true
-	case CallerRunnable:
-		return false, false
-	default:
-		return false, true
-	}
-}
-
 // Func returns a Task with the given name whose Work calls fn. It panics if fn
 // is nil.
 func Func(name string, fn func(worker int)) Task {

@@ -61,21 +61,3 @@ func (ownAnswer) Name() string         { return "own" }
 func (ownAnswer) Work(int)             {}
 func (o ownAnswer) CallerCanRun() bool { return o.yes }
 
-func TestKnownCallerRuns(t *testing.T) {
-	plain := tasks.Func("plain", func(int) {})
-	for _, tc := range []struct {
-		name              string
-		task              tasks.Task
-		callerRuns, known bool
-	}{
-		{"plain", plain, false, true},
-		{"wrapped", tasks.CallerRuns(plain), true, true},
-		{"own method", ownAnswer{true}, false, false},
-		{"wrapped own method", tasks.CallerRuns(ownAnswer{false}), true, true},
-	} {
-		c, k := tasks.KnownCallerRuns(tc.task)
-		if c != tc.callerRuns || k != tc.known {
-			t.Errorf("%s: KnownCallerRuns = %v, %v; want %v, %v", tc.name, c, k, tc.callerRuns, tc.known)
-		}
-	}
-}

@@ -312,7 +312,7 @@ func BenchmarkBusyRun(b *testing.B) {
 			}
 			b.StopTimer()
 			st := w.Stats()
-			b.ReportMetric(float64(st.SideCopies)/float64(b.N), "workercopies/op")
+			b.ReportMetric(float64(st.WorkerCopies)/float64(b.N), "workercopies/op")
 			close(release)
 			held.Wait()
 		})

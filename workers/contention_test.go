@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -260,39 +259,6 @@ func TestWaitersServedInOrder(t *testing.T) {
 	unblock()
 	testutil.Within(t, "the runs", 20*time.Second, wg.Wait)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
-}
-
-// TestWithSpinSetsEndWait: with WithSpin, the coordinator polls for the end
-// of the run for the set's budget when the run's workers and the coordinator
-// fit in GOMAXPROCS, and parks soon when they outnumber it.
-func TestWithSpinSetsEndWait(t *testing.T) {
-	procs := runtime.GOMAXPROCS(0)
-	if procs < 2 {
-		t.Skip("needs GOMAXPROCS >= 2: with one processor every budget is 0")
-	}
-	w := workers.New("spin-end", procs, workers.WithSpin(time.Minute))
-	defer w.Close()
-	for rep := range 5 {
-		var parked atomic.Bool
-		w.RunN(tasks.Func("sleep", func(int) {
-			time.Sleep(3 * time.Millisecond)
-			parked.Store(workers.CoordinatorParked(w))
-		}), 1)
-		assert.False(t, parked.Load(), "rep %d: the coordinator parked within 3 ms with a one-minute budget", rep)
-	}
-	// procs workers and the coordinator outnumber GOMAXPROCS: the budget
-	// is cut, so the coordinator parks while the copies still run.
-	var parked atomic.Bool
-	w.RunN(tasks.Func("wait-park", func(id int) {
-		if id == 0 {
-			deadline := time.Now().Add(10 * time.Second)
-			for !workers.CoordinatorParked(w) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Microsecond)
-			}
-			parked.Store(workers.CoordinatorParked(w))
-		}
-	}), procs)
-	assert.True(t, parked.Load(), "oversubscribed: the coordinator should park")
 }
 
 // nameBomb is a task whose Name panics from its fail-th call on (0: every

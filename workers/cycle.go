@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"weak"
+
+	"github.com/workgang/workgang/internal/peek"
 )
 
 // The cycle check. A run on set A whose copy starts a run on set B waits for
@@ -23,14 +25,12 @@ import (
 //     caller-runs and inline runs; listing it for plain runs too adds no path,
 //     see below);
 //   - a goroutine c waits for the set whose lock it is blocked on (recorded
-//     in waiting), for the set in whose end wait it sleeps (it holds that
-//     set and its coordinator is parked: gang.Dispatcher.CoordinatorParked),
-//     and for the set whose side slot it holds while it sleeps waiting for
-//     the workers that took copies of its busy run
-//     (gang.Dispatcher.SideWaiter).
-//     A goroutine is in at most one end wait, its innermost run, so a
-//     coordinator still spinning in X's end wait has no out-edge and listing
-//     it under X adds no path.
+//     in waiting), and for the set in whose end wait it sleeps (it holds that
+//     set and its coordinator is parked: internal/peek). Holding a set is not
+//     enough: a holder that runs a copy of its own may be inside a run on
+//     another set, which it waits for instead. A goroutine is in at most one
+//     end wait, its innermost run, so a coordinator still spinning in X's end
+//     wait has no out-edge and listing it under X adds no path.
 //
 // A goroutine g about to block on set W closes a cycle iff W reaches g.
 //
@@ -272,14 +272,14 @@ func cycleFrom(w *set, g uintptr) []string {
 				}
 				return append(names, fmt.Sprintf("%q", w.name))
 			}
-			// c waits for the set it polls for, and for the set whose end
-			// wait it sleeps in.
+			// c waits for the set whose lock it waits for, and for the
+			// set whose end wait it sleeps in.
 			var next []*set
 			if y := registry.waiting[c]; y != nil {
 				next = append(next, y)
 			}
 			for _, y := range sets {
-				if y.mu.owner() == c && y.d.CoordinatorParked() || y.d.SideWaiter() == c {
+				if y.mu.owner() == c && peek.CoordinatorParked(y.d) {
 					next = append(next, y)
 				}
 			}

@@ -242,9 +242,6 @@ func (m *fzMachine) checkStats(s *fzSet) {
 	if !s.concurrent && st.BusyRuns != 0 || st.BusyRuns+st.InlineRuns > st.Runs {
 		m.failf("set %q (concurrent=%v): Stats busy = %d of %d runs (%v)", s.name, s.concurrent, st.BusyRuns, st.Runs, st)
 	}
-	if st.SideRuns > st.BusyRuns || st.SideCopies > st.WorkerCopies || st.SideRuns == 0 && st.SideCopies != 0 {
-		m.failf("set %q: Stats side runs/copies = %d/%d with %d busy runs, %d worker copies (%v)", s.name, st.SideRuns, st.SideCopies, st.BusyRuns, st.WorkerCopies, st)
-	}
 	got := st.CallerCopies + st.WorkerCopies
 	if !s.goexits && got != s.copies || s.goexits && got > s.copies {
 		m.failf("set %q: Stats counts %d copies; want %d (goexits=%v) (%v)", s.name, got, s.copies, s.goexits, st)

@@ -9,17 +9,15 @@ import (
 // atomically, but the snapshot as a whole is not: taken during a run, it may
 // count a copy but not yet its run. Worker copies are counted when they
 // start, so copies that end in runtime.Goexit are counted too; caller copies
-// are counted when the run returns, so those of a run whose caller called
-// Goexit are not, in every mode (an inline run's copy included). Runs and
-// InlineRuns count a run when it starts.
+// are counted when the run returns (or re-raises a copy's panic), so those of
+// a run whose caller called Goexit are not, in every mode; no counter ever
+// goes down. Runs, InlineRuns and BusyRuns count a run when it starts.
 type Stats struct {
 	Runs         uint64 // runs, inline ones included
 	InlineRuns   uint64 // caller-runs runs of one copy, run inline on the caller
-	BusyRuns     uint64 // caller-runs runs that found the set busy (WithConcurrentRuns) and did not wait for it
-	SideRuns     uint64 // busy runs whose copies idle workers could take (the others ran every copy on the caller)
-	CallerCopies uint64 // copies run by the goroutine that called Run (inline ones included)
+	BusyRuns     uint64 // caller-runs runs that found the set busy (WithConcurrentRuns) and ran on their caller
+	CallerCopies uint64 // copies run by the goroutine that called Run (inline and busy ones included)
 	WorkerCopies uint64 // copies run by worker goroutines
-	SideCopies   uint64 // worker copies that belonged to busy runs
 
 	// How workers learned of the runs they saw (one per run a worker looked
 	// at, whether or not it got a copy of it, plus one per worker at
@@ -28,11 +26,6 @@ type Stats struct {
 	Spun    uint64 // the run was posted while the worker spun
 	Parks   uint64 // the worker's spin budget ran out (or demand was low) and it committed to park
 	Wakeups uint64 // a parked worker was woken by a run that needed it
-	// Lured counts wake-ups after which the set's decoy goroutine took the
-	// waker's runnext slot, so that the woken worker could start on an idle
-	// processor at once instead of waiting for the waker to block (see
-	// package gang, decoy.go). Wake-ups on one processor lure nothing.
-	Lured uint64
 
 	Created           int // worker goroutines created
 	PlacementFailures int // see PlacementErrors
@@ -50,25 +43,19 @@ type Stats struct {
 // per worker; the counters themselves live on per-worker cache lines, so
 // counting adds no shared line to a run.
 func (w *set) Stats() Stats {
-	// Goexits first: each is counted after its run's inlineRuns, so this
-	// order keeps goexits <= inline and the difference below from wrapping.
-	goexits := w.inlineGoexits.Load()
 	inline := w.inlineRuns.Load()
 	s := Stats{
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
 		BusyRuns:     w.busyRuns.Load(),
-		SideRuns:     w.sideRuns.Load(),
-		CallerCopies: w.callerCopies.Load() + inline - goexits,
+		CallerCopies: w.callerCopies.Load(),
 		Created:      w.CreatedWorkers(),
-		Lured:        w.d.Lured(),
 		Waits:        w.waits.Load(),
 		WaitTime:     time.Duration(w.waitNanos.Load()),
 	}
 	for i := range s.Created {
 		ws := w.d.WorkerStats(i)
 		s.WorkerCopies += ws.Copies
-		s.SideCopies += ws.Side
 		s.Ready += ws.Ready
 		s.Spun += ws.Spun
 		s.Parks += ws.Parks
@@ -82,6 +69,6 @@ func (w *set) Stats() Stats {
 
 // String formats the snapshot as one log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("runs=%d inline=%d busy=%d side=%d caller_copies=%d worker_copies=%d side_copies=%d ready=%d spun=%d parks=%d wakeups=%d lured=%d created=%d placement_failures=%d waits=%d wait_time=%v",
-		s.Runs, s.InlineRuns, s.BusyRuns, s.SideRuns, s.CallerCopies, s.WorkerCopies, s.SideCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Lured, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
+	return fmt.Sprintf("runs=%d inline=%d busy=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }

@@ -64,10 +64,9 @@ type set struct {
 	// Counters written only by the holder of mu (single writer; atomics
 	// so Stats may read them at any time). They share the coordinator's
 	// line with mu, which the coordinator owns during a run anyway.
-	runs          atomic.Uint64
-	inlineRuns    atomic.Uint64
-	inlineGoexits atomic.Uint64 // inline runs whose copy called runtime.Goexit
-	callerCopies  atomic.Uint64
+	runs         atomic.Uint64
+	inlineRuns   atomic.Uint64
+	callerCopies atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
@@ -77,11 +76,9 @@ type set struct {
 	// concurrent is WithConcurrentRuns; read-only after New. On such a set
 	// the counters above are also written by runs that do not hold mu
 	// (inline runs, busy runs): they are atomic adds, so any number of
-	// writers is fine; busyRuns counts the runs that found mu held,
-	// sideRuns those of them that ran in the dispatcher's side slot.
+	// writers is fine; busyRuns counts the runs that found mu held.
 	concurrent bool
 	busyRuns   atomic.Uint64
-	sideRuns   atomic.Uint64
 
 	// d is read-only after New.
 	d *gang.Dispatcher
@@ -237,21 +234,16 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 	if pe != nil {
 		panic(pe)
 	}
-	if trace.IsEnabled() {
-		// Name is user code like Work: a panic in it is the run's
-		// failure, reported before anything runs or is counted.
-		name, pe := gang.CheckedName(t)
-		if pe != nil {
-			panic(pe)
-		}
+	if name := plan.Name(); name != "" {
+		// Tracing is on (Prepare asked for the name): one region per run.
 		defer trace.StartRegion(context.Background(), name).End()
 	}
 	if n == 1 && plan.CallerRuns() {
 		if w.concurrent {
-			w.runInlineConcurrent(op, t)
+			w.runInlineConcurrent(op, plan)
 			return nil
 		}
-		return w.runInline(ctx, op, t)
+		return w.runInline(ctx, op, plan)
 	}
 	need := n
 	if plan.CallerRuns() {
@@ -266,7 +258,7 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 		// the set's run, run on the caller instead of waiting (so such a
 		// run never waits, and its context never cuts a wait short).
 		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, plan, t, n)
+			w.runBusy(op, plan, n)
 			return nil
 		}
 		if p := w.runHeld(op, plan, n); p != nil {
@@ -285,33 +277,29 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 // worker, no dispatcher, but under the run lock, so that it never overlaps
 // another run of the set (copies of different runs share worker ids, and
 // users key per-worker scratch data by them).
-func (w *set) runInline(ctx context.Context, op string, t tasks.Task) error {
+func (w *set) runInline(ctx context.Context, op string, plan gang.Plan) error {
 	if err := w.lockContext(ctx, op, true); err != nil {
 		return err
 	}
-	// An inline run's copy counts as a caller copy (Stats adds inlineRuns)
-	// unless it called runtime.Goexit, as for every caller copy: that rare
-	// case is subtracted, so the common one adds no atomic. One deferred
-	// call does that and the unlock (a second defer measurably slowed
-	// BenchmarkRun n=1/workers+caller).
-	returned := true // false only while the copy runs
-	defer func() {
-		if !returned {
-			w.inlineGoexits.Add(1)
-		}
-		w.mu.unlock()
-	}()
+	defer w.mu.unlock()
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
 	w.inlineRuns.Add(1)
-	returned = false
-	p := gang.RunInline(t) // returns after a panic too: only a Goexit skips the line below
-	returned = true
+	w.onCaller(plan, 1)
+	return nil
+}
+
+// onCaller runs the n copies of plan on the caller (gang.RunOnCaller) and
+// counts them as caller copies when they have all run, as every run counts
+// its caller's copies when it returns: a caller copy's Goexit skips the
+// count, a panic is counted and re-raised.
+func (w *set) onCaller(plan gang.Plan, n int) {
+	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
+	w.callerCopies.Add(uint64(n))
 	if p != nil {
 		panic(p)
 	}
-	return nil
 }
 
 func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*PanicError, error) {
@@ -500,9 +488,9 @@ func (w *set) work(i int, wk *worker, first bool) {
 	pprof.SetGoroutineLabels(labels)
 	wk.g.Store(goid.Get())
 	if i == 0 && first {
-		// The dispatcher's decoy (package gang, decoy.go) lives as long as
-		// the workers: it keeps a worker woken by a goroutine that runs on
-		// from waiting in that goroutine's runnext slot. Started here, not
+		// The dispatcher's decoy (gang.Dispatcher.ServeDecoy) lives as long
+		// as the workers: it keeps a worker woken by a goroutine that runs
+		// on from waiting on that goroutine's processor. Started here, not
 		// by the run that creates the first worker, so that its creation
 		// is not on that run's path; this goroutine's own wg count keeps
 		// Close's Wait from returning before the Add. Close's Stop ends it.

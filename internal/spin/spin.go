@@ -1,80 +1,282 @@
-// Package spin is workgang's one spin policy: how long a goroutine that waits
-// for another one polls before it parks, how the budget shrinks when spinners
-// would take processors from the goroutines they wait for, and the poll loop
-// itself (bursts of polls separated by runtime.Gosched, with bursts that adapt
-// to whether the awaited goroutine shares this processor).
+// Package spin is workgang's one wait policy: every goroutine of the module
+// that waits for another one (the dispatcher's idle workers and coordinator in
+// package gang, the semaphore's waiters, a team's barrier, the work-stealing
+// Terminator) asks it how long to spin before it parks, and spins with Until.
 //
-// Every waiter in the module takes its budget from here: the dispatcher's idle
-// workers and its coordinator (package gang), the semaphore's waiters, and the
-// work-stealing Terminator (package tasks/steal). The package imports only the
-// standard library.
+// The protocol never depends on this package: any budget, from 0 to an hour,
+// gives the same results; only the time and CPU they take differ. What is
+// here is therefore all tuning, and each piece of it that rests on how the
+// Go scheduler or the machine behaves is a hint with a name (Hint) that the
+// environment variable WORKGANG_WAIT can switch off:
+//
+//	WORKGANG_WAIT=plain          every hint off: spin for the budget, then park
+//	WORKGANG_WAIT=-lure,-yield   the named hints off, the others on
+//
+// The variable is read once, when the program starts. Without it every hint
+// is on. The hints and the scenario each exists for are listed at Hint;
+// gang/README.md has the measurements that keep each one (the "gate").
+//
+// Cost at scale, on paper. A waiter that parks costs nothing; one that spins
+// costs the CPU time of its spin, which the policy bounds: Default per wait,
+// a few microseconds when waiters outnumber the processors, none while the
+// machine's run queues are longer than its CPUs (Load). The policy's own
+// shared state is one read-mostly word (the processor view), refreshed by one
+// goroutine at a time at most every refreshEvery: at 16-256 cores it is one
+// cache-line transfer per core per refresh, and the refresh itself (a read of
+// /proc/loadavg and of the affinity mask, a few microseconds) is paid by one
+// waiter per refreshEvery, whatever the core count. Nothing here is touched
+// on a path that does not spin.
+//
+// The package imports only the standard library (and golang.org/x/sys on
+// Linux, for the affinity mask).
 package spin
 
 import (
+	"os"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
 // Default is the spin budget of a waiter whose budget was never set, when the
-// goroutines involved fit in GOMAXPROCS. It is a few times the cost of parking
-// and waking a goroutine on a typical Linux VM, so a waiter spins about as long
-// as a park would cost it (the "no worse than twice optimal" rule of
-// spin-then-block).
+// goroutines involved fit in the processors. It is a few times the cost of
+// parking and waking a goroutine on a typical Linux VM, so a waiter spins
+// about as long as a park would cost it (the "no worse than twice optimal"
+// rule of spin-then-block).
 const Default = 50 * time.Microsecond
 
 // Oversubscribed is the budget when the spinning goroutines, with the ones
-// they wait for, outnumber GOMAXPROCS: spinners then take turns on the same
-// processors as the goroutines with real work, so long spins only delay them.
-// It is about what parking and waking costs, so a short wait still ends
-// without a park. The benchmark behind it is BenchmarkGrain in package
-// workers and the perf harness's grain section (docs/perf.md, "Rejected designs").
+// they wait for, outnumber the processors (hint Oversub): spinners then take
+// turns with the goroutines that have real work, so long spins only delay
+// them. About what parking and waking costs, so a short wait still ends
+// without a park.
 const Oversubscribed = 3 * time.Microsecond
 
-// Budget returns how long a waiter should spin when goroutines goroutines
-// (spinners and the goroutines they wait for, together) share the current
-// GOMAXPROCS: Default when they fit, Oversubscribed when they do not, and 0
-// with GOMAXPROCS = 1, where the awaited goroutine cannot run while the
-// waiter spins. GOMAXPROCS is read at each call (it takes the scheduler lock
-// briefly): call it on slow paths only.
-func Budget(goroutines int) time.Duration {
-	return budgetFor(goroutines, runtime.GOMAXPROCS(0))
-}
+// A Hint is one scheduling heuristic of the policy. Each can be switched off
+// (WORKGANG_WAIT); the protocol is correct with any combination.
+type Hint uint32
 
-func budgetFor(goroutines, procs int) time.Duration {
-	switch {
-	case procs <= 1:
-		return 0
-	case goroutines > procs:
-		return Oversubscribed
-	default:
-		return Default
+const (
+	// Demand: an idle worker spins at full budget only while the runs it
+	// sees need it; after one run without it an eighth of it, after two
+	// none (it parks at once). For: surplus workers of a long-lived set
+	// that would otherwise burn the CPUs the copies need.
+	Demand Hint = 1 << iota
+	// Oversub: budgets shrink to Oversubscribed when spinners and the
+	// goroutines they wait for outnumber the processors. For: sets larger
+	// than GOMAXPROCS, and plain runs at n = GOMAXPROCS (coordinator + n).
+	Oversub
+	// Load: no spinning while other processes' threads wait for a CPU
+	// (the machine's run queues hold more threads than it has CPUs), and
+	// the processors count is cut to the CPUs the affinity mask allows.
+	// For: shared machines, CI runners, containers.
+	Load
+	// Bursts: a spinner shortens its bursts of polls when a yield shows it
+	// shares its processor with the goroutine it waits for, and lengthens
+	// them again when not. For: hand-offs between goroutines on one P.
+	Bursts
+	// Yield: the coordinator of a plain run whose workers and itself
+	// outnumber the processors yields after a short poll, and the copy
+	// that finishes such a run yields back. For: plain RunN at
+	// n = GOMAXPROCS (the grain sweep).
+	Yield
+	// Lure: after waking parked workers, a waker that runs on readies the
+	// decoy goroutine, so that the woken worker is not left in the waker's
+	// runnext slot (see Decoy). For: caller-runs runs whose workers park
+	// between runs (mixed processes).
+	Lure
+
+	allHints = Demand | Oversub | Load | Bursts | Yield | Lure
+)
+
+var hintNames = []struct {
+	h    Hint
+	name string
+}{{Demand, "demand"}, {Oversub, "oversub"}, {Load, "load"}, {Bursts, "bursts"}, {Yield, "yield"}, {Lure, "lure"}}
+
+// hints is the set of hints in force: written at init (and by tests, between
+// runs), read with one atomic load per question.
+var hints atomic.Uint32
+
+func init() { hints.Store(uint32(ParseHints(os.Getenv("WORKGANG_WAIT")))) }
+
+// ParseHints returns the hints a WORKGANG_WAIT value leaves on: "" or "all",
+// every hint; "plain", none; a comma list of "-name" (or "name" after
+// "plain"), every hint but those (or only those). Unknown names are ignored,
+// so an old variable never stops a program.
+func ParseHints(v string) Hint {
+	h := allHints
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(strings.ToLower(f))
+		switch {
+		case f == "plain":
+			h = 0
+		case f == "all":
+			h = allHints
+		default:
+			off := strings.HasPrefix(f, "-")
+			for _, n := range hintNames {
+				if strings.TrimPrefix(f, "-") == n.name {
+					if off {
+						h &^= n.h
+					} else {
+						h |= n.h
+					}
+				}
+			}
+		}
 	}
+	return h
 }
 
-// CapFor returns budget (an explicit one, such as a set's WithSpin) as the
-// policy allows it for goroutines goroutines on procs processors: unchanged
-// when they fit, at most Oversubscribed when they outnumber procs (spinning
-// would take a processor from the goroutines being waited for), and 0 with
-// one processor. Only oversubscription cuts an explicit budget: when the
-// goroutines fit, the user's budget stands even above Default. The caller
-// supplies GOMAXPROCS, so that a hot path can cache it.
-func CapFor(budget time.Duration, goroutines, procs int) time.Duration {
-	switch {
-	case procs <= 1:
+// On reports whether hint h is in force.
+func On(h Hint) bool { return Hint(hints.Load())&h != 0 }
+
+// SetHints sets the hints in force and returns the previous set: for tests
+// and the perf harness, which compare a hint on and off in one process. It
+// may be called at any time; a wait already under way keeps what it read.
+func SetHints(h Hint) (old Hint) {
+	old = Hint(hints.Swap(uint32(h & allHints)))
+	Refresh()
+	return old
+}
+
+// String names the hints in h, as WORKGANG_WAIT would.
+func (h Hint) String() string {
+	if h&allHints == allHints {
+		return "all"
+	}
+	if h&allHints == 0 {
+		return "plain"
+	}
+	var on []string
+	for _, n := range hintNames {
+		if h&n.h != 0 {
+			on = append(on, n.name)
+		}
+	}
+	return "plain," + strings.Join(on, ",")
+}
+
+// The processor view: how many processors the waiters may count on, and
+// whether other threads are waiting for the machine's CPUs. One word, so a
+// reader gets a consistent pair with one load; refreshed by whichever waiter
+// first finds it older than refreshEvery (the CAS on refreshing picks one).
+// Reading GOMAXPROCS takes the scheduler's global lock, and the load and the
+// affinity mask cost system calls: none of it belongs on a path that does not
+// spin, and none of it more often than this.
+var view struct {
+	_          [128]byte
+	word       atomic.Uint64 // procs<<1 | contended
+	next       atomic.Int64  // when the view is stale, in ns since start
+	refreshing atomic.Bool
+	_          [128]byte
+}
+
+// refreshEvery bounds how stale the view may be: a machine that becomes
+// busy (or free) is seen within this long.
+const refreshEvery = 2 * time.Millisecond
+
+var start = time.Now()
+
+// Procs returns the number of processors the waiters may count on
+// (GOMAXPROCS, or fewer where the affinity mask allows fewer CPUs and hint
+// Load is on) and whether the machine is contended (hint Load: more threads
+// want its CPUs than it has). Both may be up to refreshEvery old.
+func Procs() (procs int, contended bool) {
+	now := int64(time.Since(start))
+	if now >= view.next.Load() && view.refreshing.CompareAndSwap(false, true) {
+		refresh(now)
+		view.refreshing.Store(false)
+	}
+	w := view.word.Load()
+	return int(w >> 1), w&1 != 0
+}
+
+// Refresh makes the next Procs read the processors afresh, for a caller that
+// just changed GOMAXPROCS (tests).
+func Refresh() { view.next.Store(0) }
+
+// refresh reads the processor view; its store of word publishes it to every
+// later Procs (atomics are sequentially consistent).
+func refresh(now int64) {
+	procs := runtime.GOMAXPROCS(0)
+	contended := false
+	if On(Load) {
+		if cpus := allowedCPUs(); cpus > 0 && cpus < procs {
+			procs = cpus
+		}
+		contended = othersWaiting(procs)
+	}
+	w := uint64(procs) << 1
+	if contended {
+		w |= 1
+	}
+	view.word.Store(w)
+	view.next.Store(now + int64(refreshEvery))
+}
+
+// Budget returns how long a waiter should spin when goroutines goroutines
+// (spinners and the goroutines they wait for, together) share the processors:
+// Allow(Default, goroutines).
+func Budget(goroutines int) time.Duration { return Allow(Default, goroutines) }
+
+// Allow returns budget (an explicit one, such as a set's WithSpin, or
+// Default) as the policy allows it for goroutines goroutines: 0 with one
+// processor (the awaited goroutine cannot run while the waiter spins) or on a
+// contended machine (Load); at most Oversubscribed when the goroutines
+// outnumber the processors (Oversub); else unchanged.
+func Allow(budget time.Duration, goroutines int) time.Duration {
+	if budget <= 0 {
 		return 0
-	case goroutines > procs:
+	}
+	procs, contended := Procs()
+	switch {
+	case procs <= 1, contended && On(Load):
+		return 0
+	case goroutines > procs && On(Oversub):
 		return min(budget, Oversubscribed)
 	default:
 		return budget
 	}
 }
 
+// Idle returns an idle worker's budget after misses consecutive runs that did
+// not need it (hint Demand): budget after none, an eighth after one, 0 after
+// two or more; always budget without the hint. The policy's cap (Allow)
+// applies on top.
+func Idle(budget time.Duration, misses int) time.Duration {
+	if On(Demand) {
+		switch {
+		case misses == 1:
+			budget /= 8
+		case misses > 1:
+			return 0
+		}
+	}
+	return Allow(budget, 1)
+}
+
+// EndPolls is how many times the coordinator of a plain run polls for the end
+// before it yields (hint Yield), when the run's workers and the coordinator
+// outnumber the processors, or -1 when it should not yield. About as long as
+// a worker takes to run two empty copies, so that the empty-task round trip
+// stays a spin.
+func EndPolls(goroutines int) int {
+	if !On(Yield) {
+		return -1
+	}
+	if procs, _ := Procs(); goroutines > procs {
+		return 64
+	}
+	return -1
+}
+
 // burst bounds. A poll is a load of a cached line, so a maxBurst burst lasts
 // one to two microseconds: short enough that a goroutine queued behind a
 // spinner is not held up for long, long enough that the yield (~100 ns) and the
-// clock read cost little of the spin. The benchmark behind it is
-// BenchmarkRun in package workers with the burst set by a temporary knob
-// (docs/perf.md, "Rejected designs").
+// clock read cost little of the spin.
 const (
 	maxBurst = 1024
 	minBurst = 1
@@ -82,33 +284,36 @@ const (
 	// conclude that another goroutine ran on its processor meanwhile; a bare
 	// yield costs about a fifth of it (BenchmarkGosched in this package).
 	longYield = 500 * time.Nanosecond
+	// clockEvery: with short bursts, one round in clockEvery is timed.
+	clockEvery = 8
+	// longBurst: bursts at least this long are timed every round (the
+	// clock read is small against them).
+	longBurst = 64
 )
 
-// Spinner is one waiter's adaptive spin state: how many polls it makes between
-// two yields. The zero value starts at the longest burst. A Spinner belongs to
-// one goroutine at a time (hand-overs need a happens-before edge).
-//
-// Why adapt: a spinner yields between bursts so that the goroutine it waits
-// for can run. When the two share a processor, every hand-off waits for the
-// spinner's burst to end, so long bursts make each hand-off cost a burst
-// instead of a yield. A waiter that finds what it waits for right after a
-// yield that took noticeably longer than a bare yield (something else ran on
-// its processor: most likely the goroutine it waited for) shortens its bursts;
-// one that finds it mid-burst, or after a quick yield, lengthens them again.
+// Spinner is one waiter's spin state: how many polls it makes between two
+// yields (hint Bursts), and how many runs in a row did not need it (Demand,
+// kept by its owner). The zero value starts at the longest burst. A Spinner
+// belongs to one goroutine at a time (hand-overs need a happens-before edge).
 type Spinner struct {
-	burst int32 // polls per burst; 0 means maxBurst
+	burst  int32 // polls per burst; 0 means maxBurst
+	Misses int32 // consecutive runs that did not need the waiter (Idle)
 }
 
 // Burst returns the number of polls between two yields the Spinner uses now.
 func (sp *Spinner) Burst() int {
-	if sp == nil || sp.burst == 0 {
+	if sp == nil || sp.burst == 0 || !On(Bursts) {
 		return maxBurst
 	}
 	return int(sp.burst)
 }
 
+// adapt shortens the bursts after a wait that ended right after a long yield
+// (another goroutine, most likely the awaited one, ran on this processor) and
+// lengthens them otherwise: with the two on one processor, every hand-off
+// waits for the spinner's burst to end.
 func (sp *Spinner) adapt(sharedP bool) {
-	if sp == nil {
+	if sp == nil || !On(Bursts) {
 		return
 	}
 	b := sp.Burst()
@@ -125,15 +330,12 @@ func (sp *Spinner) adapt(sharedP bool) {
 // Until polls done until it returns true or about budget has passed, yielding
 // the processor between bursts so that other goroutines (possibly the one
 // being waited for) run on it even with GOMAXPROCS = 1 or more spinners than
-// processors. It reports whether done returned true. budget <= 0 polls once.
-// sp may be nil (fixed bursts).
+// processors (a spin loop without yields stalls such a machine). It reports
+// whether done returned true. budget <= 0 polls once. sp may be nil.
 //
 // The clock is read around one yield in clockEvery (and around every yield
 // while bursts are long): a clock read costs about as much as a short burst
-// on a VM, and with one-poll bursts (a waiter sharing its processor) reading
-// it twice per yield was most of the waiting's cost (BenchmarkRun n=2 in
-// package workers, profiled). The budget may so be overrun by up to
-// clockEvery short rounds.
+// on a VM. The budget may so be overrun by up to clockEvery short rounds.
 func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 	if done() {
 		return true
@@ -173,10 +375,63 @@ func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 	}
 }
 
-const (
-	// clockEvery: with short bursts, one round in clockEvery is timed.
-	clockEvery = 8
-	// longBurst: bursts at least this long are timed every round (the
-	// clock read is small against them).
-	longBurst = 64
-)
+// Decoy is the lure of hint Lure. Go's scheduler puts a goroutine readied by
+// another one (a channel send, as a semaphore's Signal is) in the readier's
+// runnext slot: it runs on the readier's processor when the readier blocks or
+// yields. An idle processor woken for it may take it from there only after a
+// pause (a few microseconds, stretched by timer slack), while goroutines in
+// the ordinary run queue it takes at once. A waker that runs on after waking
+// workers (a caller-runs caller, a worker waking its children) so keeps them
+// off the other processors, and a short run ends on its caller alone.
+//
+// The decoy is a goroutine blocked on an unbuffered channel (Serve). Right
+// after waking workers, a waker readies it (Lure): the decoy takes runnext,
+// which pushes the worker into the run queue, where the woken processor
+// takes it. It carries no data and touches no state of the protocol. The zero
+// value is not usable: make one with NewDecoy.
+type Decoy struct {
+	ch      chan struct{}
+	done    chan struct{}
+	stopped atomic.Bool
+	lured   atomic.Uint64 // single writer: the decoy
+}
+
+// NewDecoy returns a decoy; nobody serves it yet.
+func NewDecoy() *Decoy { return &Decoy{ch: make(chan struct{}), done: make(chan struct{})} }
+
+// Serve runs the decoy until Stop.
+func (dc *Decoy) Serve() {
+	for {
+		select {
+		case <-dc.ch:
+			dc.lured.Add(1)
+		case <-dc.done:
+			return
+		}
+	}
+}
+
+// Lure readies the decoy if it waits and hint Lure is on, after the caller
+// signalled parked workers and before it runs on (a later Signal would take
+// runnext back). With one processor there is nowhere else to run a woken
+// worker, and a lure would only add a switch: GOMAXPROCS is read here, on a
+// path that has just paid for a wake-up.
+func (dc *Decoy) Lure() {
+	if !On(Lure) || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	select { // a non-blocking send fails without a lock when nobody waits
+	case dc.ch <- struct{}{}:
+	default:
+	}
+}
+
+// Lured reports how many lures the decoy received.
+func (dc *Decoy) Lured() uint64 { return dc.lured.Load() }
+
+// Stop ends Serve; later calls do nothing.
+func (dc *Decoy) Stop() {
+	if dc.stopped.CompareAndSwap(false, true) {
+		close(dc.done)
+	}
+}

@@ -12,26 +12,100 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestBudgetFor(t *testing.T) {
+// withView sets the processor view (procs, contended) for a test, with the
+// given hints, and returns a function that restores both.
+func withView(procs int, contended bool, h Hint) (restore func()) {
+	old := SetHints(h)
+	w := uint64(procs) << 1
+	if contended {
+		w |= 1
+	}
+	view.word.Store(w)
+	view.next.Store(int64(time.Hour) + int64(time.Since(start))) // no refresh during the test
+	return func() {
+		SetHints(old)
+		Refresh()
+	}
+}
+
+func TestAllow(t *testing.T) {
 	for _, tc := range []struct {
+		budget            time.Duration
 		goroutines, procs int
+		contended         bool
+		hints             Hint
 		want              time.Duration
 	}{
-		{1, 1, 0}, {2, 1, 0}, {2, 2, Default}, {3, 2, Oversubscribed}, {8, 8, Default}, {9, 8, Oversubscribed},
+		{Default, 1, 1, false, allHints, 0},
+		{Default, 2, 1, false, 0, 0}, // one processor: no spin even when plain
+		{Default, 2, 2, false, allHints, Default},
+		{Default, 3, 2, false, allHints, Oversubscribed},
+		{Default, 3, 2, false, allHints &^ Oversub, Default},
+		{Default, 9, 8, false, allHints, Oversubscribed},
+		{time.Hour, 2, 2, false, allHints, time.Hour}, // an explicit budget stands when nothing is oversubscribed
+		{time.Microsecond, 3, 2, false, allHints, time.Microsecond},
+		{0, 2, 4, false, allHints, 0},
+		{Default, 2, 2, true, allHints, 0}, // contended (the view is set only with Load on)
 	} {
-		if got := budgetFor(tc.goroutines, tc.procs); got != tc.want {
-			t.Errorf("budgetFor(%d, %d) = %v; want %v", tc.goroutines, tc.procs, got, tc.want)
+		restore := withView(tc.procs, tc.contended, tc.hints)
+		if got := Allow(tc.budget, tc.goroutines); got != tc.want {
+			t.Errorf("Allow(%v, %d) with procs %d contended %v hints %v = %v; want %v",
+				tc.budget, tc.goroutines, tc.procs, tc.contended, tc.hints, got, tc.want)
+		}
+		restore()
+	}
+}
+
+func TestIdle(t *testing.T) {
+	restore := withView(4, false, allHints)
+	assert.Equal(t, Default, Idle(Default, 0))
+	assert.Equal(t, Default/8, Idle(Default, 1))
+	assert.Equal(t, time.Duration(0), Idle(Default, 2))
+	restore()
+	restore = withView(4, false, allHints&^Demand)
+	assert.Equal(t, Default, Idle(Default, 2), "without Demand misses do not matter")
+	restore()
+}
+
+func TestEndPolls(t *testing.T) {
+	restore := withView(2, false, allHints)
+	assert.Equal(t, 64, EndPolls(3))
+	assert.Equal(t, -1, EndPolls(2))
+	restore()
+	restore = withView(2, false, allHints&^Yield)
+	assert.Equal(t, -1, EndPolls(3))
+	restore()
+}
+
+func TestParseHints(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want Hint
+	}{
+		{"", allHints}, {"all", allHints}, {"plain", 0}, {"PLAIN", 0},
+		{"-lure", allHints &^ Lure}, {"-lure, -yield", allHints &^ (Lure | Yield)},
+		{"plain,load", Load}, {"-nosuch", allHints},
+	} {
+		if got := ParseHints(tc.v); got != tc.want {
+			t.Errorf("ParseHints(%q) = %v; want %v", tc.v, got, tc.want)
 		}
 	}
-	assert.Equal(t, budgetFor(2, runtime.GOMAXPROCS(0)), Budget(2))
-	assert.Equal(t, Oversubscribed, CapFor(time.Hour, 3, 2))
-	assert.Equal(t, time.Microsecond, CapFor(time.Microsecond, 2, 2))
-	assert.Equal(t, time.Duration(0), CapFor(time.Hour, 2, 1))
-	// An explicit budget above Default stands when nothing is
-	// oversubscribed: only oversubscription (or one processor) cuts it.
-	assert.Equal(t, 20*time.Millisecond, CapFor(20*time.Millisecond, 2, 2))
-	assert.Equal(t, time.Hour, CapFor(time.Hour, 3, 4))
-	assert.Equal(t, time.Duration(0), CapFor(0, 2, 4))
+	assert.Equal(t, "all", allHints.String())
+	assert.Equal(t, "plain", Hint(0).String())
+	assert.Equal(t, "plain,load,lure", (Load | Lure).String())
+	assert.Equal(t, Load|Lure, ParseHints((Load | Lure).String()), "String round-trips")
+}
+
+func TestProcsFollowsGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	Refresh()
+	procs, _ := Procs()
+	assert.Equal(t, 1, procs)
+	runtime.GOMAXPROCS(2)
+	Refresh()
+	procs, _ = Procs()
+	assert.LessOrEqual(t, procs, 2)
+	assert.GreaterOrEqual(t, procs, 1)
 }
 
 func TestUntil(t *testing.T) {
@@ -55,6 +129,8 @@ func TestUntil(t *testing.T) {
 }
 
 func TestSpinnerAdapts(t *testing.T) {
+	restore := withView(2, false, allHints)
+	defer restore()
 	var sp Spinner
 	assert.Equal(t, maxBurst, sp.Burst(), "zero value starts at the longest burst")
 	var got []int
@@ -69,6 +145,9 @@ func TestSpinnerAdapts(t *testing.T) {
 		got = append(got, sp.Burst())
 	}
 	assert.Equal(t, []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1024, 1024}, got)
+	SetHints(allHints &^ Bursts)
+	sp.adapt(true)
+	assert.Equal(t, maxBurst, sp.Burst(), "without Bursts the burst is fixed")
 	var nilSp *Spinner
 	assert.NotPanics(t, func() { nilSp.adapt(true) })
 	assert.Equal(t, maxBurst, nilSp.Burst())

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/pad"
@@ -102,15 +103,24 @@ type Team struct {
 // Its methods must be called only by the goroutine running that copy, during
 // the run.
 type Member struct {
+	member
+	_ [uintptr(pad.CacheLine) - unsafe.Sizeof(member{})]byte // a Member is one whole line: layout_test.go checks
+}
+
+// member is a Member's state.
+type member struct {
 	t  *Team
 	id int
 	// live is true while Run runs this member's function: a Member kept
 	// past its run (and reused by a later one only once Run sets it again)
 	// is refused by check.
 	live atomic.Bool
-	g    uintptr // the goroutine running it (0 where goid is slow)
-	sp   spin.Spinner
-	_    [pad.CacheLine - 36]byte // after t, id, live (+4 to align g), g and sp: 36 bytes; layout_test.go checks
+	// g is the goroutine running it (0 where goid is slow, and between
+	// runs). Atomic because a Member kept past its run may be used, wrongly,
+	// by another goroutine while Reset or Run writes it: check must then
+	// refuse it, not race.
+	g  atomic.Uintptr
+	sp spin.Spinner
 }
 
 // New returns a team of n members, ids 0..n-1. It panics if n is outside
@@ -143,7 +153,8 @@ func (t *Team) Reset(n int) {
 	t.members = t.members[:n]
 	for i := range t.members {
 		m := &t.members[i]
-		m.t, m.id, m.g = t, i, 0
+		m.t, m.id = t, i
+		m.g.Store(0)
 	}
 }
 
@@ -180,7 +191,7 @@ func (t *Team) Run(id int, fn func(m *Member)) {
 		panic(fmt.Sprintf("team: Run: member %d is already running", id))
 	}
 	if goid.Fast {
-		m.g = goid.Get()
+		m.g.Store(goid.Get())
 	}
 	normal := false
 	defer func() {
@@ -229,7 +240,7 @@ func (m *Member) check(op string) *Team {
 	if t == nil || !m.live.Load() {
 		panic(fmt.Sprintf("team: %s of member %d after its run", op, m.id))
 	}
-	if goid.Fast && m.g != 0 && goid.Get() != m.g {
+	if g := m.g.Load(); goid.Fast && g != 0 && goid.Get() != g {
 		panic(fmt.Sprintf("team: %s of member %d called from another goroutine than the one running it", op, m.id))
 	}
 	return t

@@ -1,0 +1,483 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"runtime/trace"
+	"sync"
+	"time"
+
+	"github.com/workgang/workgang/internal/peek"
+	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
+)
+
+// The dispatch protocol, all of it: publish a run word, claim copies by CAS,
+// wake parked workers through a tree, count down, park and wake on tagged
+// semaphores, wait for the end. README.md beside this file argues why it is
+// correct; docs/model/dispatch.pml checks it with SPIN, statement by
+// statement (docs/model/README.md maps the two). How long a waiter spins
+// before it parks is not part of the protocol: it asks the wait policy
+// (internal/spin), and any answer gives the same results.
+
+// Run runs n copies of the planned task and returns after all of them
+// returned. Copies run on goroutines blocked in Serve; when the task opted in
+// to caller-runs the calling goroutine runs copy n-1 itself and then claims
+// every copy that no worker has started. Run returns how many copies the
+// caller ran and the first panic of any copy (nil if none panicked; a panic
+// takes precedence over a worker copy's runtime.Goexit). It does not panic
+// for a task's panic, with one exception: when a caller copy calls
+// runtime.Goexit, Run cannot return, and it re-raises a panic of another copy
+// of the run instead of letting the Goexit hide it.
+//
+// Worker goroutines must serve slots 0..n-1 (0..n-2 with caller-runs), or
+// the run cannot finish. Run must not be called concurrently with Run or
+// Stop. It panics if the plan is the zero Plan or n is out of range.
+//
+// Memory model: the call of Run is synchronized before every copy's start;
+// every copy's return is synchronized before Run's return. When Run returns,
+// the Dispatcher keeps no reference to the task.
+func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
+	if p.t == nil {
+		panic("gang: Run: zero Plan (make one with Prepare)")
+	}
+	m := n // copies meant for workers
+	if p.callerRuns {
+		m--
+	}
+	if n < 1 || m > len(d.slots) {
+		panic(fmt.Sprintf("gang: Run: n = %d out of range for %d workers (caller-runs %v)", n, len(d.slots), p.callerRuns))
+	}
+	d.gen++ // starts at 1: 0 is the initial claim and seen value
+	gen := d.gen
+	d.task, d.name = p.t, p.name
+	groups := (n + groupSize - 1) / groupSize
+	for g := range groups {
+		d.groups[g].left.Store(int64(min(groupSize, n-g*groupSize)))
+	}
+	if groups > 1 {
+		d.groupsLeft.Store(int64(groups))
+	}
+	word := (gen&genMask)<<genShift | uint64(n)
+	if p.callerRuns {
+		word |= callerBit
+	}
+	// Publish: every write above is visible to whoever loads this word.
+	d.runGen.Store(gen)
+	d.run.Store(word)
+	d.wakeChildren(-1, m) // the coordinator is the tree's root
+	if p.callerRuns {
+		callerCopies = d.runOnCaller(n, m, gen)
+	}
+	d.waitEnd(gen, m, !p.callerRuns)
+	// Every copy has returned and no goroutine reads task before a claim of
+	// a later run: nothing of the task stays reachable from d.
+	d.task, d.name = nil, ""
+	return callerCopies, d.fails.take()
+}
+
+// runOnCaller runs the caller's copy n-1, which nobody else ever claims
+// (workers claim only copies below m = n-1, in this run or, with a stale run
+// word, in an older one), then claims every worker copy not yet started,
+// highest first (the workers of low ids are the ones most likely awake).
+func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
+	// If a caller copy calls runtime.Goexit, this goroutine unwinds through
+	// here: the copy's own accounting already ran (in execute's defer), but
+	// copies may still be running on workers, and the caller of Run (which
+	// holds the dispatcher) must not release it before they end. A panic of
+	// a worker copy must not be lost with the caller's Goexit: it is
+	// re-raised, which turns the Goexit into that panic.
+	normal := false
+	defer func() {
+		if !normal {
+			d.waitEnd(gen, m, false)
+			d.task, d.name = nil, ""
+			if p := d.fails.take(); p != nil && !p.Goexit {
+				panic(p)
+			}
+		}
+	}()
+	d.execute(n-1, n, gen, true)
+	ran = 1
+	for c := m - 1; c >= 0; c-- {
+		if d.claim(c, gen) {
+			d.execute(c, n, gen, true)
+			ran++
+		}
+	}
+	normal = true
+	return ran
+}
+
+// claim takes copy c of run gen for the calling goroutine and reports whether
+// it did. Exactly one claim per (copy, run) succeeds: the CAS from a value
+// older than gen to gen. A goroutine acting on a stale run word k < gen never
+// succeeds: run k ended, so every copy of it was claimed in run k or later,
+// and claim refuses a word that is not older than k.
+func (d *Dispatcher) claim(c int, gen uint64) bool {
+	s := &d.slots[c]
+	old := s.claim.Load() // a plain load first keeps a claimed line shared
+	return old < gen && s.claim.CompareAndSwap(old, gen)
+}
+
+// snapshot returns a consistent pair of the run word and its full
+// generation. The coordinator stores runGen, then run; a reader loads run,
+// then runGen. If the low bits agree, runGen belongs to r: a later run would
+// have needed r to be consumed by every copy first, and runGen is stored
+// before run, so the reader cannot see a newer runGen with the same low bits
+// without 2^genBits runs passing between its two loads. If they disagree,
+// the coordinator has moved on and r is stale: read again.
+func (d *Dispatcher) snapshot() (r, gen uint64) {
+	for {
+		r = d.run.Load()
+		gen = d.runGen.Load()
+		if gen&genMask == genOf(r) {
+			return r, gen
+		}
+		// The coordinator is between its two stores; let it finish if it
+		// was preempted there.
+		runtime.Gosched()
+	}
+}
+
+// wakeChildren wakes the children of node p of the wake tree (2p+2 and 2p+3;
+// the coordinator is p = -1, with children 0 and 1) that the run's m worker
+// copies need, if they are parked. Worker c < m so has a parent below it,
+// itself needed by the run, or the coordinator: every needed worker is awake
+// or woken, and waking k workers puts O(log k) wake-ups on the run's critical
+// path. After a wake-up the waker runs on, so it lures the decoy (hint Lure).
+func (d *Dispatcher) wakeChildren(p, m int) {
+	woke := false
+	for c := 2*p + 2; c < min(2*p+4, m); c++ {
+		if d.wake(c) {
+			woke = true
+		}
+	}
+	if woke {
+		d.decoy.Lure()
+	}
+}
+
+// wake wakes worker i if it committed to park, and reports whether it did.
+// The CAS makes exactly one waker owe the worker a permit, so its semaphore
+// never holds more than one and a park is never woken twice. The worker
+// stays marked waking until it runs again, so that awake goroutines may take
+// its copy meanwhile (a wake-up takes microseconds).
+//
+// Against park: the worker stores parked, then loads the run word; a waker
+// stores the run word (before calling this), then loads state. With
+// sequentially consistent atomics at least one of them sees the other's
+// store: either the worker sees the new run and does not block, or the waker
+// sees parked and signals its semaphore. No wake-up is lost.
+func (d *Dispatcher) wake(i int) bool {
+	s := &d.slots[i]
+	if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
+		s.sem.Signal(1)
+		return true
+	}
+	return false
+}
+
+// Serve runs worker i: it waits for runs and executes the copies they have
+// for it until Stop, then returns. If a copy calls runtime.Goexit, the copy
+// is accounted for (and reported to Run) before the goroutine exits; the
+// owner of the goroutine should start a replacement calling Serve(i), which
+// resumes where the old one stopped. Serve(i) must be called by one
+// goroutine at a time per slot.
+func (d *Dispatcher) Serve(i int) {
+	s := &d.slots[i]
+	for {
+		r, gen := d.next(s)
+		s.seen = gen
+		if r&stopBit != 0 {
+			return
+		}
+		n := int(r & nMask)
+		m := n
+		if r&callerBit != 0 {
+			m--
+		}
+		// The wake-ups go out in parallel with the copies.
+		d.wakeChildren(i, m)
+		if i < m {
+			// Needed (hint Demand): spin at full budget after this run,
+			// even if another goroutine took this copy first.
+			s.spin.Misses = 0
+			d.serveCopy(s, i, n, gen)
+			// Then take the next few copies whose workers have not started
+			// them: a worker that is awake but not running (its processor
+			// busy) would otherwise hold up the run. A bounded look, so
+			// large runs do not make every worker read every slot.
+			for k := 1; k <= stealAhead && k < m; k++ {
+				d.serveCopy(s, (i+k)%m, n, gen)
+			}
+			continue
+		}
+		// A surplus worker that is awake takes copies whose workers are
+		// parked or still waking: they are the ones the run would wait for.
+		helped := false
+		for c := range m {
+			if d.slots[c].state.Load() != awake && d.serveCopy(s, c, n, gen) {
+				helped = true
+			}
+		}
+		if helped {
+			s.spin.Misses = 0
+		} else if s.spin.Misses < 2 {
+			s.spin.Misses++
+		}
+	}
+}
+
+// serveCopy claims copy c of run gen for worker s and runs it if the claim
+// succeeds, which it reports.
+func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
+	if !d.claim(c, gen) {
+		return false
+	}
+	s.copies.Add(1)
+	d.execute(c, n, gen, false)
+	return true
+}
+
+// next waits for a run word newer than the last one worker s acted on and
+// returns it with its full generation: it spins for the policy's budget,
+// then parks until woken; a worker woken with nothing new (a slow waker of
+// an older run) parks again.
+func (d *Dispatcher) next(s *slot) (r, gen uint64) {
+	if d.fresh(s) {
+		s.ready.Add(1)
+		return d.snapshot()
+	}
+	budget := spin.Idle(time.Duration(d.budget.Load()), int(s.spin.Misses))
+	if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
+		s.spun.Add(1)
+		return d.snapshot()
+	}
+	for {
+		d.park(s)
+		if d.fresh(s) {
+			return d.snapshot()
+		}
+	}
+}
+
+// fresh reports whether the run word is newer than the last one worker s
+// acted on: the poll of an idle worker, one load of a line that stays shared
+// until the next run.
+func (d *Dispatcher) fresh(s *slot) bool {
+	return genOf(d.run.Load()) != s.seen&genMask
+}
+
+// park commits worker s to block, re-checks the run word, and blocks on its
+// semaphore until a waker signals it (see wake for the pairing).
+func (d *Dispatcher) park(s *slot) {
+	s.parks.Add(1)
+	s.state.Store(parked)
+	if d.fresh(s) {
+		// A run arrived between the spin and the commit. Withdraw; if a
+		// waker got there first, it owes (and signals) a permit: take it so
+		// the semaphore is empty for the next park.
+		if !s.state.CompareAndSwap(parked, awake) {
+			s.sem.Wait()
+			s.state.Store(awake)
+		}
+		return
+	}
+	// The waker stored the run word before its CAS to waking and its
+	// Signal; the Signal is synchronized before the return of the Wait that
+	// takes its permit (package semaphore), so the run is visible.
+	s.sem.Wait()
+	s.wakeups.Add(1)
+	s.state.Store(awake)
+}
+
+// execute runs copy c of run gen (n copies), captures a panic, panic(nil) or
+// Goexit, and retires the copy.
+func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
+	// Registered first, so it runs last, whatever the copy or the capture
+	// does (even a Goexit from a hostile Name during capture).
+	defer d.retire(c, n, gen)
+	runCopy(d.task, d.name, c, onCaller, &d.fails)
+}
+
+// retire counts copy c of an n-copy run as finished. Each decrement is a
+// read-modify-write of its group's counter, so the one that reaches zero
+// comes after every other copy's decrement of that group in the counter's
+// modification order and so after those copies' writes; the same holds for
+// groupsLeft, and finish's store publishes it all to the coordinator. After
+// its decrement a copy touches no run state: the last one may let Run
+// return and the next run start.
+func (d *Dispatcher) retire(c, n int, gen uint64) {
+	if d.groups[c/groupSize].left.Add(-1) != 0 {
+		return
+	}
+	if n > groupSize && d.groupsLeft.Add(-1) != 0 {
+		return
+	}
+	d.finish(gen)
+	// Hint Yield: the coordinator yielded its processor in its end wait
+	// and may be queued on this one; let it see the end now rather than
+	// after this worker's next burst of polls.
+	if d.coordYielded.Load() == gen {
+		runtime.Gosched()
+	}
+}
+
+func init() {
+	// For package workers's cycle check (internal/peek says why).
+	peek.CoordinatorParked = func(d any) bool { return d.(*Dispatcher).coordParked.Load() != 0 }
+}
+
+// finish reports the end of run gen to the coordinator: store done, then
+// wake the coordinator if it sleeps for this run. The CAS from gen makes the
+// permit this run's: a finisher delayed past the coordinator's next park
+// finds another generation there and signals nothing.
+func (d *Dispatcher) finish(gen uint64) {
+	d.done.Store(gen)
+	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
+		d.coordWake.Signal(1)
+	}
+}
+
+// waitEnd waits until the last copy of run gen (m of whose copies are meant
+// for workers) finished: it spins for the policy's budget, then parks. The
+// coordinator of a plain run whose workers and itself outnumber the
+// processors first polls briefly and yields (hint Yield): a worker with a
+// copy to run may be queued on this processor.
+func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
+	ended := func() bool { return d.done.Load() == gen }
+	if ended() {
+		return
+	}
+	if plain {
+		if polls := spin.EndPolls(m + 1); polls >= 0 {
+			for range polls {
+				if ended() {
+					return
+				}
+			}
+			d.coordYielded.Store(gen)
+			runtime.Gosched()
+		}
+	}
+	if spin.Until(spin.Allow(time.Duration(d.budget.Load()), m+1), &d.spin, ended) {
+		return
+	}
+	// Commit, then re-check: the Dekker pair of finish (store done, then
+	// load coordParked). One of the two sees the other's store.
+	d.coordParked.Store(gen)
+	if ended() {
+		if !d.coordParked.CompareAndSwap(gen, 0) {
+			d.coordWake.Wait() // finish got there first and owes the permit
+		}
+		return
+	}
+	// Only run gen's finisher signals (its CAS from gen), and only once;
+	// the Signal is synchronized before this Wait's return (package
+	// semaphore's memory model), after finish's store of done.
+	d.coordWake.Wait()
+}
+
+// Stop makes every goroutine serving one of the first k slots return from
+// Serve, and ServeDecoy return. It must not be called while a run is in
+// progress.
+func (d *Dispatcher) Stop(k int) {
+	if k < 0 || k > len(d.slots) {
+		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))
+	}
+	d.gen++
+	d.runGen.Store(d.gen)
+	d.run.Store((d.gen&genMask)<<genShift | stopBit)
+	for i := range k {
+		d.wake(i)
+	}
+	d.decoy.Stop()
+}
+
+// RunOnCaller runs the n copies of the planned task on the calling goroutine,
+// ids 0..n-1 in order, without any worker: for a submitter that must not wait
+// for the dispatcher's coordinator (another goroutine's run is in progress),
+// or a run of one copy. A copy's panic does not stop the others; the first
+// one is returned with the count once every copy has run. A copy's
+// runtime.Goexit proceeds once the other copies have run, unless one of them
+// panicked: that panic is raised instead. It panics if the plan is the zero
+// Plan or n < 1.
+func RunOnCaller(p Plan, n int) (pe *PanicError) {
+	if p.t == nil {
+		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
+	}
+	if n < 1 {
+		panic(fmt.Sprintf("gang: RunOnCaller: n = %d, want >= 1", n))
+	}
+	if n == 1 {
+		// One copy, the common inline run: nothing to go on with after a
+		// Goexit, and no record to keep (a record on the stack would escape
+		// through its atomics: one allocation per run).
+		if p.name != "" && trace.IsEnabled() {
+			defer trace.StartRegion(context.Background(), p.name).End()
+		}
+		if panicked, v, stack := call(func() { p.t.Work(0) }); panicked {
+			return &PanicError{Task: safeName(p.t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+		}
+		return nil
+	}
+	// The record comes from a pool: one on the stack would escape through
+	// its atomics. take clears it before it goes back.
+	f := failuresPool.Get().(*failures)
+	normal := false
+	defer func() {
+		pe = f.take()
+		failuresPool.Put(f)
+		if !normal && pe != nil && !pe.Goexit {
+			panic(pe) // another copy's panic, instead of the caller's Goexit
+		}
+	}()
+	copiesFrom(p, 0, n, f)
+	normal = true
+	return nil // the deferred call sets pe
+}
+
+var failuresPool = sync.Pool{New: func() any { return new(failures) }}
+
+// copiesFrom runs copies c..n-1 of p on the caller; if one calls
+// runtime.Goexit, the deferred call runs the rest before the Goexit goes on.
+func copiesFrom(p Plan, c, n int, f *failures) {
+	returned := false
+	defer func() {
+		if !returned {
+			copiesFrom(p, c+1, n, f)
+		}
+	}()
+	for ; c < n; c++ {
+		runCopy(p.t, p.name, c, true, f)
+	}
+	returned = true
+}
+
+// runCopy runs copy c of t and records in f how it failed, if it did: a
+// panic, panic(nil) or a Goexit. On a Goexit it records it and the Goexit
+// goes on unwinding the caller (whose deferred retire then runs). name is the
+// copy's trace region (the plan's name, set only while tracing).
+func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
+	returned := false
+	defer func() {
+		if !returned {
+			// call did not return: the copy called runtime.Goexit (call
+			// recovers panics and returns). There is no panic to recover.
+			f.capture(t, c, onCaller, nil, true, debug.Stack())
+		}
+	}()
+	if name != "" && trace.IsEnabled() {
+		// One region per copy, on the goroutine that runs it, so a trace
+		// shows which goroutine ran which copy and for how long.
+		defer trace.StartRegion(context.Background(), name).End()
+	}
+	panicked, v, stack := call(func() { t.Work(c) })
+	returned = true
+	if panicked {
+		f.capture(t, c, onCaller, v, false, stack)
+	}
+}

@@ -1,0 +1,135 @@
+package spin
+
+import (
+	"runtime/metrics"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The machine's side of the processor view (hint Load), on Linux. Everything
+// here runs inside refresh, one goroutine at a time (the CAS on
+// view.refreshing orders successive refreshers), so its state needs no
+// atomics.
+var load struct {
+	fd      int // /proc/loadavg, opened once; -1 where it cannot be
+	opened  bool
+	cpus    int     // CPUs online, read once
+	others  float64 // smoothed count of other processes' runnable threads
+	running []metrics.Sample
+}
+
+// allowedCPUs returns the number of CPUs the calling thread may run on (the
+// process's affinity mask, as taskset or a cpuset sets it), or 0 if unknown.
+func allowedCPUs() int {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return 0
+	}
+	return set.Count()
+}
+
+// othersWaiting reports whether spinning would take a CPU from a thread that
+// wants one: whether the threads of other processes that are runnable, plus
+// this process's processors, exceed the machine's CPUs. The kernel's count of
+// runnable threads (the fourth field of /proc/loadavg, "running/total", read
+// at the instant) includes this process's own running threads; the Go
+// runtime's count of running goroutines (runtime/metrics, Go 1.26 and later)
+// estimates those, and without it every processor is assumed running (which
+// errs towards spinning). The count is smoothed over two refreshes, so that a
+// kernel thread passing through does not stop the spinning.
+func othersWaiting(procs int) bool {
+	if !load.opened {
+		load.opened = true
+		load.fd = -1
+		if fd, err := syscall.Open("/proc/loadavg", syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err == nil {
+			load.fd = fd
+		}
+		load.cpus = onlineCPUs()
+		load.running = []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}}
+	}
+	if load.fd < 0 || load.cpus < 1 {
+		return false
+	}
+	var buf [128]byte
+	n, err := syscall.Pread(load.fd, buf[:], 0)
+	if err != nil || n <= 0 {
+		return false
+	}
+	runnable, ok := runnableField(buf[:n])
+	if !ok {
+		return false
+	}
+	ours := procs
+	metrics.Read(load.running)
+	if v := load.running[0].Value; v.Kind() == metrics.KindUint64 {
+		ours = int(v.Uint64())
+	}
+	others := float64(max(runnable-ours, 0))
+	load.others = (load.others + others) / 2
+	return load.others+float64(procs) > float64(load.cpus)+0.5
+}
+
+// runnableField parses the "running" of "running/total" in /proc/loadavg
+// ("0.12 0.34 0.56 3/412 9876").
+func runnableField(b []byte) (int, bool) {
+	field := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] == ' ' {
+			field++
+			continue
+		}
+		if field == 3 {
+			v := 0
+			for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+				v = v*10 + int(b[i]-'0')
+			}
+			return v, i < len(b) && b[i] == '/'
+		}
+	}
+	return 0, false
+}
+
+// onlineCPUs returns the number of CPUs online (not only those the process
+// may use: other processes' threads run on all of them), or 0.
+func onlineCPUs() int {
+	fd, err := syscall.Open("/sys/devices/system/cpu/online", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer syscall.Close(fd)
+	var buf [256]byte
+	n, err := syscall.Read(fd, buf[:])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return countCPUList(buf[:n])
+}
+
+// countCPUList counts the CPUs of a kernel CPU list such as "0-3,8,10-11".
+func countCPUList(b []byte) int {
+	count, lo, v, inRange, have := 0, 0, 0, false, false
+	flush := func() {
+		if !have {
+			return
+		}
+		if inRange {
+			count += v - lo + 1
+		} else {
+			count++
+		}
+		v, inRange, have = 0, false, false
+	}
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			v, have = v*10+int(c-'0'), true
+		case c == '-':
+			lo, v, inRange = v, 0, true
+		case c == ',' || c == '\n':
+			flush()
+		}
+	}
+	flush()
+	return count
+}
