@@ -1,0 +1,428 @@
+// Command gate measures each scheduling hint of workgang's wait policy
+// (internal/spin: demand, oversub, load, bursts, yield, lure) on and off, on
+// the scenarios each hint exists for and on the rest, with the installed Go
+// and with a second Go release, and says which hints earn their place.
+//
+//	go run ./perf/gate                      # installed Go and go1.27.3, 3 runs each
+//	go run ./perf/gate -go go1.27.3 -runs 3 # the same, spelled out
+//	go run ./perf/gate -go '' -runs 1       # installed Go only, one run
+//
+// The driver builds this program once per Go release (GOTOOLCHAIN=release go
+// build; the module proxy serves the toolchain), then runs the binaries in
+// turn, A B A B ..., each a process of its own. Each process measures every
+// scenario under every hint setting, interleaved in rounds, and prints the
+// medians as JSON; the driver prints, per hint, the time with the hint off
+// over the time with every hint on (higher than 1: the hint pays), the median
+// of the runs of each release, and the verdict of the rule the maintainers
+// keep a hint by: it pays at least 5% on a scenario it targets on both
+// releases, and costs at most 2% on every other scenario on both.
+//
+// It is a maintainers' tool: gang/README.md keeps its last table.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/workers"
+)
+
+func main() {
+	measure := flag.Bool("measure", false, "measure in this process and print JSON (what the driver runs)")
+	burn := flag.Duration("burn", 0, "burn one CPU for this long, then exit (the contended scenario's other process)")
+	goRel := flag.String("go", "go1.27.3", "the second Go release (GOTOOLCHAIN value); empty: only the installed Go")
+	runs := flag.Int("runs", 3, "processes per release, interleaved")
+	rounds := flag.Int("rounds", 3, "rounds per process (every scenario under every setting, in a shuffled order)")
+	flag.Parse()
+	switch {
+	case *burn > 0:
+		for end := time.Now().Add(*burn); time.Now().Before(end); {
+			for range 1 << 20 {
+				sink++
+			}
+		}
+	case *measure:
+		res := measureAll(*rounds)
+		if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	default:
+		if err := drive(*goRel, *runs, *rounds); err != nil {
+			fmt.Fprintln(os.Stderr, "gate:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+var sink int
+
+// A setting is a set of hints in force while a scenario is measured.
+type setting struct {
+	name  string
+	hints spin.Hint
+}
+
+func settings() []setting {
+	all := spin.ParseHints("all")
+	s := []setting{{"all", all}}
+	for _, h := range hintNames {
+		s = append(s, setting{"-" + h, spin.ParseHints("-" + h)})
+	}
+	return append(s, setting{"plain", spin.ParseHints("plain")})
+}
+
+var hintNames = []string{"demand", "oversub", "load", "bursts", "yield", "lure"}
+
+// targets names the scenarios each hint exists for.
+var targets = map[string][]string{
+	"demand":  {"surplus", "pause"},
+	"oversub": {"empty-full", "grain-2us", "grain-5us"},
+	"load":    {"contended-forrange", "contended-plain"},
+	"bursts":  {"empty-full", "grain-2us"},
+	"yield":   {"empty-full", "grain-2us", "grain-5us"},
+	"lure":    {"mixed"},
+}
+
+// result is one process's medians: scenario -> setting -> ns per operation.
+type result struct {
+	Go    string                        `json:"go"`
+	Procs int                           `json:"procs"`
+	NS    map[string]map[string]float64 `json:"ns"`
+}
+
+// scenario is one measured operation on the process's one long-lived set.
+type scenario struct {
+	name string
+	op   func(w *workers.Workers)
+	// burners other processes burning a CPU while it is measured.
+	burners int
+}
+
+func scenarios() []scenario {
+	p := runtime.GOMAXPROCS(0)
+	empty := tasks.Func("empty", func(int) {})
+	emptyCaller := tasks.CallerRuns(empty)
+	grain := func(d time.Duration) tasks.Task { return tasks.Func("grain", func(int) { work(d) }) }
+	g2, g5, g5x := grain(2*time.Microsecond), grain(5*time.Microsecond), tasks.CallerRuns(grain(5*time.Microsecond))
+	loop := func(w *workers.Workers, total time.Duration) {
+		chunks := 8 * p
+		w.ForRange(chunks, func(_, lo, hi int) { work(total * time.Duration(hi-lo) / time.Duration(chunks)) }, workers.WithChunk(1))
+	}
+	plainLoop := func(w *workers.Workers, total time.Duration) {
+		w.RunN(tasks.Func("plain", func(int) { work(total / time.Duration(p)) }), p)
+	}
+	return []scenario{
+		{name: "empty-full", op: func(w *workers.Workers) { w.RunN(empty, p) }},
+		{name: "empty-caller-2", op: func(w *workers.Workers) { w.RunN(emptyCaller, 2) }},
+		{name: "grain-2us", op: func(w *workers.Workers) { w.RunN(g2, p) }},
+		{name: "grain-5us", op: func(w *workers.Workers) { w.RunN(g5, p) }},
+		// Runs of one copy on a set of p workers: the others are surplus.
+		{name: "surplus", op: func(w *workers.Workers) { w.RunN(g2, 1) }},
+		// A collector-like pause: phases of varying n and mode, with a
+		// little serial work between them.
+		{name: "pause", op: func(w *workers.Workers) {
+			for i := range 8 {
+				n := 1 + i%p
+				if i%2 == 0 {
+					w.RunN(g5x, n)
+				} else {
+					w.RunN(g5, n)
+				}
+				work(3 * time.Microsecond)
+			}
+		}},
+		// Caller-runs loops between other goroutines' fork-joins and a gap
+		// long enough for the workers to park.
+		{name: "mixed", op: func(w *workers.Workers) {
+			loop(w, 40*time.Microsecond)
+			var wg sync.WaitGroup
+			for range p {
+				wg.Add(1)
+				go func() { defer wg.Done(); work(20 * time.Microsecond) }()
+			}
+			wg.Wait()
+			time.Sleep(200 * time.Microsecond)
+		}},
+		{name: "forrange-20us", op: func(w *workers.Workers) { loop(w, 20*time.Microsecond) }},
+		{name: "contended-forrange", burners: 1, op: func(w *workers.Workers) { loop(w, 200*time.Microsecond) }},
+		{name: "contended-plain", burners: 1, op: func(w *workers.Workers) { plainLoop(w, 200*time.Microsecond) }},
+	}
+}
+
+// measureAll measures every scenario under every setting, rounds times, the
+// settings in a new order each round, and returns the medians.
+func measureAll(rounds int) result {
+	calibrate()
+	w := workers.New("gate", runtime.GOMAXPROCS(0))
+	defer w.Close()
+	w.RunN(tasks.Func("create", func(int) {}), w.MaxWorkers())
+	sets := settings()
+	samples := map[string]map[string][]float64{}
+	for _, sc := range scenarios() {
+		samples[sc.name] = map[string][]float64{}
+		stop := startBurners(sc.burners)
+		for r := range rounds {
+			order := slices.Clone(sets)
+			rotate(order, r)
+			for _, s := range order {
+				old := spin.SetHints(s.hints)
+				samples[sc.name][s.name] = append(samples[sc.name][s.name], timeOp(w, sc.op))
+				spin.SetHints(old)
+			}
+		}
+		stop()
+	}
+	res := result{Go: runtime.Version(), Procs: runtime.GOMAXPROCS(0), NS: map[string]map[string]float64{}}
+	for sc, m := range samples {
+		res.NS[sc] = map[string]float64{}
+		for s, xs := range m {
+			res.NS[sc][s] = median(xs)
+		}
+	}
+	return res
+}
+
+// rotate puts a different setting first each round (and reverses every other
+// round), so no setting always follows the same one.
+func rotate(s []setting, r int) {
+	k := r % len(s)
+	slices.Reverse(s[:k])
+	slices.Reverse(s[k:])
+	slices.Reverse(s)
+	if r%2 == 1 {
+		slices.Reverse(s)
+	}
+}
+
+// timeOp returns the median of 5 batches of op, in ns per op, each batch
+// about 20 ms, after a warm-up batch.
+func timeOp(w *workers.Workers, op func(*workers.Workers)) float64 {
+	n := 1
+	for {
+		start := time.Now()
+		for range n {
+			op(w)
+		}
+		if d := time.Since(start); d >= 5*time.Millisecond {
+			n = max(1, int(float64(n)*float64(20*time.Millisecond)/float64(d)))
+			break
+		}
+		n *= 4
+	}
+	var xs []float64
+	for range 5 {
+		start := time.Now()
+		for range n {
+			op(w)
+		}
+		xs = append(xs, float64(time.Since(start).Nanoseconds())/float64(n))
+	}
+	return median(xs)
+}
+
+// startBurners starts k processes that each burn a CPU (this program with
+// -burn) and returns a function that stops them. They also stop by
+// themselves after a minute.
+func startBurners(k int) (stop func()) {
+	if k == 0 {
+		return func() {}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	var cmds []*exec.Cmd
+	for range k {
+		c := exec.Command(exe, "-burn", "1m")
+		if err := c.Start(); err != nil {
+			panic(err)
+		}
+		cmds = append(cmds, c)
+	}
+	time.Sleep(20 * time.Millisecond)
+	return func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+}
+
+// workPerUS is the iterations of the work loop per microsecond.
+var workPerUS float64
+
+func calibrate() {
+	const n = 1 << 22
+	best := time.Hour
+	for range 5 {
+		start := time.Now()
+		spinWork(n)
+		best = min(best, time.Since(start))
+	}
+	workPerUS = float64(n) / float64(best.Microseconds()+1)
+}
+
+func work(d time.Duration) { spinWork(int(workPerUS * float64(d) / float64(time.Microsecond))) }
+
+//go:noinline
+func spinWork(n int) {
+	x := 1
+	for i := range n {
+		x = x*31 + i
+	}
+	sink += x & 1
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// drive builds the measuring binary for each release, runs them in turn and
+// prints the gate table.
+func drive(goRel string, runs, rounds int) error {
+	dir, err := os.MkdirTemp("", "workgang-gate")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rels := []string{"local"}
+	if goRel != "" {
+		rels = append(rels, goRel)
+	}
+	bins := map[string]string{}
+	for _, rel := range rels {
+		bin := filepath.Join(dir, "gate-"+rel)
+		cmd := exec.Command("go", "build", "-o", bin, "./perf/gate")
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+rel)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		fmt.Fprintf(os.Stderr, "gate: building with GOTOOLCHAIN=%s\n", rel)
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build with GOTOOLCHAIN=%s (run from the repository root): %w", rel, err)
+		}
+		bins[rel] = bin
+	}
+	byRel := map[string][]result{}
+	for r := range runs {
+		for _, rel := range rels {
+			fmt.Fprintf(os.Stderr, "gate: run %d/%d, %s\n", r+1, runs, rel)
+			var out bytes.Buffer
+			cmd := exec.Command(bins[rel], "-measure", "-rounds", fmt.Sprint(rounds))
+			cmd.Stdout, cmd.Stderr = &out, os.Stderr
+			cmd.Env = append(os.Environ(), "WORKGANG_WAIT=") // the process starts with every hint on
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			var res result
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				return err
+			}
+			byRel[rel] = append(byRel[rel], res)
+		}
+	}
+	report(os.Stdout, rels, byRel, runs, rounds)
+	return nil
+}
+
+// report prints, per scenario and setting, off/all per release (median over
+// the runs, with the range), then the verdict per hint.
+func report(out io.Writer, rels []string, byRel map[string][]result, runs, rounds int) {
+	first := byRel[rels[0]][0]
+	host, _ := os.Hostname()
+	fmt.Fprintf(out, "gate: %d CPUs (GOMAXPROCS %d), %s; releases %s; %d processes per release x %d rounds; %s\n",
+		runtime.NumCPU(), first.Procs, host, strings.Join(goVersions(rels, byRel), ", "), runs, rounds, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintln(out, "ratio = time with the setting / time with every hint on (median over processes [min-max]); above 1: the hints it turns off pay")
+	var scNames []string
+	for _, sc := range scenarios() {
+		scNames = append(scNames, sc.name)
+	}
+	ratio := func(rel, sc, set string) (med, lo, hi float64) {
+		var xs []float64
+		for _, r := range byRel[rel] {
+			xs = append(xs, r.NS[sc][set]/r.NS[sc]["all"])
+		}
+		return median(xs), slices.Min(xs), slices.Max(xs)
+	}
+	fmt.Fprintf(out, "\n%-20s %12s", "scenario", "all (ns/op)")
+	for _, s := range settings()[1:] {
+		fmt.Fprintf(out, " %17s", s.name)
+	}
+	fmt.Fprintln(out)
+	for _, rel := range rels {
+		fmt.Fprintf(out, "-- %s\n", byRel[rel][0].Go)
+		for _, sc := range scNames {
+			var alls []float64
+			for _, r := range byRel[rel] {
+				alls = append(alls, r.NS[sc]["all"])
+			}
+			fmt.Fprintf(out, "%-20s %12.0f", sc, median(alls))
+			for _, s := range settings()[1:] {
+				m, lo, hi := ratio(rel, sc, s.name)
+				fmt.Fprintf(out, " %5.2f [%.2f-%.2f]", m, lo, hi)
+			}
+			fmt.Fprintln(out)
+		}
+	}
+	fmt.Fprintln(out, "\nverdict (keep: pays >= 5% on a target on every release, costs <= 2% elsewhere on every release)")
+	for _, h := range hintNames {
+		pays, costs := []string{}, []string{}
+		for _, sc := range scNames {
+			target := slices.Contains(targets[h], sc)
+			allPay, anyCost := true, false
+			for _, rel := range rels {
+				m, _, _ := ratio(rel, sc, "-"+h)
+				allPay = allPay && m >= 1.05
+				anyCost = anyCost || m < 0.98
+			}
+			if target && allPay {
+				pays = append(pays, sc)
+			}
+			if !target && anyCost {
+				costs = append(costs, sc)
+			}
+		}
+		verdict := "delete"
+		if len(pays) > 0 && len(costs) == 0 {
+			verdict = "keep"
+		}
+		fmt.Fprintf(out, "%-8s %-6s targets %s; pays on %s; costs on %s\n", h, verdict,
+			strings.Join(targets[h], ","), orNone(pays), orNone(costs))
+	}
+}
+
+func goVersions(rels []string, byRel map[string][]result) []string {
+	var v []string
+	for _, rel := range rels {
+		v = append(v, byRel[rel][0].Go)
+	}
+	return v
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ",")
+}
