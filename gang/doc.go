@@ -10,19 +10,18 @@
 //	for i := range k {
 //		go d.Serve(i)             // the embedder's goroutines, one per slot
 //	}
-//	go d.ServeDecoy()             // optional: see decoy.go
+//	go d.ServeDecoy()             // optional: keeps woken workers off the waker's processor
 //	p, pe := gang.Prepare(task)   // asks CallerCanRun once (pe: it panicked)
 //	ran, pe := d.Run(p, n)        // n copies, ids 0..n-1, each exactly once
 //	d.Stop(k)                     // every Serve returns
 //
 // Run and Stop must not be called concurrently with each other: one
 // coordinator at a time, as in HotSpot (package workers serializes them with
-// its run lock). Beside it, any goroutine may call RunBeside with a
-// caller-runs plan: the side slot holds one such run at a time, whose caller
-// runs its copies while idle workers take some (the slot's own ids 0..n-1);
-// a RunBeside that finds the slot taken returns at once, having run nothing. Serve(i) must be called by exactly one goroutine at a time per
-// slot; a goroutine that left Serve because a copy called runtime.Goexit is
-// replaced by calling Serve(i) again.
+// its run lock). A submitter that must not wait for the coordinator runs its
+// copies on its own goroutine with RunOnCaller, which uses no worker and no
+// state of the Dispatcher. Serve(i) must be called by exactly one goroutine
+// at a time per slot; a goroutine that left Serve because a copy called
+// runtime.Goexit is replaced by calling Serve(i) again.
 //
 // Guarantees, in memory-model terms: the call of Run is synchronized before
 // the start of every copy, and the return of every copy is synchronized
@@ -31,7 +30,7 @@
 // claimed it, and a goroutine claims another copy of the same run only after
 // the previous one returned; every copy not yet started can be started by
 // the worker it is meant for (copy c by worker c), which runs nothing else of
-// the run before it (once a copy of a side run it is running has returned). So the copies of a plain run may wait for each other (at
+// the run before it. So the copies of a plain run may wait for each other (at
 // a barrier: see tasks/team) without deadlock. Copies that never wait for
 // each other may still run one after another on one goroutine: a worker that
 // finished its own copy takes the next copies whose workers have not started
@@ -39,8 +38,11 @@
 // after another.
 //
 // Idle workers spin while runs need them and then park on a semaphore of
-// package semaphore; the coordinator's end wait does the same. How a run is
-// published, claimed, woken, counted down and ended, and why no wake-up is
-// lost and every copy runs exactly once in its own run, is in README.md
-// beside this file; docs/model/dispatch.pml model-checks it with SPIN.
+// package semaphore; the coordinator's end wait does the same. How long they
+// spin is the module's wait policy, which the environment variable
+// WORKGANG_WAIT can make plain (spin for the budget, then park; see the
+// README). How a run is published, claimed, woken, counted down and ended,
+// and why no wake-up is lost and every copy runs exactly once in its own run,
+// is in README.md beside this file; docs/model/dispatch.pml model-checks it
+// with SPIN.
 package gang
