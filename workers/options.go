@@ -68,33 +68,24 @@ func WithActiveWorkers(n int) Option {
 
 // WithConcurrentRuns lets runs from different goroutines overlap on the set,
 // for a set that many independent submitters share (a server's request
-// handlers, many instances of a library). Without it runs never overlap:
-// a run waits until the one in progress has returned, which a program with
-// one coordinator relies on when it keys per-worker scratch data by copy id.
-// Sets from Acquire always have it. With it:
+// handlers, many instances of a library). Without it runs never overlap: a
+// run waits until the one in progress has returned, which a program with one
+// coordinator relies on when it keys per-worker scratch data by copy id. Sets
+// from Acquire always have it. With it:
 //
 //   - A caller-runs run (ForRange, ForRangeContext, RunContext, a task that
-//     opted in with tasks.CallerRuns) of n > 1 copies that finds another run
-//     in progress does not wait (Stats.BusyRuns counts these): its caller
-//     runs its copies, ids 0..n-1 each once, and workers that the run in
-//     progress does not use take some of them (Stats.SideRuns,
-//     Stats.SideCopies). One such run at a time gets workers; another one
-//     that finds the set busy meanwhile runs every copy on its own caller. A
-//     run of one copy runs inline at once and never waits.
+//     opted in with tasks.CallerRuns) that finds another run in progress
+//     does not wait: its caller runs every copy, ids 0..n-1 in order
+//     (Stats.BusyRuns counts these). A run of one copy runs inline at once.
+//     Such runs use no worker, so nothing of them outlives their call.
 //   - A plain run (a task that does not opt in) waits its turn as without
 //     the option, in FIFO order, and its copies run on the workers only.
 //   - A caller-runs run started from inside a copy of a run on the same set
-//     runs the same way, from that copy's goroutine, instead of panicking; a
+//     runs the same way, on that copy's goroutine, instead of panicking; a
 //     nested plain run still panics, as it would deadlock.
-//   - Since copies of a busy run may run on workers, such a copy must not
-//     wait for another run on the same set to end, or for anything that
-//     waits for one (a lock held around a plain run, say): that run may need
-//     the worker it occupies.
 //
 // Copies of overlapping runs therefore share ids (each run has its own
-// 0..n-1): key scratch data by run, not by copy id alone. One goroutine's
-// runs never overlap each other: a run returns after all its copies, and a
-// nested run finishes inside the copy that started it.
+// 0..n-1): key scratch data by run, not by copy id alone.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }

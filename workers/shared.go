@@ -40,8 +40,9 @@ type Shared struct {
 // a copy of a run that holds the set, directly or through runs nested in it
 // on other sets (a goroutine that holds this set and another one counts as
 // inside both). Runs that never hold it (a run of one caller-runs copy, a
-// caller-runs run that found the set busy: see WithConcurrentRuns) use no
-// worker, so a last release from inside them closes the set as Close would.
+// caller-runs run that found the set busy: see WithConcurrentRuns) run every
+// copy on their caller and use no worker, so a last release from any of
+// their copies closes the set as Close would.
 // Every Acquire of a name returns the same *Shared until that name's last
 // release.
 //

@@ -17,9 +17,12 @@
 // id. A set made WithConcurrentRuns (and every set from Acquire) serves many
 // independent submitters instead: a caller-runs run (ForRange, RunContext, a
 // task that opted in) that finds the set busy runs all its copies on its own
-// caller rather than wait, a run of one copy never waits, plain runs still
-// wait their turn (FIFO), and a caller-runs run nested in a copy of the same
-// set runs inline. See WithConcurrentRuns.
+// caller rather than wait, and plain runs still wait their turn (FIFO). See
+// WithConcurrentRuns.
+//
+// On a machine whose CPUs other processes also use, waiting goroutines stop
+// spinning (see the README's "Shared machines"); the environment variable
+// WORKGANG_WAIT=plain turns every scheduling hint of the wait policy off.
 package workers
 
 import (
@@ -191,8 +194,8 @@ func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // n == 1 it runs the copy inline and wakes no worker. On a set made
 // WithConcurrentRuns, a caller-runs run that finds another run in progress,
 // or that is nested in a copy of the same set, does not wait: the caller
-// runs its copies, with the help of idle workers (see WithConcurrentRuns).
-// Otherwise every copy runs on a worker goroutine.
+// runs all its copies (see WithConcurrentRuns). Otherwise every copy runs on
+// a worker goroutine.
 // CallerCanRun is asked once per run.
 //
 // Memory model: the call of RunN is synchronized before the start of every
@@ -346,7 +349,8 @@ func token(runsUserCode bool) uintptr {
 // On a set made WithConcurrentRuns, runs that run on their caller without
 // the run lock (runs of one caller-runs copy, and caller-runs runs that found
 // the set busy) use no worker and are not waited for: they finish on their
-// callers, and Close from inside one of their copies closes the set.
+// callers, and Close from inside one of their copies (not nested in a run of
+// the set) closes the set.
 func (w *Workers) Close() {
 	w.close()
 }
