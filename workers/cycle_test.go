@@ -292,14 +292,16 @@ func TestBusyLoopFromNestedCopyRunsOnCaller(t *testing.T) {
 	assert.Equal(t, uint64(1), a.Stats().BusyRuns)
 }
 
-// TestNoFalseCycleThroughBusyHolder: copy A0 of a plain run on A calls
-// B.RunN while another goroutine holds B with an inline run whose copy runs
-// a 300 ms busy loop on A. That goroutine waits for nothing of A (the busy
-// loop runs on it), so B is free 300 ms later and A0's run must wait, not
-// panic: RunN panics only for a run that could never start.
+// TestNoFalseCycleThroughBusyHolder: copy A0 of a plain run of one copy on
+// A (worker A1 idle) calls B.RunN while another goroutine holds B with an
+// inline run whose copy runs a busy loop of a 10 ms and a 300 ms chunk on A. That
+// goroutine waits for nothing of A (the busy loop runs on it), so B is free
+// soon after and A0's run must wait, not panic: RunN panics only for a run
+// that could never start.
 func TestNoFalseCycleThroughBusyHolder(t *testing.T) {
 	a := workers.New("fc-a", 2, workers.WithConcurrentRuns())
 	defer a.Close()
+	a.RunN(tasks.Func("create", func(int) {}), 2) // A1 exists, idle
 	b := workers.New("fc-b", 1)
 	defer b.Close()
 	aHeld := make(chan struct{})
@@ -310,20 +312,19 @@ func TestNoFalseCycleThroughBusyHolder(t *testing.T) {
 		holderDone <- panicValue(func() {
 			b.RunN(tasks.CallerRuns(tasks.Func("inline", func(int) {
 				close(bHeld)
-				a.ForRange(2, func(int, int, int) { time.Sleep(150 * time.Millisecond) }, workers.WithChunk(1))
+				a.ForRange(2, func(_, lo, _ int) { time.Sleep(time.Duration(10+290*lo) * time.Millisecond) }, workers.WithChunk(1))
 			})), 1)
 		})
 	}()
 	var v any
 	testutil.Within(t, "the runs", 30*time.Second, func() {
 		v = panicValue(func() {
-			a.RunN(tasks.Func("a", func(id int) {
-				if id == 0 {
-					close(aHeld)
-					<-bHeld
-					b.RunN(tasks.Func("later", func(int) {}), 1)
-				}
-			}), 2)
+			a.RunN(tasks.Func("a", func(int) {
+				close(aHeld)
+				<-bHeld
+				time.Sleep(20 * time.Millisecond) // the busy loop is under way
+				b.RunN(tasks.Func("later", func(int) {}), 1)
+			}), 1)
 		})
 	})
 	assert.Nil(t, v, "a false cycle: %v", nestedMessage(v))
