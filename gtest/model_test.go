@@ -19,11 +19,15 @@ var modelFull = flag.Bool("model.full", false, "TestDispatchModel: check every c
 // TestDispatchModel model-checks docs/model/dispatch.pml (the dispatch protocol
 // of package gang) with SPIN through .ci/spin-check, the script CI runs: the
 // sound configurations must verify with errors: 0, and the deliberately broken
-// variants must be rejected. It never installs anything. Without spin and gcc
-// on PATH it skips, except under CI (the environment variable CI set to a
-// true value, as CI services do and .ci/run does): there it fails, so that a
-// green CI always means the model was checked.
+// variants must be rejected. It never installs anything. It takes seconds to
+// minutes, so -short skips it; without spin and gcc on PATH it skips too.
+// Under CI (the environment variable CI set to a true value, as CI services
+// do and .ci/run does) it never skips: -short does not apply, and missing
+// tools fail it, so that a green CI always means the model was checked.
 func TestDispatchModel(t *testing.T) {
+	if testing.Short() && !underCI() {
+		t.Skip("-short: the SPIN model of the dispatch protocol is not checked (go test without -short, or bash .ci/spin-check, checks it)")
+	}
 	for _, tool := range []string{"spin", "gcc", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			const msg = "%s is not on PATH, so the SPIN model of the dispatch protocol is not checked " +

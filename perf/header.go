@@ -45,9 +45,36 @@ func readHeader(cfg config) header {
 		WorkersSpinNS: float64(workers.DefaultSpin(cfg.Max)),
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
-		Command:       strings.Join(os.Args, " "),
+		Command:       commandLine(os.Args[1:]),
 		LoadAvg:       loadAvg(),
 	}
+}
+
+// commandLine is the command that reproduces a run with the flags args:
+// "go run ./perf" and args, each quoted for a POSIX shell when it needs to
+// be. The program's own path (os.Args[0]) would be go run's temporary
+// binary, which no one can run again.
+func commandLine(args []string) string {
+	var b strings.Builder
+	b.WriteString("go run ./perf")
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(a))
+	}
+	return b.String()
+}
+
+// shellQuote returns s as one word of a POSIX shell: s itself when it holds
+// only characters no shell treats specially, else s in single quotes (where
+// a single quote of s ends the quoting, is escaped, and the quoting resumes).
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.,/=:+@%", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // print writes the header as aligned "key: value" lines.

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -11,10 +12,36 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// Sum a slice in parallel: each copy adds up its own stripe into its own
-// padded slot (so the copies never write the same cache line), and the slots
-// are combined after the run. This is the example in README.md.
+// Sum a slice in parallel on a set as large as the machine: ForRange hands
+// the slice out in chunks, each copy adds up its chunks into a local sum and
+// then into its own padded slot (so no two copies write the same cache line),
+// and the slots are combined after the loop. This is the first example in
+// README.md, as the body of its func main (gtest/readme_test.go checks that
+// the two agree).
 func Example() {
+	w := workers.New("sum", runtime.GOMAXPROCS(0))
+	defer w.Close()
+
+	data := make([]int, 1_000_000)
+	for i := range data {
+		data[i] = i
+	}
+	partial := slots.New[int](w.ActiveWorkers()) // one padded slot per copy
+	w.ForRange(len(data), func(worker, lo, hi int) {
+		sum := 0 // this chunk's sum
+		for _, v := range data[lo:hi] {
+			sum += v
+		}
+		*partial.At(worker) += sum // only this copy writes slot worker
+	})
+	fmt.Println(slots.Sum(partial)) // every chunk's writes are visible after ForRange
+	// Output: 499999500000
+}
+
+// A task whose copies use their worker id: each copy adds up its own stripe
+// of the slice into its own padded slot, and the slots are combined after
+// the run.
+func ExampleWorkers_Run() {
 	w := workers.New("sum", 4)
 	defer w.Close()
 

@@ -3,6 +3,7 @@
 package workers_test
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -62,4 +63,18 @@ func TestNiceAppliesToWorkerThreads(t *testing.T) {
 	assert.Empty(t, w.PlacementErrors())
 	assert.Equal(t, int64(7), got[0].Load())
 	assert.Equal(t, int64(7), got[1].Load())
+}
+
+// TestPlacementErrorsCompleteAfterFirstRun: a worker applies its placement
+// before the run that created it returns, so PlacementErrors is complete
+// right after it (it once was not, at GOMAXPROCS = 1).
+func TestPlacementErrorsCompleteAfterFirstRun(t *testing.T) {
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	for range 20 {
+		w := workers.New("placed-late", 2, workers.WithAffinity(4095))
+		w.RunN(tasks.CallerRuns(tasks.Func("x", func(int) {})), 2) // the caller may run both copies
+		assert.Len(t, w.PlacementErrors(), 1, "right after the run that created worker 0")
+		w.Close()
+	}
 }

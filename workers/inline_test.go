@@ -15,8 +15,11 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// Regression tests for hostile tasks, cross-set cycles and promises the docs
-// make. Each failed on an earlier dispatcher.
+// Inline runs (a caller-runs task with n == 1, run on the caller without
+// waking a worker) and copies run on the caller keep the promises of copies
+// run on the workers: the run lock, Close from inside a copy, a task that
+// panics in Name, and nothing of the task kept after the run. Also the
+// helpers the package's panic tests share.
 
 // panicValue runs f and returns what it panicked with (nil if nothing).
 func panicValue(f func()) (v any) {
@@ -135,22 +138,5 @@ func TestFinishedTaskNotRetained(t *testing.T) {
 			}
 		}()
 		assert.True(t, testutil.Collected(collected, time.Second), "%s: the finished task is still reachable", mode)
-	}
-}
-
-// TestPlacementErrorsCompleteAfterFirstRun: a worker applies its placement
-// before the run that created it returns, so PlacementErrors is complete
-// right after it (it once was not, at GOMAXPROCS = 1).
-func TestPlacementErrorsCompleteAfterFirstRun(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("affinity is Linux-only")
-	}
-	old := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(old)
-	for range 20 {
-		w := workers.New("placed-late", 2, workers.WithAffinity(4095))
-		w.RunN(tasks.CallerRuns(tasks.Func("x", func(int) {})), 2) // the caller may run both copies
-		assert.Len(t, w.PlacementErrors(), 1, "right after the run that created worker 0")
-		w.Close()
 	}
 }

@@ -1,0 +1,143 @@
+package gtest
+
+import (
+	"bytes"
+	"context"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The README's first example is a complete program whose func main has the
+// body of Example in workers/example_test.go; that Example's "// Output:"
+// is what the program prints, and the README says so after the program.
+const (
+	readmePath      = "../README.md"
+	exampleTestPath = "../workers/example_test.go"
+	exampleName     = "Example"
+)
+
+// firstGoBlock returns the first ```go block of the markdown text md.
+func firstGoBlock(t *testing.T, md string) string {
+	t.Helper()
+	m := regexp.MustCompile("(?ms)^```go\n(.*?)^```$").FindStringSubmatch(md)
+	require.NotNil(t, m, "%s has no ```go block", readmePath)
+	return m[1]
+}
+
+// funcBody parses src (a Go file, named name in messages) and returns the
+// text between the braces of its top-level func fn, without the comment
+// that starts with "Output:" and what follows it, and that comment's text
+// (the expected output, "" if there is none).
+func funcBody(t *testing.T, name, src, fn string) (body, output string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	require.NoError(t, err, "%s does not parse", name)
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Name.Name != fn {
+			continue
+		}
+		lo, hi := fset.Position(fd.Body.Lbrace).Offset+1, fset.Position(fd.Body.Rbrace).Offset
+		for _, cg := range f.Comments {
+			if cg.Pos() < fd.Body.Lbrace || cg.End() > fd.Body.Rbrace {
+				continue
+			}
+			if text, ok := strings.CutPrefix(cg.Text(), "Output:"); ok {
+				hi, output = fset.Position(cg.Pos()).Offset, strings.TrimSpace(text)
+				break
+			}
+		}
+		return strings.TrimSpace(src[lo:hi]), output
+	}
+	t.Fatalf("%s has no func %s", name, fn)
+	return "", ""
+}
+
+// readmeProgram returns the README's first Go block, checked to be a
+// gofmt-formatted main package, and the Example's body and output.
+func readmeProgram(t *testing.T) (program, exampleBody, exampleOutput string) {
+	t.Helper()
+	md, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	program = firstGoBlock(t, string(md))
+	require.True(t, strings.HasPrefix(program, "package main\n"),
+		"the first Go block of %s must be a complete program (package main):\n%s", readmePath, program)
+	formatted, err := format.Source([]byte(program))
+	require.NoError(t, err, "the first Go block of %s does not parse", readmePath)
+	require.Equal(t, string(formatted), program, "the first Go block of %s is not gofmt-formatted", readmePath)
+	src, err := os.ReadFile(exampleTestPath)
+	require.NoError(t, err)
+	exampleBody, exampleOutput = funcBody(t, exampleTestPath, string(src), exampleName)
+	require.NotEmpty(t, exampleOutput, "%s: %s has no // Output: comment", exampleTestPath, exampleName)
+	return program, exampleBody, exampleOutput
+}
+
+// TestReadmeExampleIsTheExample checks that the README's first example, a
+// complete program, has the body of Example in workers/example_test.go (which
+// go test runs and checks against its output), and that the README states
+// that output right after the program.
+func TestReadmeExampleIsTheExample(t *testing.T) {
+	program, exampleBody, exampleOutput := readmeProgram(t)
+	mainBody, _ := funcBody(t, readmePath, program, "main")
+	require.Equal(t, exampleBody, mainBody,
+		"the body of func main in the first Go block of %s and the body of %s in %s differ: change both",
+		readmePath, exampleName, exampleTestPath)
+	md, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	_, after, _ := strings.Cut(string(md), program+"```\n")
+	next, _, _ := strings.Cut(strings.TrimSpace(after), "\n\n") // the paragraph after the program
+	require.Contains(t, next, "prints `"+exampleOutput+"`",
+		"%s must say what its first example prints (%s's // Output:)", readmePath, exampleName)
+}
+
+// TestReadmeExampleRuns runs the README's first example with go run, as a
+// program of its own that imports the module, and checks that it prints
+// the Example's output: its imports and package clause are right too. It
+// builds a program, so -short skips it (except under CI).
+func TestReadmeExampleRuns(t *testing.T) {
+	if testing.Short() && !underCI() {
+		t.Skip("-short: the README's example program is not built and run")
+	}
+	program, _, exampleOutput := readmeProgram(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "main.go")
+	require.NoError(t, os.WriteFile(file, []byte(program), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// Run from the module root: a file outside any module builds against the
+	// current module, so the program imports this working tree's packages.
+	cmd := exec.CommandContext(ctx, "go", "run", file)
+	cmd.Dir = ".."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go run of the first Go block of %s failed:\n%s", readmePath, stderr.String())
+	require.Equal(t, exampleOutput, strings.TrimSpace(string(out)), "the README's example printed something else")
+}
+
+// TestReadmeNamesTheLatestRelease checks that the README's install section
+// names the latest release of CHANGELOG.md (its first "## v..." heading).
+func TestReadmeNamesTheLatestRelease(t *testing.T) {
+	changelog, err := os.ReadFile("../CHANGELOG.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+)\s*$`).FindSubmatch(changelog)
+	require.NotNil(t, m, "CHANGELOG.md has no release heading (## vX.Y.Z)")
+	md, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	_, install, ok := strings.Cut(string(md), "\n## Install\n")
+	require.True(t, ok, "%s has no ## Install section", readmePath)
+	install, _, _ = strings.Cut(install, "\n## ")
+	require.Contains(t, install, "at "+string(m[1]), "%s's install section must name the latest release", readmePath)
+}
