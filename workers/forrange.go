@@ -7,17 +7,10 @@ import (
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// A RangeOption tunes ForRange (and ForRangeContext), the way an Option
-// tunes New: create one with WithChunk, WithGuided, WithCopies or
-// WithWorkersOnly and pass any number; a later option overrides an earlier
-// one of the same kind (WithChunk and WithGuided are both the schedule).
-// Without options ForRange claims chunks of a fixed size picked from n and the
-// number of copies (ranges.ChunkSize), runs ActiveWorkers copies, and lets the
-// calling goroutine run copies too (caller-runs, see tasks.CallerRuns). The
-// zero RangeOption is invalid.
-//
-// A RangeOption is a small value rather than a function: applying it is a
-// switch, and no configuration escapes, so options allocate nothing.
+// A RangeOption tunes ForRange and ForRangeContext: WithChunk, WithGuided,
+// WithCopies, WithWorkersOnly. A later option overrides an earlier one of the
+// same kind (WithChunk and WithGuided are both the schedule). The zero
+// RangeOption is invalid.
 type RangeOption struct {
 	kind rangeOptionKind
 	n    int
@@ -58,31 +51,16 @@ func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 // waits idle for the loop to finish.
 func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 
-// ForRange runs body over the iterations [0, n) on the set and returns when
-// all of them are done. The loop is split into chunks that the copies claim
-// one at a time (see package ranges), so faster copies take more chunks;
-// body(worker, lo, hi) runs iterations lo..hi-1 on behalf of copy worker, each
-// chunk exactly once. Copies never outnumber chunks, so worker is below
-// min(copies, number of chunks). n == 0 runs nothing. Any n and chunk size up
-// to MaxInt work.
-//
-// The calling goroutine runs copies too (the loop is a caller-runs task, see
-// RunN): it would otherwise wait idle, and with one copy, or a loop of one
-// chunk, the loop runs inline and no worker is woken. So body may run on the
-// caller, and worker ids name copies, not goroutines; WithWorkersOnly keeps
-// body on the workers. On a set made WithConcurrentRuns that another run
-// holds, the loop runs on the caller alone instead of waiting (see RunN).
-// ForRange is for CPU-bound bodies: a body that blocks holds its copy's
-// goroutine, and the caller, which claims the chunks no worker has taken,
-// runs them one after another.
-//
-// The memory model and the handling of panics are those of RunN: every body
-// call's writes are visible to the caller when ForRange returns. ForRange
-// itself does not allocate once a few calls have warmed its pool, options
-// included (body's closure, if it captures variables, may).
-//
-// It panics if n is negative, body is nil, an option is out of range or the
-// zero RangeOption, or in the cases where RunN panics (with RunN's message).
+// ForRange runs body over [0, n) and returns when every iteration is done.
+// The range is split into chunks that copies claim one at a time, so faster
+// copies take more; body(worker, lo, hi) runs iterations lo..hi-1 for copy
+// worker. The caller runs copies too (WithWorkersOnly keeps body on the
+// workers), so a loop of one chunk runs inline. Options set the schedule
+// (WithChunk, WithGuided) and the copies (WithCopies; default ActiveWorkers,
+// never more than the chunks). The memory model and panics are those of
+// RunN. ForRange is for CPU-bound bodies and allocates nothing once warm.
+// It panics if n < 0, body is nil, an option is invalid, or where RunN
+// panics.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	// Only the exported API of Workers is used below: ForRange is what a
 	// user would write with package ranges, plus a pool of tasks.

@@ -51,8 +51,10 @@ type placement struct {
 }
 
 // WithSpin sets how long an idle worker polls for the next run, and the
-// coordinator for the end of the current run, before parking. 0 parks at once.
-// Without it a set uses DefaultSpin(maxWorkers). It panics if d is negative.
+// caller for the end of its run, before parking (default DefaultSpin; 0
+// parks at once). The budget is cut with one processor, when waiters
+// outnumber the processors, and while other processes wait for the CPUs.
+// It panics if d is negative.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
@@ -66,39 +68,21 @@ func WithActiveWorkers(n int) Option {
 	return func(c *config) { c.active = n }
 }
 
-// WithConcurrentRuns lets runs from different goroutines overlap on the set,
-// for a set that many independent submitters share (a server's request
-// handlers, many instances of a library). Without it runs never overlap: a
-// run waits until the one in progress has returned, which a program with one
-// coordinator relies on when it keys per-worker scratch data by copy id. Sets
-// from Acquire always have it. With it:
-//
-//   - A caller-runs run (ForRange, ForRangeContext, RunContext, a task that
-//     opted in with tasks.CallerRuns) that finds another run in progress
-//     does not wait: its caller runs every copy, ids 0..n-1 in order
-//     (Stats.BusyRuns counts these). A run of one copy runs inline at once.
-//     Such runs use no worker, so nothing of them outlives their call.
-//   - A plain run (a task that does not opt in) waits its turn as without
-//     the option, in FIFO order, and its copies run on the workers only.
-//   - A caller-runs run started from inside a copy of a run on the same set
-//     runs the same way, on that copy's goroutine, instead of panicking; a
-//     nested plain run still panics, as it would deadlock.
-//
-// Copies of overlapping runs therefore share ids (each run has its own
-// 0..n-1): key scratch data by run, not by copy id alone.
+// WithConcurrentRuns lets runs from different goroutines overlap, for a set
+// that independent submitters share (a server's handlers, several libraries;
+// sets from Acquire always have it). A caller-runs run (ForRange, RunContext,
+// a task that opted in) that finds another run in progress, or that is
+// nested in a copy of the same set, does not wait: its caller runs every
+// copy (Stats.BusyRuns). Plain runs still wait their turn. Overlapping runs
+// share copy ids, so key scratch data by run, not by id.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
 
 // WithLockOSThread locks each worker goroutine to its own OS thread for its
-// whole life (runtime.LockOSThread), so thread-level settings stay with it.
-//
-// It has a price: a locked goroutine's yields and wake-ups are hand-offs
-// between OS threads, so only-workers runs of short tasks cost many times
-// more than unpinned ones, while caller-runs runs, whose copies mostly stay
-// on the caller, are barely affected (docs/perf.md, "Choosing a grain size", from
-// go run ./perf -pin). Use placement where thread identity matters more than
-// hand-off latency (long phases, priority separation), and measure.
+// whole life, so thread-level settings stay with it. Hand-offs to locked
+// goroutines cost OS thread switches: plain runs of short tasks get much
+// slower, caller-runs runs barely (docs/perf.md, go run ./perf -pin).
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
@@ -134,13 +118,9 @@ func WithNice(nice int) Option {
 	return func(c *config) { c.place.lockThread, c.place.nice = true, &nice }
 }
 
-// DefaultSpin returns the spin budget a set of maxWorkers workers gets by
-// default, from the module's one spin policy: semaphore.DefaultSpin when the
-// workers fit in GOMAXPROCS, a short budget (about one park and wake-up) when
-// they outnumber GOMAXPROCS (spinners then take turns on the same processors,
-// so long spins only delay the goroutines with real work), and 0 when
-// GOMAXPROCS is 1. Whatever the budget, a worker spins only while recent runs
-// needed it (docs/threading-model.md, "Spinning follows demand").
+// DefaultSpin returns the spin budget of a set of maxWorkers workers without
+// WithSpin: 50 us, about 3 us when the workers outnumber GOMAXPROCS, and 0
+// with one processor or while other processes wait for the CPUs.
 func DefaultSpin(maxWorkers int) time.Duration {
 	return spin.Budget(maxWorkers)
 }

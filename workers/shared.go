@@ -21,43 +21,20 @@ type sharedEntry struct {
 	refs int
 }
 
-// Shared is a process-wide set obtained from Acquire. It has every method of
-// Workers except Close (the two embed one method set): only the release
-// functions Acquire returns close it, so a holder cannot close the set under
-// the other holders, by construction.
-//
-// The zero value is not usable; a Shared must not be copied. All methods are
-// safe for concurrent use. After the last release the set is closed, and the
-// methods that run tasks panic as they do on a closed Workers.
+// Shared is a set from Acquire: every method of Workers but Close, since only
+// the release functions close it. It must not be copied.
 type Shared struct {
 	set
 }
 
-// Acquire returns the process-wide set named name, creating it with New(name,
-// maxWorkers, opts...) if no holder has it, and a release function the
-// holder calls once when done with it (later calls do nothing). The last
-// release closes the set; it panics, consuming nothing, if called from inside
-// a copy of a run that holds the set, directly or through runs nested in it
-// on other sets (a goroutine that holds this set and another one counts as
-// inside both). Runs that never hold it (a run of one caller-runs copy, a
-// caller-runs run that found the set busy: see WithConcurrentRuns) run every
-// copy on their caller and use no worker, so a last release from any of
-// their copies closes the set as Close would.
-// Every Acquire of a name returns the same *Shared until that name's last
-// release.
-//
-// Many runtimes in one process can so share one set of workers instead of
-// each starting GOMAXPROCS goroutines. maxWorkers and opts take effect only
-// when the set is created; later holders get the existing set and should size
-// their runs with its MaxWorkers. The set always has WithConcurrentRuns: a
-// holder's caller-runs run (ForRange, RunContext, ...) that finds the set busy
-// runs on the holder's own goroutine instead of waiting, and plain runs wait
-// their turn on the set's run lock, which serves waiters in FIFO order and
-// hands itself over to the first of them, so no holder is starved.
-//
-// Acquire panics for the same arguments New does, whether or not the name is
-// held (its messages name Acquire); a panicking Acquire registers nothing,
-// takes no reference and leaves an existing set unchanged.
+// Acquire returns the process-wide set named name, creating it with
+// New(name, maxWorkers, opts...) and WithConcurrentRuns if no holder has it,
+// and the holder's release function (later calls do nothing); the last
+// release closes the set. Libraries share one set this way instead of each
+// starting GOMAXPROCS goroutines; later holders get the existing set and size
+// their runs with its MaxWorkers. The last release panics, changing nothing,
+// if called from inside a run that holds the set. Acquire panics for the
+// arguments New rejects.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
 	c.concurrent = true                               // independent holders cannot coordinate copy ids

@@ -6,23 +6,13 @@ import (
 	"github.com/workgang/workgang/tasks/team"
 )
 
-// RunTeam runs n copies of fn as one gang-scheduled team and returns when all
-// of them returned: each copy gets a *team.Member with id 0..n-1, runs on a
-// worker goroutine of its own (never on the caller), and may wait for the
-// others at m.Barrier() and share loops with them through m.For, the way
-// OpenMP threads do inside one parallel region. A phase sequence that would
-// be one fork-join per step becomes one run with a barrier per step.
-//
-// The copies of a plain run can wait for each other without deadlock (see
-// package gang): RunTeam is RunN of a plain task, so everything RunN says
-// holds, including the memory model, the panics (a copy that panics breaks
-// the barrier, the others stop, and RunTeam panics with the first failure as
-// a *PanicError) and when it panics. A set with concurrent runs
-// (WithConcurrentRuns) runs a team only when it has n workers for it, waiting
-// its turn like any plain run.
-//
-// RunTeam allocates nothing once a team of at least n members was used on
-// the set (it keeps one).
+// RunTeam runs n copies of fn as one gang-scheduled team, each on a worker of
+// its own (never the caller) with a *team.Member of id 0..n-1, and returns
+// when all returned. Members may wait for each other at m.Barrier() and share
+// loops with m.For, as OpenMP threads do in a parallel region: a phase
+// sequence becomes one run. A member that panics breaks the barrier, the
+// others stop, and RunTeam panics as RunN does. It waits its turn for the set
+// like any plain run, and allocates nothing once a team of n was used.
 func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))

@@ -1,28 +1,19 @@
 // Package workers provides Workers, a named set of persistent worker
-// goroutines that run n copies of a task and wait for them: the Go counterpart
-// of HotSpot's WorkerThreads (once WorkGang).
+// goroutines that run n copies of a task and wait for them: the Go
+// counterpart of HotSpot's WorkerThreads.
 //
-// Workers are created lazily, the first time a run needs them, and live until
-// Close. Between runs an idle worker spins for a short, bounded time (so a
-// run that follows soon is handed over through one cache line, the cost of an
-// atomic ping-pong between two CPUs, rather than a scheduler wake-up) and then
-// parks (so an idle set burns no CPU). A task that opts in to caller-runs
-// (see tasks.CallerRuns) lets the goroutine calling Run execute copies itself:
-// with one copy nothing is woken at all.
+// Make one set per process and run every parallel phase on it: ForRange for
+// loops, RunContext for errgroup-style fan-outs, RunN for tasks that use
+// their worker id, RunTeam for copies that wait for each other at barriers.
+// Workers start when a run first needs them, spin briefly between runs, then
+// park; the calling goroutine runs copies itself where the call allows it
+// (caller-runs), so a run of one copy wakes nobody.
 //
-// Runs on one set are serialized by default: concurrent calls of Run from
-// several goroutines all complete, one after another, in the order they
-// queued for the set's run lock (FIFO, nested calls from copies on other sets
-// included), so a single coordinator may key per-worker scratch data by copy
-// id. A set made WithConcurrentRuns (and every set from Acquire) serves many
-// independent submitters instead: a caller-runs run (ForRange, RunContext, a
-// task that opted in) that finds the set busy runs all its copies on its own
-// caller rather than wait, and plain runs still wait their turn (FIFO). See
-// WithConcurrentRuns.
-//
-// On a machine whose CPUs other processes also use, waiting goroutines stop
-// spinning (see the README's "Shared machines"); the environment variable
-// WORKGANG_WAIT=plain turns every scheduling hint of the wait policy off.
+// Runs on a set from New wait for each other in FIFO order, so one
+// coordinator may key scratch data by worker id. A set that independent
+// goroutines share (a server's handlers, several libraries) should be made
+// WithConcurrentRuns, or come from Acquire: there a loop or fan-out that
+// finds the set busy runs on its caller instead of waiting.
 package workers
 
 import (
@@ -181,44 +172,19 @@ func (w *set) SetActiveWorkers(n int) int {
 // see RunN.
 func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
-// RunN runs exactly n copies of t, with worker ids 0..n-1, each once, and
-// returns when all have returned. It creates workers as needed and leaves
-// ActiveWorkers unchanged. The ids are worker slots: n is at most
-// MaxWorkers, and RunN panics above it (RunContext or ForRange take any
-// amount of work, in copies or chunks claimed by at most MaxWorkers copies
-// at a time). Runs on one set never overlap: concurrent calls wait their
-// turn, unless the set was made WithConcurrentRuns (see there).
+// RunN runs n copies of t, ids 0..n-1, each once, and returns when all have
+// returned; n is at most MaxWorkers (ForRange and RunContext take any amount
+// of work). Copies run on the workers; if t opts in to caller-runs
+// (tasks.CallerRuns), the caller runs copy n-1 and every copy no worker has
+// started yet, and runs a single copy inline. Every copy's writes are
+// visible when RunN returns, and the set keeps no reference to t. With
+// runtime/trace on, the run and each copy are regions named after t.
 //
-// If t opts in to caller-runs (tasks.CallerRuns), the calling goroutine runs
-// copy n-1 itself and then claims every copy no worker has started; with
-// n == 1 it runs the copy inline and wakes no worker. On a set made
-// WithConcurrentRuns, a caller-runs run that finds another run in progress,
-// or that is nested in a copy of the same set, does not wait: the caller
-// runs all its copies (see WithConcurrentRuns). Otherwise every copy runs on
-// a worker goroutine.
-// CallerCanRun is asked once per run.
-//
-// Memory model: the call of RunN is synchronized before the start of every
-// copy, and the return of every copy is synchronized before RunN returns, so
-// the caller sees all the copies' writes after RunN returns. After RunN
-// returns the set keeps no reference to t.
-//
-// If copies panic, the other copies still run to completion, then RunN panics
-// with a *PanicError holding the first panic's value and stack; a panic in
-// t's Name or CallerCanRun is reported the same way; the set stays usable. A
-// copy that calls runtime.Goexit on a worker is reported the same way (the
-// worker is replaced); on the caller, the Goexit proceeds once the other
-// copies have finished.
-//
-// When runtime/trace is on, each run is a trace region named after the task
-// on the calling goroutine, and each copy a region on the goroutine running it.
-//
-// RunN panics if t is nil, n is outside [1, MaxWorkers], the set is closed,
-// or the run could never start: called from inside a copy of a task running
-// on this same set (unless the set has WithConcurrentRuns and t opts in to
-// caller-runs), or from inside a copy on another set whose run waits,
-// through a chain of nested runs, for this set's current run (a cycle such
-// as A -> B -> A); the message names the sets.
+// If copies panic (or call runtime.Goexit on a worker), the others still
+// run, then RunN panics with a *PanicError for the first; the set stays
+// usable. RunN also panics if t is nil, n is out of range, the set is
+// closed, or the run could never start: called from a copy of a run on the
+// same set, or closing a cycle of nested runs across sets.
 func (w *set) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *set) runN(op string, t tasks.Task, n int) {
@@ -340,17 +306,10 @@ func token(runsUserCode bool) uintptr {
 	return anonToken
 }
 
-// Close stops every worker and waits for their goroutines to exit. It waits
-// for a run in progress (inline runs included) to finish first. Close is
-// idempotent; any later Run, RunN or SetActiveWorkers panics. Calling Close
-// from inside a task of the set panics. (A set shared through Acquire has no
-// Close: its holders release it.)
-//
-// On a set made WithConcurrentRuns, runs that run on their caller without
-// the run lock (runs of one caller-runs copy, and caller-runs runs that found
-// the set busy) use no worker and are not waited for: they finish on their
-// callers, and Close from inside one of their copies (not nested in a run of
-// the set) closes the set.
+// Close waits for the run in progress, stops every worker and waits for its
+// goroutine to exit; later runs panic, and Close again does nothing. Close
+// from inside a copy of the set's run panics. Runs that run on their caller
+// without holding the set (see WithConcurrentRuns) are not waited for.
 func (w *Workers) Close() {
 	w.close()
 }
