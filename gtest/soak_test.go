@@ -100,7 +100,7 @@ func soakConfigs() []soakConfig {
 }
 
 // soakSpins are the spin budgets a soak set is created with; -1 means no
-// WithSpin option (the default, workers.DefaultSpin).
+// WithSpin option (the default, 50 us).
 var soakSpins = []time.Duration{-1, 0, time.Microsecond, 5 * time.Microsecond, 50 * time.Microsecond}
 
 // TestSoak runs many back-to-back runs with random n, random caller-runs and

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workgang/workgang/workers"
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // header is the configuration the figures were measured in.
@@ -23,7 +23,7 @@ type header struct {
 	Arch          string  `json:"arch"`
 	Kernel        string  `json:"kernel"`
 	ClockNS       float64 `json:"clock_ns"`        // cost of one time.Now
-	WorkersSpinNS float64 `json:"workers_spin_ns"` // workers.DefaultSpin(-max)
+	WorkersSpinNS float64 `json:"workers_spin_ns"` // a set's spin budget without WithSpin
 	Pinned        bool    `json:"pinned"`
 	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
 	Command       string  `json:"command"`
@@ -42,7 +42,7 @@ func readHeader(cfg config) header {
 		Arch:          runtime.GOARCH,
 		Kernel:        kernelRelease(),
 		ClockNS:       clockCost(),
-		WorkersSpinNS: float64(workers.DefaultSpin(cfg.Max)),
+		WorkersSpinNS: float64(spin.Default),
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
 		Command:       commandLine(os.Args[1:]),

@@ -24,12 +24,6 @@ import (
 	"github.com/workgang/workgang/internal/spin"
 )
 
-// DefaultSpin is the spin budget of a Semaphore whose budget was never set,
-// when GOMAXPROCS > 1: the module's one default (see internal/spin), a few
-// times the cost of parking and waking a goroutine on a typical Linux VM, so a
-// waiter spins about as long as a park would cost it.
-const DefaultSpin = spin.Default
-
 // Semaphore is a counting semaphore. The zero value has no permits and spins
 // for the default budget before parking. A Semaphore must not be copied after
 // first use.
@@ -76,14 +70,14 @@ func (s *Semaphore) SetSpin(d time.Duration) {
 }
 
 // Spin returns the spin budget Wait uses: the one set with SetSpin or, if none
-// was set, DefaultSpin, or 0 when GOMAXPROCS is 1 (spinning cannot help when
+// was set, 50 us, or 0 when GOMAXPROCS is 1 (spinning cannot help when
 // nobody else can run at the same time) or while other processes' threads
 // wait for the machine's CPUs (see WORKGANG_WAIT in the README).
 func (s *Semaphore) Spin() time.Duration {
 	if v := s.spin.Load(); v != 0 {
 		return time.Duration(v - 1)
 	}
-	// The module's wait policy: DefaultSpin, or 0 with one processor or
+	// The module's wait policy: 50 us, or 0 with one processor or
 	// on a machine whose CPUs other processes are waiting for.
 	return spin.Budget(2)
 }

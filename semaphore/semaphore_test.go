@@ -38,7 +38,7 @@ func TestMisusePanics(t *testing.T) {
 
 func TestSpinBudget(t *testing.T) {
 	defer spin.SetHints(spin.SetHints(spin.ParseHints("-load"))) // other processes must not change the answer
-	defaultWant := DefaultSpin
+	defaultWant := spin.Default
 	if runtime.GOMAXPROCS(0) == 1 {
 		defaultWant = 0
 	}

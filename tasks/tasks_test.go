@@ -60,4 +60,3 @@ type ownAnswer struct{ yes bool }
 func (ownAnswer) Name() string         { return "own" }
 func (ownAnswer) Work(int)             {}
 func (o ownAnswer) CallerCanRun() bool { return o.yes }
-

@@ -37,7 +37,7 @@ func newConfig(op, name string, maxWorkers int, opts []Option) config {
 		panic(fmt.Sprintf("workers: %s(%q): WithActiveWorkers(%d) out of range [1, %d]", op, name, c.active, maxWorkers))
 	}
 	if !c.spinSet {
-		c.spin = DefaultSpin(maxWorkers)
+		c.spin = spin.Default // cut where it cannot pay, at each wait (internal/spin)
 	}
 	return c
 }
@@ -51,8 +51,8 @@ type placement struct {
 }
 
 // WithSpin sets how long an idle worker polls for the next run, and the
-// caller for the end of its run, before parking (default DefaultSpin; 0
-// parks at once). The budget is cut with one processor, when waiters
+// caller for the end of its run, before parking (default 50 us; 0 parks at
+// once). The budget is cut with one processor, when waiters
 // outnumber the processors, and while other processes wait for the CPUs.
 // It panics if d is negative.
 func WithSpin(d time.Duration) Option {
@@ -116,11 +116,4 @@ func WithNice(nice int) Option {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))
 	}
 	return func(c *config) { c.place.lockThread, c.place.nice = true, &nice }
-}
-
-// DefaultSpin returns the spin budget of a set of maxWorkers workers without
-// WithSpin: 50 us, about 3 us when the workers outnumber GOMAXPROCS, and 0
-// with one processor or while other processes wait for the CPUs.
-func DefaultSpin(maxWorkers int) time.Duration {
-	return spin.Budget(maxWorkers)
 }

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/goid"
-	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
@@ -400,18 +399,6 @@ func TestAccessors(t *testing.T) {
 	p := newProbe(3, false)
 	w.Run(p) // WithSpin(0): every hand-off parks and wakes
 	p.check(t, 0)
-}
-
-func TestDefaultSpin(t *testing.T) {
-	defer spin.SetHints(spin.SetHints(spin.ParseHints("-load"))) // the answer must not depend on other processes
-	defer spin.Refresh()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	spin.Refresh()
-	assert.Equal(t, 50*time.Microsecond, workers.DefaultSpin(4))
-	assert.Equal(t, 3*time.Microsecond, workers.DefaultSpin(5), "oversubscribed: about one park and wake-up")
-	runtime.GOMAXPROCS(1)
-	spin.Refresh()
-	assert.Zero(t, workers.DefaultSpin(1))
 }
 
 // TestSteadyStateRunAllocatesNothing is requirement 9 as a test; the

@@ -17,7 +17,7 @@ import (
 // shows up in a queue while workers wait in Offer, they return false and go
 // back to stealing, though not at once: the spin master notices the work
 // within its poll period (microseconds while it spins or yields, at most
-// MaxNap once it naps), and the sleepers through the chain of wake-ups that the
+// maxNap once it naps), and the sleepers through the chain of wake-ups that the
 // master starts when it leaves (see Waiting).
 //
 // Create one with NewTerminator. Reset it between phases (never during one).
@@ -42,7 +42,7 @@ import (
 //
 // An offering worker waits in three stages, like HotSpot's TaskTerminator: it
 // spins, polling with pauses that double in length; then it yields the
-// processor (runtime.Gosched) for about SpinBudget; then it sleeps. When the
+// processor (runtime.Gosched) for about spinBudget; then it sleeps. When the
 // workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
 // yields only for the module's oversubscribed budget (internal/spin, the one
 // spin policy the dispatcher and the semaphore follow too): its processor is
@@ -56,8 +56,8 @@ import (
 // too (withdraws, wakes the next sleeper, returns false) or becomes the next
 // master, so a burst of work wakes the sleepers one after another and a
 // sleeper is never left without a master. The master's own sleep is a timed
-// nap that grows to MaxNap, so work that appears while every waiter sleeps is
-// noticed within MaxNap; the offer that completes termination, and Abort,
+// nap that grows to maxNap, so work that appears while every waiter sleeps is
+// noticed within maxNap; the offer that completes termination, and Abort,
 // wake every sleeper at once.
 type Terminator struct {
 	// offered counts workers that have offered and not withdrawn. Its own
@@ -95,15 +95,15 @@ type Terminator struct {
 	nap *time.Timer
 }
 
-// SpinBudget is about how long an offering worker spins and yields, in all,
+// spinBudget is about how long an offering worker spins and yields, in all,
 // before it sleeps: about the cost of a sleep and wake-up, so that a worker
 // waiting for work that arrives later loses at most twice the optimum.
 // It is the module's one default (internal/spin).
-const SpinBudget = spin.Default
+const spinBudget = spin.Default
 
-// MaxNap is the longest nap of the spin master between two looks at the
+// maxNap is the longest nap of the spin master between two looks at the
 // queues, once it has stopped spinning.
-const MaxNap = time.Millisecond
+const maxNap = time.Millisecond
 
 // spinRounds is the number of spin rounds; round k polls 2^k times, so a
 // spin stage polls about 2^spinRounds times in all (a few microseconds).
@@ -235,7 +235,7 @@ func (t *Terminator) wait() bool {
 		// What guarantees that work is noticed is the recheck of master:
 		// we block only if we saw master set after our commit, so a master
 		// exists, and its clearing of master comes after our load. It polls
-		// hasWork at least every MaxNap (its naps are timed); when it
+		// hasWork at least every maxNap (its naps are timed); when it
 		// leaves for the work, it clears master and then loads sleeping,
 		// which by then counts us, and wakes one sleeper. That one finds
 		// the work too and passes the wake-up on (passOn), or becomes the
@@ -320,7 +320,7 @@ func (t *Terminator) spinMaster() bool {
 			runtime.Gosched()
 		default:
 			t.napFor(nap)
-			nap = min(2*nap, MaxNap)
+			nap = min(2*nap, maxNap)
 		}
 		if t.done() {
 			t.master.Store(false)
