@@ -54,9 +54,3 @@ func TestCallerRunsKeepsNameAndWork(t *testing.T) {
 	yes := optIn{true}
 	assert.Equal(t, tasks.Task(yes), tasks.CallerRuns(yes), "an opted-in task is returned unchanged")
 }
-
-type ownAnswer struct{ yes bool }
-
-func (ownAnswer) Name() string         { return "own" }
-func (ownAnswer) Work(int)             {}
-func (o ownAnswer) CallerCanRun() bool { return o.yes }
