@@ -17,7 +17,7 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// runner is what Workers and Shared have in common for the tests below.
+// runner is what the tests below run on (a *Workers, from New or Acquire).
 type runner interface {
 	RunN(t tasks.Task, n int)
 	ForRange(n int, body func(worker, lo, hi int), opts ...workers.RangeOption)

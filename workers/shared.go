@@ -17,32 +17,27 @@ var shared struct {
 }
 
 type sharedEntry struct {
-	s    *Shared
+	s    *Workers
 	refs int
-}
-
-// Shared is a set from Acquire: every method of Workers but Close, since only
-// the release functions close it. It must not be copied.
-type Shared struct {
-	set
 }
 
 // Acquire returns the process-wide set named name, creating it with
 // New(name, maxWorkers, opts...) and WithConcurrentRuns if no holder has it,
 // and the holder's release function (later calls do nothing); the last
-// release closes the set. Libraries share one set this way instead of each
+// release closes the set, and Close on it panics (a holder must not close
+// the set under the others). Libraries share one set this way instead of each
 // starting GOMAXPROCS goroutines; later holders get the existing set and size
 // their runs with its MaxWorkers. The last release panics, changing nothing,
 // if called from inside a run that holds the set. Acquire panics for the
 // arguments New rejects.
-func Acquire(name string, maxWorkers int, opts ...Option) (s *Shared, release func()) {
+func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
 	c.concurrent = true                               // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	e := shared.sets[name]
 	if e == nil {
-		sh := &Shared{}
+		sh := &Workers{acquired: true}
 		sh.init(name, maxWorkers, c)
 		e = &sharedEntry{s: sh}
 		if shared.sets == nil {

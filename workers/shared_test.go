@@ -2,7 +2,6 @@ package workers_test
 
 import (
 	"fmt"
-	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,27 +14,20 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// A holder cannot close a shared set: the type has no Close.
-func TestSharedHasNoClose(t *testing.T) {
-	typ := reflect.TypeFor[*workers.Shared]()
-	_, ok := typ.MethodByName("Close")
-	assert.False(t, ok, "*workers.Shared must not have a Close method")
-	// Every other exported method of *Workers is forwarded.
-	wt := reflect.TypeFor[*workers.Workers]()
-	for i := range wt.NumMethod() {
-		m := wt.Method(i)
-		if m.Name == "Close" {
-			continue
-		}
-		sm, ok := typ.MethodByName(m.Name)
-		if assert.True(t, ok, "*Shared lacks %s", m.Name) {
-			assert.Equal(t, m.Type.NumIn(), sm.Type.NumIn(), "%s: parameters", m.Name)
-			assert.Equal(t, m.Type.NumOut(), sm.Type.NumOut(), "%s: results", m.Name)
-		}
-	}
+// A holder cannot close a shared set: Close on it panics and changes
+// nothing; the last release closes it.
+func TestAcquiredSetRefusesClose(t *testing.T) {
+	s, release := workers.Acquire("shared-close", 2)
+	assert.PanicsWithValue(t, `workers: Close on "shared-close": a set from Acquire is closed by its last release (the function Acquire returned), not by Close`, s.Close)
+	p := newProbe(2, false)
+	s.RunN(p, 2)
+	p.check(t, 0)
+	release()
+	assert.Zero(t, workers.SharedSets())
+	assert.Panics(t, func() { s.RunN(p, 2) }, "closed by the release")
 }
 
-// The forwarding methods reach the shared set.
+// The methods reach the shared set.
 func TestSharedForwards(t *testing.T) {
 	s, release := workers.Acquire("shared-forward", 3, workers.WithActiveWorkers(2))
 	defer release()
@@ -154,7 +146,6 @@ func TestSharedSets(t *testing.T) {
 	require.Same(t, a, b)
 	assert.Equal(t, 2, b.MaxWorkers())
 	assert.Equal(t, 1, workers.SharedSets())
-	// A *Shared has no Close (see TestSharedHasNoClose): only releases close it.
 
 	releaseA()
 	releaseA() // idempotent: must not drop B's reference
@@ -216,22 +207,22 @@ func TestSharedSetManyHolders(t *testing.T) {
 func TestNestedLastReleasePanicsConsumingNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  func(b *workers.Shared, a *workers.Workers, rel func())
+		run  func(b *workers.Workers, a *workers.Workers, rel func())
 	}{
-		{"direct", func(b *workers.Shared, _ *workers.Workers, rel func()) {
+		{"direct", func(b *workers.Workers, _ *workers.Workers, rel func()) {
 			b.RunN(tasks.Func("rel", func(int) { rel() }), 1)
 		}},
-		{"through a plain run", func(b *workers.Shared, a *workers.Workers, rel func()) {
+		{"through a plain run", func(b *workers.Workers, a *workers.Workers, rel func()) {
 			b.RunN(tasks.Func("outer", func(int) {
 				a.RunN(tasks.Func("inner", func(int) { rel() }), 1)
 			}), 1)
 		}},
-		{"through an inline run", func(b *workers.Shared, a *workers.Workers, rel func()) {
+		{"through an inline run", func(b *workers.Workers, a *workers.Workers, rel func()) {
 			b.RunN(tasks.Func("outer", func(int) {
 				a.RunN(tasks.CallerRuns(tasks.Func("inner", func(int) { rel() })), 1)
 			}), 1)
 		}},
-		{"through two sets", func(b *workers.Shared, a *workers.Workers, rel func()) {
+		{"through two sets", func(b *workers.Workers, a *workers.Workers, rel func()) {
 			c := workers.New("rel-C", 1)
 			defer c.Close()
 			b.RunN(tasks.Func("outer", func(int) {

@@ -43,11 +43,14 @@ type PanicError = gang.PanicError
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A Workers must not be copied.
 type Workers struct {
-	set // every method but Close, which Shared has too
+	set
+	// acquired is true for a set from Acquire, which only its last release
+	// closes; read-only after Acquire.
+	acquired bool
 }
 
-// set is a worker set: the state and the methods that Workers and Shared
-// share (Shared, held by several owners, has no Close).
+// set is a worker set's state and run methods; Workers embeds it and adds
+// Close.
 type set struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
 	// holder's token (see runLock), which the nested-run checks compare
@@ -134,7 +137,7 @@ func newFromConfig(name string, maxWorkers int, c config) *Workers {
 	return w
 }
 
-// init sets up a zero set in place (Workers and Shared embed one).
+// init sets up a zero set in place.
 func (w *set) init(name string, maxWorkers int, c config) {
 	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
 		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
@@ -308,9 +311,13 @@ func token(runsUserCode bool) uintptr {
 
 // Close waits for the run in progress, stops every worker and waits for its
 // goroutine to exit; later runs panic, and Close again does nothing. Close
-// from inside a copy of the set's run panics. Runs that run on their caller
+// from inside a copy of the set's run panics, and so does Close on a set
+// from Acquire. Runs that run on their caller
 // without holding the set (see WithConcurrentRuns) are not waited for.
 func (w *Workers) Close() {
+	if w.acquired {
+		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
+	}
 	w.close()
 }
 

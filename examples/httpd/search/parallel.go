@@ -41,7 +41,7 @@ func (ErrGroup) Search(ctx context.Context, ix *Index, q []float32, k int) ([]Hi
 // finds the set busy scores on its own goroutine instead of waiting.
 type Range struct {
 	Label string // the searcher's name
-	Set   shareset.Set
+	Set   *workers.Workers
 }
 
 // Name returns the label.
@@ -66,7 +66,7 @@ func (r Range) Search(ctx context.Context, ix *Index, q []float32, k int) ([]Hit
 // shards i, i+copies, ... and stops early once ctx is done.
 type Context struct {
 	Label string
-	Set   shareset.Set
+	Set   *workers.Workers
 }
 
 // Name returns the label.

@@ -1,33 +1,10 @@
-// Package shareset is the one place the examples spell what depends on how
-// a worker set serves runs from many goroutines at once: the set interface
-// the examples run on and the user-level "run on the set if it is free, else on the caller" rule
-// (TryRun) that the library's concurrent-runs mode generalizes. The sets
-// the examples share come from workers.Acquire, which gives them that mode
-// where the library has it.
-//
-// Everything that depends on the concurrent-runs API lives here, so that the
-// examples change in this file only when that API changes.
+// Package shareset holds the user-level "run on the set if it is free, else
+// on the caller" rule (TryRun) that the library's concurrent-runs mode
+// generalizes, kept as the examples' reference variant. The sets the
+// examples share come from workers.Acquire, which has that mode built in.
 package shareset
 
-import (
-	"context"
-	"sync/atomic"
-
-	"github.com/workgang/workgang/workers"
-)
-
-// Set is what the examples run on: a *workers.Workers or a *workers.Shared.
-type Set interface {
-	Name() string
-	MaxWorkers() int
-	ForRange(n int, body func(worker, lo, hi int), opts ...workers.RangeOption)
-	RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error
-}
-
-var (
-	_ Set = (*workers.Workers)(nil)
-	_ Set = (*workers.Shared)(nil)
-)
+import "sync/atomic"
 
 // TryRun runs work on a set only when no other goroutine is running on it
 // through the same TryRun, and on the caller otherwise: a user-level

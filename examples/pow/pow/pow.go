@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/workgang/workgang/examples/internal/shareset"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -197,7 +196,7 @@ func (e ErrGroup) Solve(ctx context.Context, p Puzzle) (uint64, error) {
 // finder's error cancels the other copies' context.
 type Context struct {
 	Label  string
-	Set    shareset.Set
+	Set    *workers.Workers
 	Copies int
 }
 
@@ -219,7 +218,7 @@ func (c Context) Solve(ctx context.Context, p Puzzle) (uint64, error) {
 // machinery (the derived context, the error collection).
 type ContextFlag struct {
 	Label  string
-	Set    shareset.Set
+	Set    *workers.Workers
 	Copies int
 }
 

@@ -159,7 +159,7 @@ func Run(cfg Config) (Result, error) {
 
 // instance is one instance's life: set up, run the jobs, tear down.
 func instance(cfg Config, id int, gate *shareset.TryRun) uint64 {
-	var set shareset.Set
+	var set *workers.Workers
 	switch cfg.Variant {
 	case Own:
 		w := workers.New("fleet-"+strconv.Itoa(id), cfg.Parts)
