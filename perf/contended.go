@@ -43,10 +43,16 @@ const (
 // and 2 ms.
 var contendedGrainsNS = []float64{20e3, 200e3, 2e6}
 
-// contendedBudgetScale converts -runs to the work of one timed batch: about
-// 4 x -runs microseconds of serial work per method, grain and round (40 ms
-// by default, 4 ms with -quick).
-const contendedBudgetScale = 4 * time.Microsecond
+// The section's sizes follow -iters and -runs: contendedRoundsPerIter x
+// -iters rounds (15 by default, 9 with -quick), and in each round a batch of
+// about -runs microseconds of serial work per method and grain (10 ms by
+// default, 1 ms with -quick). Many short rounds rather than a few long ones:
+// on a shared machine the load drifts, and a method's batch and serial's in
+// the same round see about the same load.
+const (
+	contendedRoundsPerIter = 3
+	contendedBudgetScale   = time.Microsecond
+)
 
 // Verdict bars (speedup over serial, higher is better).
 const (
@@ -118,14 +124,13 @@ type contendedSpec struct {
 // contendedMethod is one row of a condition's table.
 type contendedMethod struct {
 	Impl string `json:"impl"`
-	// Per grain, over the rounds (see summarizeRounds): the speedup over
-	// serial, median serial time / median time of this method (higher is
-	// better), and the smallest and largest speedup of a single round.
-	// Serial's own row holds its median, smallest and largest time per call
-	// in ns instead.
+	// Per grain, over the rounds (see summarizeRounds): the median, 25th
+	// and 75th percentile of the speedup over serial (serial's time in the
+	// same round / this method's; higher is better). Serial's own row holds
+	// its time per call in ns instead.
 	Median []float64 `json:"median"`
-	Min    []float64 `json:"min"`
-	Max    []float64 `json:"max"`
+	P25    []float64 `json:"p25"`
+	P75    []float64 `json:"p75"`
 	// CPUPerCallNS is, per grain, the median process CPU time (user+system)
 	// per call: how much CPU the call took, spinning included.
 	CPUPerCallNS []float64 `json:"cpu_per_call_ns"`
@@ -186,10 +191,9 @@ type contendedResult struct {
 	Checks     []contendedCheck      `json:"checks"`
 }
 
-// contendedSizes returns the rounds and the batch budget for cfg: -iters
-// rounds, 4 x -runs microseconds of work per batch.
+// contendedSizes returns the rounds and the batch budget for cfg.
 func contendedSizes(c config) (rounds int, budgetNS float64) {
-	return c.Iters, float64(c.Runs) * float64(contendedBudgetScale)
+	return contendedRoundsPerIter * c.Iters, float64(c.Runs) * float64(contendedBudgetScale)
 }
 
 // runContended measures every condition, each in a child process, prints a
@@ -200,7 +204,7 @@ func runContended(h *harness) (any, error) {
 	rounds, budget := contendedSizes(h.cfg)
 	res := &contendedResult{NSPerElem: calibrateSlice(), GrainsNS: contendedGrainsNS, Rounds: rounds, BudgetNS: budget}
 	fmt.Fprintf(h.out, "work: a slice transform (%.2f ns per element), split over GOMAXPROCS copies; each condition in a process of its own with one long-lived set\n", res.NSPerElem)
-	fmt.Fprintf(h.out, "speedup = median serial time / median method time over %d rounds (higher is better), then (min-max) of single rounds; ~%s of serial work per method, grain and round\n",
+	fmt.Fprintf(h.out, "speedup = serial time / method time in the same round (higher is better): median of %d rounds (25th-75th percentile); ~%s of serial work per method, grain and round\n",
 		rounds, fmtNS(budget))
 	fmt.Fprintf(h.out, "rows: workgang = RunN of a plain task (every copy on a worker); ForRange and RunContext let the caller run copies; RunTeam runs each copy on a worker\n")
 	conds := contendedConds(h.cfg.Max)
@@ -467,7 +471,7 @@ func measureContended(s contendedSpec, alive func() error) (*contendedChild, err
 		row := contendedMethod{Impl: name}
 		for g := range s.GrainsNS {
 			mid, lo, hi := summarizeRounds(wall[0][g], wall[m][g], m == 0)
-			row.Median, row.Min, row.Max = append(row.Median, mid), append(row.Min, lo), append(row.Max, hi)
+			row.Median, row.P25, row.P75 = append(row.Median, mid), append(row.P25, lo), append(row.P75, hi)
 			row.CPUPerCallNS = append(row.CPUPerCallNS, median(cpu[m][g]))
 		}
 		res.Methods = append(res.Methods, row)
@@ -510,21 +514,26 @@ func timeCalls(call func(), n int) (wallNS, cpuNS float64) {
 }
 
 // summarizeRounds returns a method's figure at one grain from the per-round
-// times per call of serial and of the method: for serial itself (isSerial)
-// the median, smallest and largest time; for any other method the speedup
-// median(serial) / median(method), robust to an outlier round of either,
-// and the smallest and largest per-round speedup serial[r] / times[r] (the
-// spread: a round's two batches ran close together, under the same load).
-func summarizeRounds(serial, times []float64, isSerial bool) (mid, lo, hi float64) {
-	if isSerial {
-		return median(times), slices.Min(times), slices.Max(times)
+// times per call of serial and of the method: the median, 25th and 75th
+// percentile over the rounds of serial[r] / times[r], the speedup in round
+// r (a round's batches run close together, under about the same load), or
+// of serial's own times (isSerial).
+func summarizeRounds(serial, times []float64, isSerial bool) (mid, p25, p75 float64) {
+	xs := slices.Clone(times)
+	if !isSerial {
+		for r := range xs {
+			xs[r] = ratio(serial[r], times[r])
+		}
 	}
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for r := range times {
-		x := ratio(serial[r], times[r])
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	return ratio(median(serial), median(times)), lo, hi
+	slices.Sort(xs)
+	return median(xs), quantile(xs, 25), quantile(xs, 75)
+}
+
+// quantile returns the p-th percentile (nearest rank) of sorted, which must
+// not be empty.
+func quantile(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
 // method returns the row called name, or nil.
@@ -599,12 +608,12 @@ func printCondition(w io.Writer, i, n int, c contendedCondResult, grains []float
 		if m.Impl == nameSerial {
 			fmt.Fprint(tw, "serial: us per call\t")
 			for g := range grains {
-				fmt.Fprintf(tw, "%.1f (%.1f-%.1f)\t", m.Median[g]/1e3, m.Min[g]/1e3, m.Max[g]/1e3)
+				fmt.Fprintf(tw, "%.1f (%.1f-%.1f)\t", m.Median[g]/1e3, m.P25[g]/1e3, m.P75[g]/1e3)
 			}
 		} else {
 			fmt.Fprintf(tw, "%s\t", m.Impl)
 			for g := range grains {
-				fmt.Fprintf(tw, "%.2f (%.2f-%.2f)\t", m.Median[g], m.Min[g], m.Max[g])
+				fmt.Fprintf(tw, "%.2f (%.2f-%.2f)\t", m.Median[g], m.P25[g], m.P75[g])
 			}
 		}
 		fmt.Fprintln(tw)

@@ -16,7 +16,7 @@ import (
 
 // contendedRow returns a method row with the given median speedups.
 func contendedRow(name string, medians ...float64) contendedMethod {
-	return contendedMethod{Impl: name, Median: medians, Min: medians, Max: medians}
+	return contendedMethod{Impl: name, Median: medians, P25: medians, P75: medians}
 }
 
 // contendedChildOf returns a child result with go+WaitGroup at wg and every
@@ -86,13 +86,17 @@ func TestContendedVerdicts(t *testing.T) {
 }
 
 // TestSummarizeRounds checks the per-grain figures: serial's own times, and
-// a method's speedup as the ratio of medians with the single rounds' range.
+// a method's speedup paired per round, with the quartiles over the rounds.
 func TestSummarizeRounds(t *testing.T) {
-	serial := []float64{100, 100, 400} // an outlier round of serial
-	mid, lo, hi := summarizeRounds(serial, serial, true)
-	assert.Equal(t, []float64{100, 100, 400}, []float64{mid, lo, hi}, "serial: median, min, max time")
-	mid, lo, hi = summarizeRounds(serial, []float64{50, 200, 100}, false)
-	assert.Equal(t, []float64{1, 0.5, 4}, []float64{mid, lo, hi}, "median(serial)/median(method); per-round range")
+	serial := []float64{100, 100, 400, 100, 100, 100, 100, 100} // an outlier round of serial
+	mid, p25, p75 := summarizeRounds(serial, serial, true)
+	assert.Equal(t, []float64{100, 100, 100}, []float64{mid, p25, p75}, "serial: median and quartiles of its time")
+	times := []float64{50, 100, 400, 200, 100, 25, 100, 100}
+	// Per round: 2, 1, 1, 0.5, 1, 4, 1, 1; sorted 0.5 1 1 1 1 1 2 4.
+	mid, p25, p75 = summarizeRounds(serial, times, false)
+	assert.Equal(t, []float64{1, 1, 1}, []float64{mid, p25, p75}, "paired per round: the outlier round pairs with itself")
+	mid, p25, p75 = summarizeRounds([]float64{100, 100, 100, 100}, []float64{100, 50, 200, 25}, false)
+	assert.Equal(t, []float64{1.5, 0.5, 2}, []float64{mid, p25, p75}, "median of 0.5 1 2 4, nearest-rank quartiles")
 }
 
 // TestContendedFlags checks the section's wiring into the command line: only
@@ -108,11 +112,11 @@ func TestContendedFlags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"contended"}, c.Scenarios)
 	rounds, budget := contendedSizes(c)
-	assert.Equal(t, []float64{defaultIters, 40e6}, []float64{float64(rounds), budget}, "default: -iters rounds, 4 x -runs us per batch")
+	assert.Equal(t, []float64{3 * defaultIters, 10e6}, []float64{float64(rounds), budget}, "default: 3 x -iters rounds, -runs us per batch")
 	c, err = parseFlags([]string{"-scenario", "contended", "-quick", "-iters", "9"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	rounds, budget = contendedSizes(c)
-	assert.Equal(t, []float64{9, 4e6}, []float64{float64(rounds), budget}, "-quick shrinks the batches, -iters sets the rounds")
+	assert.Equal(t, []float64{27, 1e6}, []float64{float64(rounds), budget}, "-quick shrinks the batches, -iters sets the rounds")
 }
 
 // TestContendedConds checks the conditions: idle first and not judged, the
@@ -169,11 +173,11 @@ func TestContendedChildInProcess(t *testing.T) {
 	names := make([]string, len(res.Methods))
 	for i, m := range res.Methods {
 		names[i] = m.Impl
-		for _, xs := range [][]float64{m.Median, m.Min, m.Max, m.CPUPerCallNS} {
+		for _, xs := range [][]float64{m.Median, m.P25, m.P75, m.CPUPerCallNS} {
 			assert.Len(t, xs, len(spec.GrainsNS), "%s", m.Impl)
 		}
 		for g := range spec.GrainsNS {
-			assert.True(t, m.Min[g] <= m.Max[g] && m.Median[g] > 0, "%s grain %d: %v %v %v", m.Impl, g, m.Min[g], m.Median[g], m.Max[g])
+			assert.True(t, m.P25[g] <= m.Median[g] && m.Median[g] <= m.P75[g] && m.Median[g] > 0, "%s grain %d: %v %v %v", m.Impl, g, m.P25[g], m.Median[g], m.P75[g])
 		}
 	}
 	assert.Equal(t, contendedMethods, names)

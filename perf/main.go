@@ -81,9 +81,9 @@
 //     and in a cgroup with a CPU quota below GOMAXPROCS (skipped, with the
 //     reason, where no such cgroup can be made). Serial, go+WaitGroup,
 //     errgroup and workgang's ForRange, RunContext, RunN of a plain task and
-//     RunTeam take turns in -iters rounds at about 20 us, 200 us and 2 ms of
-//     slice work per call; then a verdict per loaded condition. The burners
-//     are always stopped, also on an interrupt.
+//     RunTeam take turns in 3 x -iters rounds at about 20 us, 200 us and
+//     2 ms of slice work per call; then a verdict per loaded condition. The
+//     burners are always stopped, also on an interrupt.
 //   - targets (only with -targets or -scenario targets): the project's goals
 //     for its own performance, each a ratio of two figures of this run with
 //     the reason the goal exists, and PASS, MISS or N/A; every target is
