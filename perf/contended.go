@@ -144,7 +144,7 @@ type contendedChild struct {
 	Elements    []int             `json:"elements"`      // per grain: slice length
 	Calls       []int             `json:"calls"`         // per grain: calls per timed batch
 	Methods     []contendedMethod `json:"methods"`       // in contendedMethods order
-	Waits       waitStats         `json:"worker_waits"`  // how workers obtained copies, every workgang call
+	Waits       waitStats         `json:"worker_waits"`  // how workers saw runs, every workgang call
 	LoadStart   string            `json:"loadavg_start"` // /proc/loadavg when the child started
 	LoadAvg     string            `json:"loadavg_end"`
 }
@@ -603,25 +603,32 @@ func printCondition(w io.Writer, i, n int, c contendedCondResult, grains []float
 	for _, g := range grains {
 		fmt.Fprintf(tw, "~%s\t", fmtNS(g))
 	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "CPU time / serial's (lower is better)\t")
+	serialCPU := ch.Methods[0].CPUPerCallNS
 	for _, m := range ch.Methods {
 		if m.Impl == nameSerial {
 			fmt.Fprint(tw, "serial: us per call\t")
 			for g := range grains {
 				fmt.Fprintf(tw, "%.1f (%.1f-%.1f)\t", m.Median[g]/1e3, m.P25[g]/1e3, m.P75[g]/1e3)
 			}
-		} else {
-			fmt.Fprintf(tw, "%s\t", m.Impl)
-			for g := range grains {
-				fmt.Fprintf(tw, "%.2f (%.2f-%.2f)\t", m.Median[g], m.P25[g], m.P75[g])
-			}
+			fmt.Fprintln(tw, "\t")
+			continue
 		}
-		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "%s\t", m.Impl)
+		cpu := make([]string, len(grains))
+		for g := range grains {
+			fmt.Fprintf(tw, "%.2f (%.2f-%.2f)\t", m.Median[g], m.P25[g], m.P75[g])
+			cpu[g] = fmt.Sprintf("%.2f", ratio(m.CPUPerCallNS[g], serialCPU[g]))
+		}
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cpu, "/"))
 	}
 	tw.Flush()
-	if wt := ch.Waits; wt.WorkerCopies > 0 {
-		pct := func(x uint64) float64 { return 100 * float64(x) / float64(wt.WorkerCopies) }
-		fmt.Fprintf(w, "workers obtained their copies (every workgang call): %.0f%% ready, %.0f%% while spinning, %.0f%% after parking\n",
+	// A worker sights each run it looks at once: already posted, posted
+	// while it spun, or after it parked and was woken.
+	if wt := ch.Waits; wt.Ready+wt.Spun+wt.Parked > 0 {
+		seen := float64(wt.Ready + wt.Spun + wt.Parked)
+		pct := func(x uint64) float64 { return 100 * float64(x) / seen }
+		fmt.Fprintf(w, "runs the workers saw (every workgang call): %.0f%% already posted, %.0f%% while spinning, %.0f%% after parking and a wake-up\n",
 			pct(wt.Ready), pct(wt.Spun), pct(wt.Parked))
 	}
 }

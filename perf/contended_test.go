@@ -16,7 +16,7 @@ import (
 
 // contendedRow returns a method row with the given median speedups.
 func contendedRow(name string, medians ...float64) contendedMethod {
-	return contendedMethod{Impl: name, Median: medians, P25: medians, P75: medians}
+	return contendedMethod{Impl: name, Median: medians, P25: medians, P75: medians, CPUPerCallNS: []float64{10, 20, 30}}
 }
 
 // contendedChildOf returns a child result with go+WaitGroup at wg and every
@@ -231,13 +231,16 @@ func TestContendedPrint(t *testing.T) {
 	text := w.String()
 	for _, want := range []string{
 		"[1/2] one-busy: 1 busy process", "setup: 1 burner", "[2/2] quota: cgroup", "skipped: cgroup v2: not mounted",
-		"MISS 20us 0.63<0.95", "PASS 2ms 2.00>=WG 1.30", "workgang ForRange at ~200us 2.00x serial (higher is better), want >= 1.2: PASS",
+		"MISS 20us 0.63<0.95", "PASS 2ms 2.00>=WG 1.30", "CPU time / serial's (lower is better)", "1.00/1.00/1.00", "workgang ForRange at ~200us 2.00x serial (higher is better), want >= 1.2: PASS",
 	} {
 		assert.Contains(t, text, want)
 	}
 	for _, line := range strings.Split(text, "\n") {
 		if strings.Contains(line, "speedup over serial") || strings.Contains(line, "x serial") || strings.HasPrefix(line, "verdict") {
 			assert.Contains(t, line, "higher is better", "a ratio without its direction: %q", line)
+		}
+		if strings.Contains(line, "CPU time") {
+			assert.Contains(t, line, "lower is better", "a ratio without its direction: %q", line)
 		}
 	}
 	i := slices.IndexFunc(strings.Split(text, "\n"), func(l string) bool { return strings.HasPrefix(l, "quota") })
