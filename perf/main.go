@@ -9,6 +9,7 @@
 //	go run ./perf -quick           # everything, small sizes (a few seconds)
 //	go run ./perf -long            # full sizes (kernel N up to 2000, all grains, 1000 pauses; minutes)
 //	go run ./perf -scenario peers  # one section (a comma list selects several)
+//	go run ./perf -scenario contended  # on a shared machine: busy processes, one CPU, a CPU quota (1-3 min)
 //	go run ./perf -json out.json   # also write machine-readable results (schema in docs/perf.md)
 //	go run ./perf -svg plots       # also write the plots as SVG files into plots/
 //	go run ./perf -targets         # also check the project's performance goals
@@ -72,6 +73,17 @@
 //     compiler it says how to get one and measures workgang alone. Its
 //     mixed-process mode runs workgang's constructs in batches between
 //     go+WaitGroup and errgroup fork-joins, against the same batches alone.
+//   - contended (only with -scenario contended; Linux): speedups over serial
+//     where the program does not own the machine. Each condition runs in a
+//     process of its own (the binary starts itself again with a hidden
+//     argument) holding one long-lived set: idle, one CPU-burning process
+//     beside it, GOMAXPROCS of them, confined to one CPU with GOMAXPROCS 2,
+//     and in a cgroup with a CPU quota below GOMAXPROCS (skipped, with the
+//     reason, where no such cgroup can be made). Serial, go+WaitGroup,
+//     errgroup and workgang's ForRange, RunContext, RunN of a plain task and
+//     RunTeam take turns in 3 x -iters rounds at about 20 us, 200 us and
+//     2 ms of slice work per call; then a verdict per loaded condition. The
+//     burners are always stopped, also on an interrupt.
 //   - targets (only with -targets or -scenario targets): the project's goals
 //     for its own performance, each a ratio of two figures of this run with
 //     the reason the goal exists, and PASS, MISS or N/A; every target is
@@ -110,6 +122,9 @@ import (
 
 // main runs the perf test with the command line's flags.
 func main() {
+	if code, ok := contendedRole(os.Args[1:]); ok {
+		os.Exit(code) // a child process of the contended section
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
