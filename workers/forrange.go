@@ -136,16 +136,17 @@ type rangeLoop struct {
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
 	l.isGuided = r.minChunk > 0
 	if l.isGuided {
-		copies = min(r.copies, ceilDiv(n, r.minChunk))
-		l.guided.Reset(n, r.minChunk, copies)
+		// Chunk sizes depend on the copies: reset again in the rare case
+		// of fewer chunks than copies.
+		l.guided.Reset(n, r.minChunk, r.copies)
+		if copies = min(r.copies, l.guided.MaxChunks()); copies < r.copies {
+			l.guided.Reset(n, r.minChunk, copies)
+		}
 		return copies
 	}
 	l.fixed.Reset(n, r.chunk)
 	return min(r.copies, l.fixed.NumChunks())
 }
-
-// ceilDiv returns ceil(a / b) for a >= 1, b >= 1 without forming a + b - 1.
-func ceilDiv(a, b int) int { return (a-1)/b + 1 }
 
 // next claims the next chunk.
 func (l *rangeLoop) next() (lo, hi int, ok bool) {

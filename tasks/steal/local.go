@@ -1,6 +1,10 @@
 package steal
 
-import "github.com/workgang/workgang/internal/pad"
+import (
+	"unsafe"
+
+	"github.com/workgang/workgang/internal/pad"
+)
 
 // Local is a worker's private stack in front of its deque, for Set.DrainLocal:
 // the way a collector's marker keeps the objects it discovers to itself while
@@ -18,7 +22,14 @@ type Local[T any] struct {
 	stack []T // the values are stack[lo:], the newest last
 	lo    int // stack[:lo] was published to the deque; reclaimed lazily
 	w     int
-	_     [pad.CacheLine - 40]byte // after the slice header, lo and w: 40 bytes
+	_     [uintptr(pad.CacheLine) - unsafe.Sizeof(localFields{})]byte
+}
+
+// localFields mirrors Local's fields (a []T header is the same size for
+// every T), so that the padding follows them.
+type localFields struct {
+	stack []byte
+	lo, w int
 }
 
 // Push adds v to the top of the stack.
