@@ -514,3 +514,48 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintWithholdsAndMarks checks the printed comparisons: a verdict and
+// ratios on a quiet machine, none of either on a loaded one (the reason
+// instead), and a negative overhead printed as noise, never as a figure or
+// a ratio.
+func TestPrintWithholdsAndMarks(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	newR := func() *Result {
+		r := &Result{Threads: 2, Rounds: 1, RoundsPlanned: 1,
+			Constructs: []Construct{
+				{Name: "parallel", Title: "PARALLEL", Rows: []Row{
+					{Runtime: "libgomp", MedianNS: f(400), MinNS: f(400), MaxNS: f(400)},
+					{Runtime: workgang, Mode: "RunN " + modeCaller, MedianNS: f(100), MinNS: f(100), MaxNS: f(100)},
+				}},
+				{Name: "barrier", Title: "BARRIER", Rows: []Row{
+					{Runtime: "libgomp", MedianNS: f(-30), MinNS: f(-30), MaxNS: f(-30)},
+					{Runtime: workgang, Mode: modeTeam, MedianNS: f(200), MinNS: f(200), MaxNS: f(200)},
+				}},
+			},
+			Grain: Grain{GrainsNS: []float64{1000}, Rows: []GrainRow{{Runtime: "libgomp", Speedup: []float64{1.5}}}},
+		}
+		r.finish()
+		return r
+	}
+	var quiet, loaded bytes.Buffer
+	newR().print(&quiet)
+	r := newR()
+	r.withheld = "other programs used 2.0 of the 2 CPUs"
+	r.print(&loaded)
+	for _, want := range []string{"0.25x", "verdict:", "below the best OpenMP runtime's in 1 of 1", "<0 noise", "- (an OpenMP overhead <0)", "lower is better"} {
+		if !strings.Contains(quiet.String(), want) {
+			t.Errorf("quiet: output lacks %q:\n%s", want, quiet.String())
+		}
+	}
+	for _, want := range []string{"withheld", "verdict withheld: other programs used 2.0", "<0 noise"} {
+		if !strings.Contains(loaded.String(), want) {
+			t.Errorf("loaded: output lacks %q:\n%s", want, loaded.String())
+		}
+	}
+	for _, bad := range []string{"0.25x", "verdict:"} {
+		if strings.Contains(loaded.String(), bad) {
+			t.Errorf("loaded: output has %q:\n%s", bad, loaded.String())
+		}
+	}
+}
