@@ -38,13 +38,15 @@ type config struct {
 	Pin       bool     `json:"pin"`     // workgang's workers pinned with workers.WithAffinity()
 	Compete   int      `json:"compete"` // goroutines burning CPU during the sections
 	Targets   bool     `json:"targets"` // also check the performance goals (the targets section)
+	// args are the flags as given, for the header's command line.
+	args []string
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c config
+	c := config{args: args}
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")

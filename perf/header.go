@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ type header struct {
 	WorkersSpinNS float64 `json:"workers_spin_ns"` // workers.DefaultSpin(-max)
 	Pinned        bool    `json:"pinned"`
 	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
-	Command       string  `json:"command"`
+	Command       string  `json:"command"` // the program's name (not go run's temporary path) and the flags of this run
 	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 }
 
@@ -45,7 +46,7 @@ func readHeader(cfg config) header {
 		WorkersSpinNS: float64(workers.DefaultSpin(cfg.Max)),
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
-		Command:       strings.Join(os.Args, " "),
+		Command:       strings.Join(append([]string{filepath.Base(os.Args[0])}, cfg.args...), " "),
 		LoadAvg:       loadAvg(),
 	}
 }

@@ -132,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if cfg.SVG != "" {
-		if err := writePlots(stdout, cfg.SVG, rep.Sections); err != nil {
+		if err := writePlots(stdout, cfg.SVG, rep.Header, rep.Sections); err != nil {
 			fmt.Fprintln(stderr, "perf: -svg:", err)
 			return 1
 		}

@@ -326,7 +326,7 @@ func TestRunWithoutCompiler(t *testing.T) {
 		t.Errorf("JSON lacks a null median or the ratios: %s", b)
 	}
 	dir := t.TempDir()
-	path, err := Plot(res, dir)
+	path, err := Plot(res, dir, "caption")
 	if err != nil {
 		t.Fatal(err)
 	}
