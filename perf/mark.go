@@ -15,8 +15,7 @@ import (
 // few times (the mark and gc sections together within a third of the
 // default run's budget, defaultRunSeconds); -quick marks smaller graphs; runs
 // shorter than -quick's (the harness's own tests) mark tiny graphs once;
-// -long marks graphs of 4M objects (the size of the figures in docs/perf.md,
-// with measured times).
+// -long marks graphs of 4M objects.
 const (
 	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3
