@@ -77,7 +77,7 @@ func grainVerdict(_ *harness, res any) []string {
 			switch {
 			case strings.HasPrefix(gi.Impl, "workgang") || strings.HasPrefix(gi.Impl, "1set:"):
 				wg = append(wg, fmt.Sprintf("%s %s", gi.Impl, fmtBreakEven(gi.BreakEvenNS, gi.BreakEvenKind)))
-			case gi.Impl != namePingPong && earlierBreakEven(gi, peer):
+			case gi.Impl != namePingPong && (peer == nil || earlierBreakEven(gi, peer)):
 				peer = gi
 			}
 		}
@@ -199,8 +199,17 @@ func gcVerdict(_ *harness, res any) []string {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s heap: workgang's pause p50 %s, speedup over serial %s (%s); against the fastest peer, %s (%s): %s (%s)",
-			hp.Name, time.Duration(w.P50NS).Round(100*time.Nanosecond), verdict.Speedup(w.VsSerial, r.Workers), verdict.Higher,
-			best.Impl, time.Duration(best.P50NS).Round(100*time.Nanosecond), verdict.Times(w.P50NS, best.P50NS), verdict.Lower))
+			hp.Name, roundNS(w.P50NS), verdict.Speedup(w.VsSerial, r.Workers), verdict.Higher,
+			best.Impl, roundNS(best.P50NS), verdict.Times(w.P50NS, best.P50NS), verdict.Lower))
 	}
 	return lines
+}
+
+// roundNS returns ns as a duration to three or four significant digits.
+func roundNS(ns float64) time.Duration {
+	d := time.Duration(ns)
+	if d >= time.Millisecond {
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(100 * time.Nanosecond)
 }

@@ -66,3 +66,19 @@ func TestGCVerdictFlagsImpossible(t *testing.T) {
 	assert.Contains(t, lines[0], "3.00x (impossible on")
 	assert.Contains(t, lines[0], "against the fastest peer, go+WaitGroup (2µs): 2.00x faster")
 }
+
+// TestGrainVerdict checks the break-evens named, a best peer named even when
+// no peer breaks even, and an impossible speedup called an error.
+func TestGrainVerdict(t *testing.T) {
+	g := &grainResult{Sweeps: []grainSweep{{N: 2, GrainsNS: []float64{1000, 2000}, Impls: []grainImpl{
+		{Impl: nameCaller, Speedup: []float64{0.9, 1.2}, BreakEvenNS: 1500, BreakEvenKind: beInterpolated},
+		{Impl: nameWaitGroup, Speedup: []float64{0.5, 0.8}, BreakEvenKind: beNone},
+		{Impl: nameErrgroup, Speedup: []float64{0.4, 2.5}, BreakEvenKind: beNone},
+		{Impl: namePingPong, Speedup: []float64{1.5, 9}, BreakEvenKind: beBelow, BreakEvenNS: 1000},
+	}}}}
+	lines := grainVerdict(nil, g)
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], "workgang+caller 1.5us")
+	assert.Contains(t, lines[0], "best peer go+WaitGroup none")
+	assert.Contains(t, lines[0], "errgroup's 2.50x (impossible on", "the ping-pong bound is no candidate")
+}
