@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -27,18 +28,52 @@ func levels(size int) []level {
 	return append(ls, level{"min", 1})
 }
 
-// printLevels says which levels a -max measures, and which it skips as
-// duplicates.
+// shownLevel is a level as the sections print it. The perf test is defined
+// at full, half and min parallelism, so every section prints the three; a
+// level with the n of a measured one (half at -max 2 or 3, full and half at
+// -max 1) is not measured twice: SameAs names the measured level.
+type shownLevel struct {
+	level
+	SameAs string
+}
+
+// shownLevels returns full, half and min, in that order, each with the
+// measured level of the same n where it is not measured itself.
+func shownLevels(size int) []shownLevel {
+	measured := levels(size)
+	var out []shownLevel
+	for _, lv := range []level{{"full", size}, {"half", max(1, size/2)}, {"min", 1}} {
+		sl := shownLevel{level: lv}
+		if !slices.Contains(measured, lv) {
+			for _, m := range measured {
+				if m.N == lv.N {
+					sl.SameAs = m.Label
+				}
+			}
+		}
+		out = append(out, sl)
+	}
+	return out
+}
+
+// sameNote is the line a level measured under another's name prints in
+// place of its figures.
+func (sl shownLevel) sameNote() string {
+	return fmt.Sprintf("%s (n=%d): same n as %s: measured once, the figures under %s (n=%d) are this level's", sl.Label, sl.N, sl.SameAs, sl.SameAs, sl.N)
+}
+
+// printLevels says which levels a -max measures, and which have the n of
+// another.
 func printLevels(w io.Writer, size int) {
 	var parts []string
-	for _, lv := range levels(size) {
-		parts = append(parts, fmt.Sprintf("%s n=%d", lv.Label, lv.N))
+	for _, sl := range shownLevels(size) {
+		p := fmt.Sprintf("%s n=%d", sl.Label, sl.N)
+		if sl.SameAs != "" {
+			p += fmt.Sprintf(" (same n as %s, measured once)", sl.SameAs)
+		}
+		parts = append(parts, p)
 	}
-	fmt.Fprintf(w, "levels: %s", strings.Join(parts, ", "))
-	if len(parts) < 3 {
-		fmt.Fprintf(w, " (at -max %d the other levels have the same n and are not measured twice)", size)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "levels: %s\n", strings.Join(parts, ", "))
 }
 
 // emptyWork is the empty task of the dispatch and peers sections.
@@ -64,7 +99,12 @@ func runDispatch(h *harness) (any, error) {
 	ls := newLongSet(h.cfg.Max)
 	defer ls.close()
 	var res []dispatchSetup
-	for _, lv := range levels(h.cfg.Max) {
+	for _, sl := range shownLevels(h.cfg.Max) {
+		if sl.SameAs != "" {
+			fmt.Fprintf(h.out, "\n%s\n", sl.sameNote())
+			continue
+		}
+		lv := sl.level
 		for _, im := range append([]impl{findImpl(nameWorkgang), findImpl(nameCaller)}, oneSetImpls(ls)...) {
 			c := newCollector(h.cfg.Runs, h.cfg.Iters, true)
 			for it := range h.cfg.Iters {

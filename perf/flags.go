@@ -38,19 +38,21 @@ type config struct {
 	Pin       bool     `json:"pin"`     // workgang's workers pinned with workers.WithAffinity()
 	Compete   int      `json:"compete"` // goroutines burning CPU during the sections
 	Targets   bool     `json:"targets"` // also check the performance goals (the targets section)
+	// args are the flags as given, for the header's command line.
+	args []string
 }
 
 // parseFlags parses the command line. Usage and flag errors go to stderr.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c config
+	c := config{args: args}
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
 	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+"), all (every section but targets and the examples), or examples (httpd, shared, pow: the many-submitter examples, about 15 s)")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
-	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark, gc) as SVG files into this `directory`")
+	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark, gc, openmp) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
 	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
 	fs.IntVar(&c.Compete, "compete", 0, "run `k` goroutines of CPU work in the same process during every section (competition for the processors)")

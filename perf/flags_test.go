@@ -34,6 +34,8 @@ func TestParseFlags(t *testing.T) {
 			args := append([]string{"-max", "3"}, tt.args...) // the default depends on the machine
 			got, err := parseFlags(args, &bytes.Buffer{})
 			require.NoError(t, err)
+			assert.Equal(t, args, got.args, "the flags as given, for the header")
+			got.args = nil
 			assert.Equal(t, tt.want, got, "got %+v; want %+v", got, tt.want)
 		})
 	}

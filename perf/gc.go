@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"slices"
 	"text/tabwriter"
@@ -112,7 +113,7 @@ func runGC(h *harness) (any, error) {
 		if err != nil {
 			return res, err
 		}
-		printGC(h.out, r)
+		printGC(h.out, r, n)
 		res.Heaps = append(res.Heaps, r)
 	}
 	return res, nil
@@ -177,14 +178,16 @@ func (r *gcHeapRes) row(name string) *gcRow {
 }
 
 // printGC prints one heap's table.
-func printGC(w io.Writer, r gcHeapRes) {
+func printGC(w io.Writer, r gcHeapRes, workers int) {
 	fmt.Fprintf(w, "\n%s heap: %d slots, %d live on average, %d cycles\n", r.Name, r.Slots, r.LiveAvg, r.Cycles)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "impl\tp50\tp99\tmax\tvs serial (p50)\t")
+	verdict.Heading(tw, true, verdict.Plain("impl"), verdict.Plain("p50"), verdict.Plain("p99"), verdict.Plain("max"), verdict.HigherCol("vs serial (p50)"))
+	var mk verdict.Marker
 	for _, x := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\t\n", x.Impl, usStr(x.P50NS), usStr(x.P99NS), usStr(x.MaxNS), x.VsSerial)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", x.Impl, usStr(x.P50NS), usStr(x.P99NS), usStr(x.MaxNS), mk.Speedup("%.2fx", x.VsSerial, workers))
 	}
 	tw.Flush()
+	mk.Footnote(w)
 }
 
 // usStr formats nanoseconds as microseconds.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"math"
 	"runtime"
@@ -263,15 +264,16 @@ func isotonic(ys []float64) []float64 {
 func printSweep(w io.Writer, s grainSweep) {
 	fmt.Fprintf(w, "\nn=%d\n", s.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "W\truns\tserial us\t")
+	cols := []verdict.Col{verdict.Plain("W"), verdict.Plain("runs"), verdict.Plain("serial us")}
 	for _, gi := range s.Impls {
-		fmt.Fprintf(tw, "%s\t", gi.Impl)
+		cols = append(cols, verdict.HigherCol(gi.Impl))
 	}
-	fmt.Fprintln(tw)
+	verdict.Heading(tw, true, cols...)
+	var mk verdict.Marker
 	for g, wns := range s.GrainsNS {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t", fmtNS(wns), s.Runs[g], s.SerialNS[g]/1000)
 		for _, gi := range s.Impls {
-			fmt.Fprintf(tw, "%.2f\t", gi.Speedup[g])
+			fmt.Fprintf(tw, "%s\t", mk.Speedup("%.2f", gi.Speedup[g], s.N))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -281,6 +283,7 @@ func printSweep(w io.Writer, s grainSweep) {
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+	mk.Footnote(w)
 }
 
 // fmtBreakEven formats a break-even grain with its kind.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ type header struct {
 	WorkersSpinNS float64 `json:"workers_spin_ns"` // a set's spin budget without WithSpin
 	Pinned        bool    `json:"pinned"`
 	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
-	Command       string  `json:"command"`
+	Command       string  `json:"command"` // the program's name (not go run's temporary path) and the flags of this run
 	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 }
 
@@ -45,7 +46,7 @@ func readHeader(cfg config) header {
 		WorkersSpinNS: float64(spin.Default),
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
-		Command:       commandLine(os.Args[1:]),
+		Command:       commandLine(cfg.args),
 		LoadAvg:       loadAvg(),
 	}
 }

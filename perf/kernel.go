@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"math"
 	"runtime"
@@ -342,18 +343,20 @@ func (ks *kernelSize) best(workgang bool) *kernelRow {
 // implementation's speedup, and the solve's result.
 func printKernel(w io.Writer, res *kernelResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "N\tcopies\tsolves\tserial us\tphase us\t")
+	cols := []verdict.Col{verdict.Plain("N"), verdict.Plain("copies"), verdict.Plain("solves"), verdict.Plain("serial us"), verdict.Plain("phase us")}
 	for _, im := range kernelImpls[1:] {
-		fmt.Fprintf(tw, "%s\t", im.name)
+		cols = append(cols, verdict.HigherCol(im.name))
 	}
-	fmt.Fprintln(tw, "result\t")
+	verdict.Heading(tw, true, append(cols, verdict.Plain("result"))...)
+	var mk verdict.Marker
 	for _, ks := range res.Sizes {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%.1f\t%.2f\t", ks.N, ks.Copies, ks.Reps, ks.Rows[0].SolveNS/1000, ks.Rows[0].PhaseNS/1000)
 		for _, r := range ks.Rows[1:] {
-			fmt.Fprintf(tw, "%.2f\t", r.Speedup)
+			fmt.Fprintf(tw, "%s\t", mk.Speedup("%.2f", r.Speedup, ks.Copies))
 		}
 		fmt.Fprintf(tw, "%.9f\t\n", ks.Rows[0].Result)
 	}
 	tw.Flush()
+	mk.Footnote(w)
 	fmt.Fprintln(w, "columns after phase us: speedup over serial; every implementation's result equals serial's (checked)")
 }

@@ -31,7 +31,8 @@
 //
 //   - dispatch: workgang alone, as the original WorkerThreads test prints
 //     it. At full (-max, default GOMAXPROCS), half (max/2) and min (1)
-//     parallelism (each n once: on 2 CPUs half is min), each mode, -iters
+//     parallelism (each n measured once: on 2 CPUs half prints as "same n
+//     as min"), each mode, -iters
 //     iterations of -runs runs of an empty task, on a fresh set per
 //     iteration and on one long-lived set created at -max that every level
 //     and mode shares. Per iteration it prints the total and average time
@@ -89,9 +90,17 @@
 //     the reason the goal exists, and PASS, MISS or N/A; every target is
 //     counted. It needs the sections it checks and selects them.
 //
+// Every section with a comparison ends with verdict lines: what it
+// compared, which did better and by how much; every ratio column says
+// whether lower or higher is better; a speedup above what the machine's
+// CPUs allow is marked as a measurement error. When other programs used a
+// quarter of the CPUs or more during a section, its verdict is withheld
+// with that figure.
+//
 // -svg DIR draws the grain sweep, the pause's phases, the kernel, the mark,
-// the gc and the openmp results with gonum.org/v1/plot; every figure is also
-// in the text output.
+// the gc and the openmp results with gonum.org/v1/plot, each under a caption
+// with the machine, Go version, date and command; every figure is also in
+// the text output.
 //
 // Timing. The total and average of a batch of runs come from two clock reads
 // around the whole batch, so they carry no clock overhead. Per-run latencies
@@ -147,7 +156,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if cfg.SVG != "" {
-		if err := writePlots(stdout, cfg.SVG, rep.Sections); err != nil {
+		if err := writePlots(stdout, cfg.SVG, rep.Header, rep.Sections); err != nil {
 			fmt.Fprintln(stderr, "perf: -svg:", err)
 			return 1
 		}

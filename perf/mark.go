@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"runtime"
 	"text/tabwriter"
 	"time"
@@ -14,8 +15,7 @@ import (
 // few times (the mark and gc sections together within a third of the
 // default run's budget, defaultRunSeconds); -quick marks smaller graphs; runs
 // shorter than -quick's (the harness's own tests) mark tiny graphs once;
-// -long marks graphs of 4M objects (the size of the figures in docs/perf.md,
-// with measured times).
+// -long marks graphs of 4M objects.
 const (
 	defaultMarkObjects = 500_000
 	defaultMarkRuns    = 3
@@ -92,7 +92,9 @@ func runMark(h *harness) (any, error) {
 	fmt.Fprintf(h.out, "%d objects per graph, %d workers, median of %d runs, GOMAXPROCS %d\n",
 		cfg.Objects, cfg.Workers, cfg.Runs, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\tobjects\tedges\tmarked\tserial\tstatic\tstealing\tvs serial\tvs static\tsteals\t")
+	verdict.Heading(tw, true, verdict.Plain("shape"), verdict.Plain("objects"), verdict.Plain("edges"), verdict.Plain("marked"),
+		verdict.Plain("serial"), verdict.Plain("static"), verdict.Plain("stealing"), verdict.HigherCol("vs serial"), verdict.HigherCol("vs static"), verdict.Plain("steals"))
+	var mk verdict.Marker
 	for _, shape := range cfg.Shapes {
 		row, err := markShape(h, cfg, shape, marker)
 		if err != nil {
@@ -100,11 +102,12 @@ func runMark(h *harness) (any, error) {
 			return res, err
 		}
 		res.Rows = append(res.Rows, row)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
 			row.Shape, row.Objects, row.Edges, row.Marked, ms(row.Serial), ms(row.Static), ms(row.Stealing),
-			row.VsSerial, row.VsStatic, row.Steals)
+			mk.Speedup("%.2fx", row.VsSerial, row.Workers), mk.Speedup("%.2fx", row.VsStatic, row.Workers), row.Steals)
 	}
 	tw.Flush()
+	mk.Footnote(h.out)
 	return res, nil
 }
 

@@ -32,12 +32,12 @@ func runOpenMP(h *harness) (any, error) {
 
 // plotOpenMP draws the openmp section's grain sweep, construct overheads and
 // mixed-process ratios.
-func plotOpenMP(results map[string]any, dir string) (string, error) {
+func plotOpenMP(results map[string]any, dir, caption string) (string, error) {
 	r, ok := results["openmp"].(*openmp.Result)
 	if !ok {
 		return "", nil
 	}
-	return openmp.Plot(r, dir)
+	return openmp.Plot(r, dir, caption)
 }
 
 const reasonMixed = "an application mixes libraries: workgang's constructs must not slow down because other goroutines (go+WaitGroup, errgroup) ran between them"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"runtime"
 	"slices"
@@ -259,11 +260,15 @@ func (r *pauseResult) bestPeer() *pauseImplResult {
 func printPause(w io.Writer, r *pauseResult) {
 	best := r.bestPeer()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\nimpl\tp50 us\tp99 us\tmax us\tx serial (p50)\tp50 / best peer's\t")
+	fmt.Fprintln(tw)
+	verdict.Heading(tw, true, verdict.Plain("impl"), verdict.Plain("p50 us"), verdict.Plain("p99 us"), verdict.Plain("max us"),
+		verdict.HigherCol("x serial (p50)"), verdict.LowerCol("p50 / best peer's"))
+	var mk verdict.Marker
 	for _, x := range r.Impls {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t\n", x.Impl, x.P50NS/1000, x.P99NS/1000, x.MaxNS/1000, x.Speedup, ratio(x.P50NS, best.P50NS))
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%s\t%.2f\t\n", x.Impl, x.P50NS/1000, x.P99NS/1000, x.MaxNS/1000, mk.Speedup("%.2f", x.Speedup, 0), ratio(x.P50NS, best.P50NS))
 	}
 	tw.Flush()
+	mk.Footnote(w)
 	fmt.Fprintf(w, "best peer: %s; per-phase medians in us (each includes one clock read):\n", best.Impl)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "phase\tn\twork us\tmode\t")

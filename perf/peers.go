@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"text/tabwriter"
 )
@@ -71,8 +72,12 @@ func runPeers(h *harness) (any, error) {
 		h.cfg.Iters, h.cfg.Runs)
 	res := &peersResult{}
 	printLevels(h.out, h.cfg.Max)
-	for _, lv := range levels(h.cfg.Max) {
-		g := measurePeers(h, lv, ims)
+	for _, sl := range shownLevels(h.cfg.Max) {
+		if sl.SameAs != "" {
+			fmt.Fprintf(h.out, "\n%s\n", sl.sameNote())
+			continue
+		}
+		g := measurePeers(h, sl.level, ims)
 		printPeerGroup(h.out, g)
 		res.Groups = append(res.Groups, g)
 	}
@@ -152,7 +157,8 @@ func printLegend(w io.Writer, ims []impl) {
 func printPeerGroup(w io.Writer, g peerGroup) {
 	fmt.Fprintf(w, "\n%s (n=%d)\n", g.Label, g.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "impl\tavg ns\tp50 ns\tp90 ns\tp99 ns\tmax us\tallocs/run\tx workgang\tx workgang+caller\t")
+	verdict.Heading(tw, true, verdict.Plain("impl"), verdict.Plain("avg ns"), verdict.Plain("p50 ns"), verdict.Plain("p90 ns"),
+		verdict.Plain("p99 ns"), verdict.Plain("max us"), verdict.Plain("allocs/run"), verdict.LowerCol("x workgang"), verdict.LowerCol("x workgang+caller"))
 	for _, r := range g.Rows {
 		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%.2f\t\n",
 			r.Impl, r.MedianAvgNS, r.P50NS, r.P90NS, r.P99NS, r.MaxNS/1000, r.AllocsPerRun, r.XWorkers, r.XCaller)

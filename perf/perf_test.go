@@ -129,7 +129,14 @@ func TestQuickPrintsEverySection(t *testing.T) {
 	for _, lv := range []string{"full (n=2)", "min (n=1)"} {
 		assert.Contains(t, text, lv)
 	}
-	assert.NotContains(t, text, "half (n=1)", "at -max 2 half is min: measured once")
+	assert.Contains(t, text, "half (n=1): same n as min", "at -max 2 half is min: printed, measured once")
+	for _, s := range sections {
+		if s.summary != nil {
+			body := text[strings.Index(text, "== "+s.title+" =="):]
+			body = body[:strings.Index(body, "("+s.name+": ")]
+			assert.Regexp(t, `(?m)^verdict( withheld)?:`, body, "section %s states a verdict or why not", s.name)
+		}
+	}
 	assert.Contains(t, text, "break-even")
 	assert.Regexp(t, `\d+ targets: \d+ PASS, \d+ MISS, \d+ N/A`, text)
 	assert.Contains(t, text, "why: ", "every target group states its reason")

@@ -2,37 +2,24 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/plotkit"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Plot size. The legend is drawn to the right of the data area, never over
-// it; the data area gets what the legend leaves.
-const (
-	plotWidth  = 24 * vg.Centimeter
-	plotHeight = 12 * vg.Centimeter
-)
-
-// fallbackFontSlack is how much wider than measured the legend's column is
-// kept, for renderers that draw the text in a wider font.
-const fallbackFontSlack = 1.2
-
-// plotFunc writes the figures of one section of a finished run to dir; it
-// returns the files' names, or "" when the run has nothing to plot for it.
-type plotFunc func(results map[string]any, dir string) (string, error)
+// plotFunc writes the figures of one section of a finished run to dir,
+// each under caption (where and how it was measured); it returns the files'
+// names, or "" when the run has nothing to plot for it.
+type plotFunc func(results map[string]any, dir, caption string) (string, error)
 
 // plots are the figures -svg writes, each from one section's result (absent
 // sections are skipped). Every figure's numbers are also in the text output.
@@ -40,13 +27,13 @@ type plotFunc func(results map[string]any, dir string) (string, error)
 var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark, plotGC, plotOpenMP}
 
 // writePlots writes every figure the results allow to dir (created if
-// missing) and lists the files on w.
-func writePlots(w io.Writer, dir string, results map[string]any) error {
+// missing), captioned with hd, and lists the files on w.
+func writePlots(w io.Writer, dir string, hd header, results map[string]any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, f := range plots {
-		name, err := f(results, dir)
+		name, err := f(results, dir, hd.caption())
 		if err != nil {
 			return err
 		}
@@ -57,104 +44,30 @@ func writePlots(w io.Writer, dir string, results map[string]any) error {
 	return nil
 }
 
-// figure is a plot with its legend kept apart, to be drawn beside the data
-// area by save.
+// caption is the line above every plot: the machine, Go version, date and
+// command of the run.
+func (hd header) caption() string {
+	return fmt.Sprintf("%s, %d logical CPUs, GOMAXPROCS %d; %s %s/%s\n%s; %s", hd.CPU, hd.LogicalCPUs, hd.GOMAXPROCS, hd.GoVersion, hd.OS, hd.Arch, hd.Date, hd.Command)
+}
+
+// figure is a plotkit figure with the harness's drawing helpers.
 type figure struct {
-	p      *plot.Plot
-	legend plot.Legend
-	height vg.Length
+	*plotkit.Figure
 }
 
 // newFigure returns a figure with a title and axis labels.
 func newFigure(title, x, y string) *figure {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.Padding = vg.Points(6)
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Add(plotter.NewGrid())
-	l := plot.NewLegend()
-	l.Top, l.Left = true, true
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.Padding = vg.Points(3)
-	return &figure{p: p, legend: l, height: plotHeight}
+	return &figure{plotkit.New(title, x, y)}
 }
 
-// save writes the figure as dir/name: the plot on the left, the legend in a
-// column to its right, its top level with the top of the data area.
-func (f *figure) save(dir, name string) (string, error) {
-	c := vgsvg.New(plotWidth, f.height)
-	margin := vg.Points(6) // the renderer's font may be taller or wider than measured
-	dc := draw.Crop(draw.New(c), margin, -margin, margin, -margin)
-	gap := vg.Points(12)
-	// The layout is measured with gonum's Liberation fonts (metric-compatible
-	// with Times New Roman and Arial, so most renderers draw them the same
-	// width); a renderer with neither falls back to a font such as DejaVu
-	// Serif, about a fifth wider, so the legend's column leaves that much
-	// room.
-	lw := f.legend.Rectangle(dc).Size().X*fallbackFontSlack + gap
-	area := draw.Crop(dc, 0, -lw, 0, 0)
-	f.p.Draw(area)
-	data := f.p.DataCanvas(area)
-	f.legend.Draw(draw.Crop(dc, dc.Size().X-lw+gap/2, 0, 0, data.Max.Y-dc.Max.Y))
+// save writes the figure as dir/name under caption.
+func (f *figure) save(dir, name, caption string) (string, error) {
 	path := filepath.Join(dir, name)
-	out, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := c.WriteTo(out); err != nil {
-		out.Close()
-		return "", err
-	}
-	return path, out.Close()
+	return path, plotkit.Save(path, caption, f.Figure)
 }
 
-// seriesStyle is how one implementation is drawn: the same in every figure.
-type seriesStyle struct {
-	color  color.Color
-	dashes []vg.Length
-	glyph  draw.GlyphDrawer
-}
-
-// rgb is a colour from its hex digits.
-func rgb(v uint32) color.RGBA {
-	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
-}
-
-// Line patterns: workgang's series are solid (dash-dotted on the long-lived
-// set of the empty-task sections), the peers' dashed.
-var (
-	solid   []vg.Length
-	dashDot = []vg.Length{vg.Points(7), vg.Points(2), vg.Points(2), vg.Points(2)}
-	dashed  = []vg.Length{vg.Points(5), vg.Points(3)}
-	dotted  = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
-)
-
-// styles maps implementation names to their styles: workgang's in blues and
-// greens (indigo and olive on the long-lived set), the peers in warm
-// colours, serial in black (the Okabe-Ito palette and two of Paul Tol's,
-// which stay distinguishable with the common colour-vision deficiencies).
-var styles = map[string]seriesStyle{
-	nameWorkgang:    {rgb(0x0072B2), solid, draw.CircleGlyph{}},
-	nameCaller:      {rgb(0x009E73), solid, draw.TriangleGlyph{}},
-	nameForRange:    {rgb(0x56B4E9), solid, draw.SquareGlyph{}},
-	nameTeam:        {rgb(0x117733), solid, draw.PyramidGlyph{}},
-	nameOneWorkgang: {rgb(0x332288), dashDot, draw.RingGlyph{}},
-	nameOneCaller:   {rgb(0x999933), dashDot, draw.PyramidGlyph{}},
-	nameWaitGroup:   {rgb(0xE69F00), dashed, draw.CrossGlyph{}},
-	nameErrgroup:    {rgb(0xD55E00), dashed, draw.PlusGlyph{}},
-	nameChanPool:    {rgb(0xCC79A7), dashed, draw.BoxGlyph{}},
-	nameSerial:      {color.Black, dotted, draw.CircleGlyph{}},
-}
-
-// styleOf returns name's style; an implementation without one (a new
-// section's) gets one of plotutil's.
-func styleOf(name string, i int) seriesStyle {
-	if s, ok := styles[name]; ok {
-		return s
-	}
-	return seriesStyle{plotutil.Color(i), plotutil.Dashes(i), plotutil.Shape(i)}
-}
+// styles are the implementations' styles, shared with every plot.
+var styles = plotkit.Styles
 
 // series is one implementation's curve; label is its legend entry (the
 // implementation's name, possibly with a figure).
@@ -171,11 +84,11 @@ func (f *figure) addSeries(ss []series) error {
 		if err != nil {
 			return err
 		}
-		st := styleOf(s.impl, i)
-		l.Color, l.Dashes, l.Width = st.color, st.dashes, vg.Points(1.5)
-		pts.Color, pts.Shape, pts.Radius = st.color, st.glyph, vg.Points(3)
-		f.p.Add(l, pts)
-		f.legend.Add(s.label, l, pts)
+		st := plotkit.StyleOf(s.impl, i)
+		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.5)
+		pts.Color, pts.Shape, pts.Radius = st.Color, st.Glyph, vg.Points(3)
+		f.P.Add(l, pts)
+		f.Legend.Add(s.label, l, pts)
 	}
 	return nil
 }
@@ -189,8 +102,8 @@ func (f *figure) addBound(xys plotter.XYs, label string) error {
 	}
 	l.Color, l.Width = color.Gray{Y: 110}, vg.Points(2)
 	l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
-	f.p.Add(l)
-	f.legend.Add(label, l)
+	f.P.Add(l)
+	f.Legend.Add(label, l)
 	return nil
 }
 
@@ -201,82 +114,41 @@ func (f *figure) addOne(x0, x1 float64) error {
 		return err
 	}
 	l.Color, l.Width = color.Black, vg.Points(0.75)
-	f.p.Add(l)
-	f.legend.Add("serial (speedup 1)", l)
+	f.P.Add(l)
+	f.Legend.Add("serial (speedup 1)", l)
 	return nil
 }
 
 // logX gives the plot a logarithmic x axis with a labelled tick at each of
 // xs.
 func (f *figure) logX(xs []float64) {
-	f.p.X.Scale = plot.LogScale{}
+	f.P.X.Scale = plot.LogScale{}
 	var ticks plot.ConstantTicks
 	for _, x := range xs {
 		ticks = append(ticks, plot.Tick{Value: x, Label: fmt.Sprintf("%g", x)})
 	}
-	f.p.X.Tick.Marker = ticks
-	f.p.X.Min, f.p.X.Max = xs[0]/1.15, xs[len(xs)-1]*1.15
+	f.P.X.Tick.Marker = ticks
+	f.P.X.Min, f.P.X.Max = xs[0]/1.15, xs[len(xs)-1]*1.15
 }
 
-// linearY gives the plot a linear y axis from 0 to a little above the
-// largest y of ss and of floor (at least floor, so that a reference line at
-// floor shows), with ticks at a step that gives about six labels.
-func (f *figure) linearY(top, floor float64) {
-	top = max(top, floor) * 1.08
-	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
-		top = 1 // nothing measured: any axis will do
-	}
-	step := niceStep(top / 6)
-	f.p.Y.Min, f.p.Y.Max = 0, math.Ceil(top/step)*step
-	var ticks plot.ConstantTicks
-	for k := 0.0; k*step <= f.p.Y.Max+step/2; k++ {
-		ticks = append(ticks, plot.Tick{Value: k * step, Label: strconv.FormatFloat(k*step, 'f', -1, 32)})
-	}
-	f.p.Y.Tick.Marker = ticks
-}
-
-// logY gives the plot a logarithmic y axis over [lo, hi], with ticks at 1,
-// 2 and 5 times the powers of ten in it.
-func (f *figure) logY(lo, hi float64) {
-	f.p.Y.Scale = plot.LogScale{}
-	f.p.Y.Min, f.p.Y.Max = lo, hi
-	var ticks plot.ConstantTicks
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for _, m := range []float64{1, 2, 5} {
-			if y := m * math.Pow(10, e); y >= lo && y <= hi {
-				ticks = append(ticks, plot.Tick{Value: y, Label: strconv.FormatFloat(y, 'f', -1, 32)})
-			}
-		}
-	}
-	f.p.Y.Tick.Marker = ticks
-}
-
-// niceStep returns the smallest of 1, 2, 2.5 and 5 times a power of ten that
-// is at least x.
-func niceStep(x float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*p >= x {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// maxY returns the largest y of ss.
-func maxY(ss []series) float64 {
-	top := 0.0
+// clipSpeedups clips the speedups of ss and extra at half above what n
+// copies can reach on this machine's CPUs (plotkit.ClipSpeedups).
+func clipSpeedups(n int, ss []series, extra ...plotter.XYs) plotkit.Clip {
 	for _, s := range ss {
-		for _, xy := range s.xys {
-			top = max(top, xy.Y)
-		}
+		extra = append(extra, s.xys)
 	}
-	return top
+	return plotkit.ClipSpeedups(float64(min(n, verdict.CPUs())), extra...)
+}
+
+// markBound draws the bound of clip, the speedup n copies (of what)
+// cannot exceed on this machine, and the clipped points.
+func (f *figure) markBound(clip plotkit.Clip, n int, what string) error {
+	return f.MarkSpeedupBound(clip, fmt.Sprintf("%d %s on %d CPUs: above is impossible", n, what, verdict.CPUs()))
 }
 
 // plotGrain draws, per n of the grain sweep, every implementation's speedup
 // over serial against W (log scale), the ping-pong as a bound.
-func plotGrain(results map[string]any, dir string) (string, error) {
+func plotGrain(results map[string]any, dir, caption string) (string, error) {
 	g, ok := results["grain"].(*grainResult)
 	if !ok {
 		return "", nil
@@ -305,21 +177,22 @@ func plotGrain(results map[string]any, dir string) (string, error) {
 			}
 			ss = append(ss, series{gi.Impl, gi.Impl, xys})
 		}
+		clip := clipSpeedups(sw.N, ss, bound)
 		if err := f.addSeries(ss); err != nil {
 			return "", err
 		}
-		top := maxY(ss)
 		if bound != nil {
 			if err := f.addBound(bound, "bound: pingpong (cheapest hand-off)"); err != nil {
 				return "", err
 			}
-			top = max(top, maxY([]series{{xys: bound}}))
 		}
 		if err := f.addOne(sw.GrainsNS[0]/1000, sw.GrainsNS[len(sw.GrainsNS)-1]/1000); err != nil {
 			return "", err
 		}
-		f.linearY(top, 1)
-		name, err := f.save(dir, fmt.Sprintf("grain-n%d.svg", sw.N))
+		if err := f.markBound(clip, sw.N, "copies"); err != nil {
+			return "", err
+		}
+		name, err := f.save(dir, fmt.Sprintf("grain-n%d.svg", sw.N), caption)
 		if err != nil {
 			return "", err
 		}
@@ -328,49 +201,48 @@ func plotGrain(results map[string]any, dir string) (string, error) {
 	return strings.Join(names, ", "), nil
 }
 
-// plotPause draws the median time of every phase of the scripted pause, per
-// implementation (log scale: the phases range from 0.5 to 100 µs of work).
-func plotPause(results map[string]any, dir string) (string, error) {
+// plotPause draws the median time of every phase of the scripted pause,
+// per implementation, as bars down the phases (log scale: the phases range
+// from 0.5 to 100 µs of work).
+func plotPause(results map[string]any, dir, caption string) (string, error) {
 	r, ok := results["pause"].(*pauseResult)
 	if !ok {
 		return "", nil
 	}
-	f := newFigure("scripted pause: median time per phase", "phase (n copies; c: caller-runs, p: plain)", "µs per phase (log)")
-	f.height = 15 * vg.Centimeter // room for the slanted phase names
-	var ticks plot.ConstantTicks
-	for i, ph := range r.Phases {
+	f := newFigure("scripted pause: median time per phase (lower is better)", "µs per phase (log scale)", "phase (n copies; c: caller-runs, p: plain)")
+	var names []string
+	for _, ph := range r.Phases {
 		mode := "p"
 		if ph.CallerRuns {
 			mode = "c"
 		}
-		ticks = append(ticks, plot.Tick{Value: float64(i + 1), Label: fmt.Sprintf("%s n=%d %s", ph.Name, ph.N, mode)})
+		names = append(names, fmt.Sprintf("%s n=%d %s", ph.Name, ph.N, mode))
 	}
-	f.p.X.Tick.Marker = ticks
-	f.p.X.Tick.Label.Rotation = math.Pi / 4
-	f.p.X.Tick.Label.XAlign = text.XRight  // the label ends at its tick
-	f.p.X.Tick.Label.YAlign = text.YBottom // the slanted name hangs below its tick, clear of the axis
-	f.p.X.Min, f.p.X.Max = 0.5, float64(len(r.Phases))+0.5
-	var ss []series
+	ys := f.Categories(names)
 	lo, hi := math.Inf(1), 0.0
 	for _, x := range r.Impls {
-		s := series{impl: x.Impl, label: fmt.Sprintf("%s (pause p50 %.0f µs)", x.Impl, x.P50NS/1000)}
-		for i, ns := range x.PhaseNS {
-			us := max(ns, 1) / 1000
-			s.xys = append(s.xys, plotter.XY{X: float64(i + 1), Y: us})
-			lo, hi = min(lo, us), max(hi, us)
+		for _, ns := range x.PhaseNS {
+			if ns > 0 {
+				lo, hi = min(lo, ns/1000), max(hi, ns/1000)
+			}
 		}
-		ss = append(ss, s)
 	}
-	f.logY(lo/1.3, hi*1.3)
-	if err := f.addSeries(ss); err != nil {
-		return "", err
+	floor := math.Pow(10, math.Floor(math.Log10(lo)))
+	bs := plotkit.NewBarSet(len(names), floor)
+	for i, x := range r.Impls {
+		b := bs.Series(fmt.Sprintf("%s (pause p50 %.0f µs)", x.Impl, x.P50NS/1000), plotkit.StyleOf(x.Impl, i).Color)
+		for p, ns := range x.PhaseNS {
+			b.Values[ys(p)] = ns / 1000
+		}
 	}
-	return f.save(dir, "pause-phases.svg")
+	bs.AddTo(f.Figure)
+	plotkit.LogAxis(&f.P.X, floor, hi*1.3)
+	return f.save(dir, "pause-phases.svg", caption)
 }
 
 // plotKernel draws every implementation's spectral-norm speedup over serial
 // against N (log scale).
-func plotKernel(results map[string]any, dir string) (string, error) {
+func plotKernel(results map[string]any, dir, caption string) (string, error) {
 	r, ok := results["kernel"].(*kernelResult)
 	if !ok || len(r.Sizes) == 0 {
 		return "", nil
@@ -392,14 +264,21 @@ func plotKernel(results map[string]any, dir string) (string, error) {
 		}
 		ss = append(ss, s)
 	}
+	copies := 0
+	for _, ks := range r.Sizes {
+		copies = max(copies, ks.Copies)
+	}
+	clip := clipSpeedups(copies, ss)
 	if err := f.addSeries(ss); err != nil {
 		return "", err
 	}
 	if err := f.addOne(xs[0], xs[len(xs)-1]); err != nil {
 		return "", err
 	}
-	f.linearY(maxY(ss), 1)
-	return f.save(dir, "kernel.svg")
+	if err := f.markBound(clip, copies, "copies per phase"); err != nil {
+		return "", err
+	}
+	return f.save(dir, "kernel.svg", caption)
 }
 
 // bars is one bar series of a grouped bar chart: a value per group.
@@ -413,7 +292,7 @@ type bars struct {
 // the order of bs, each series in its colour and named in the legend. The
 // bars' width fits len(bs) bars into 80% of the space between groups.
 func (f *figure) addBars(groups []string, bs []bars) error {
-	dataW := plotWidth * 0.6 // about the data area's width, legend aside
+	dataW := plotkit.Width * 0.6 // about the data area's width, legend aside
 	w := dataW / vg.Length(len(groups)) * 0.8 / vg.Length(len(bs))
 	for k, b := range bs {
 		bc, err := plotter.NewBarChart(b.vals, w)
@@ -423,17 +302,17 @@ func (f *figure) addBars(groups []string, bs []bars) error {
 		bc.Color = b.color
 		bc.LineStyle.Width = 0
 		bc.Offset = (vg.Length(k) - vg.Length(len(bs)-1)/2) * w
-		f.p.Add(bc)
-		f.legend.Add(b.label, bc)
+		f.P.Add(bc)
+		f.Legend.Add(b.label, bc)
 	}
-	f.p.NominalX(groups...)
-	f.p.X.Min, f.p.X.Max = -0.5, float64(len(groups))-0.5
+	f.P.NominalX(groups...)
+	f.P.X.Min, f.P.X.Max = -0.5, float64(len(groups))-0.5
 	return nil
 }
 
 // plotMark draws the mark section's times per graph shape as grouped bars:
 // serial, static partition and work-stealing mark.
-func plotMark(results map[string]any, dir string) (string, error) {
+func plotMark(results map[string]any, dir, caption string) (string, error) {
 	r, ok := results["mark"].(markResult)
 	if !ok || len(r.Rows) == 0 {
 		return "", nil
@@ -442,8 +321,8 @@ func plotMark(results map[string]any, dir string) (string, error) {
 	var shapes []string
 	bs := []bars{
 		{"serial", color.Black, nil},
-		{"static partition (errgroup)", styles[nameErrgroup].color, nil},
-		{"workgang work-stealing mark", styles[nameWorkgang].color, nil},
+		{"static partition (errgroup)", styles[nameErrgroup].Color, nil},
+		{"workgang work-stealing mark", styles[nameWorkgang].Color, nil},
 	}
 	top := 0.0
 	for _, row := range r.Rows {
@@ -456,13 +335,13 @@ func plotMark(results map[string]any, dir string) (string, error) {
 	if err := f.addBars(shapes, bs); err != nil {
 		return "", err
 	}
-	f.linearY(top, 0)
-	return f.save(dir, "mark.svg")
+	f.LinearY(top, 0)
+	return f.save(dir, "mark.svg", caption)
 }
 
 // plotGC draws, per heap of the gc section, every implementation's pause
 // p50 and p99 as grouped bars, in µs or, for pauses of milliseconds, in ms.
-func plotGC(results map[string]any, dir string) (string, error) {
+func plotGC(results map[string]any, dir, caption string) (string, error) {
 	r, ok := results["gc"].(gcResult)
 	if !ok || len(r.Heaps) == 0 {
 		return "", nil
@@ -490,8 +369,8 @@ func plotGC(results map[string]any, dir string) (string, error) {
 		if err := f.addBars(impls, []bars{p50, p99}); err != nil {
 			return "", err
 		}
-		f.linearY(top/div, 0)
-		name, err := f.save(dir, fmt.Sprintf("gc-%s.svg", hp.Name))
+		f.LinearY(top/div, 0)
+		name, err := f.save(dir, fmt.Sprintf("gc-%s.svg", hp.Name), caption)
 		if err != nil {
 			return "", err
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -87,4 +88,16 @@ func TestSVGPlots(t *testing.T) {
 		}
 		assert.Contains(t, r.out, file, "the run lists the files it wrote")
 	}
+	// Every plot, openmp's too, says where and how it was measured, and
+	// spells microseconds one way.
+	for file, doc := range r.svgs {
+		_, texts, err := svgText(doc)
+		require.NoError(t, err, file)
+		all := strings.Join(texts, "\n")
+		assert.Contains(t, all, "GOMAXPROCS 2", "%s: the machine in the caption", file)
+		assert.Contains(t, all, runtime.Version(), "%s: the Go version in the caption", file)
+		assert.Contains(t, all, "-scenario all,examples", "%s: the command in the caption", file)
+		assert.NotRegexp(t, `\dus\b| us\b`, all, "%s: microseconds spelled us", file)
+	}
+	assert.Contains(t, r.svgs, "openmp.svg")
 }

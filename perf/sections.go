@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -24,6 +25,10 @@ type section struct {
 	// run measures, prints to h.out and returns a JSON-encodable result. It
 	// must close every goroutine it starts before it returns.
 	run func(h *harness) (any, error)
+	// summary, if set, returns the section's verdict from its result: what
+	// was compared, which is better and by how much, a line each. The
+	// harness prints it after the tables, or says why it withholds it.
+	summary func(h *harness, res any) []string
 	// optIn keeps the section out of -scenario all: it runs only when named
 	// (or, for targets, with -targets).
 	optIn bool
@@ -35,14 +40,14 @@ type section struct {
 // lists sections. A section's plot, if any, is one more entry in plots
 // (plots.go).
 var sections = []section{
-	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch},
-	{name: "peers", title: "peers: empty task, side by side", run: runPeers},
-	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain},
-	{name: "surplus", title: "surplus: runs of fewer copies than the long-lived set has workers, against a set with exactly the workers needed", run: runSurplus},
-	{name: "pause", title: "pause: a scripted collector-like pause of phases of varying n and mode, on one long-lived set", run: runPause},
-	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel},
-	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark},
-	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC},
+	{name: "dispatch", title: "dispatch: workgang, empty task, per iteration (original WorkerThreads test)", run: runDispatch, summary: dispatchVerdict},
+	{name: "peers", title: "peers: empty task, side by side", run: runPeers, summary: peersVerdict},
+	{name: "grain", title: "grain: speedup over serial for W of CPU work split across n copies", run: runGrain, summary: grainVerdict},
+	{name: "surplus", title: "surplus: runs of fewer copies than the long-lived set has workers, against a set with exactly the workers needed", run: runSurplus, summary: surplusVerdict},
+	{name: "pause", title: "pause: a scripted collector-like pause of phases of varying n and mode, on one long-lived set", run: runPause, summary: pauseVerdict},
+	{name: "kernel", title: "kernel: spectral-norm, 40 short phases per solve, on one long-lived set", run: runKernel, summary: kernelVerdict},
+	{name: "mark", title: "mark: parallel marking of a synthetic object graph (tasks toolkit worked example)", run: runMark, summary: markVerdict},
+	{name: "gc", title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial", run: runGC, summary: gcVerdict},
 	{name: "openmp", title: openmpTitle, run: runOpenMP},
 	{name: "httpd", title: "httpd: the scatter-gather server example under closed-loop keep-alive load (req/s, wrk-style latency)", run: runHTTPD, optIn: true},
 	{name: "shared", title: "shared: 4096 instances at once, short parallel jobs after a 1 ms wait, on one shared set, a set each, go+WaitGroup, serial", run: runShared, optIn: true},
@@ -126,6 +131,9 @@ type report struct {
 	Config        config         `json:"config"`
 	Sections      map[string]any `json:"sections"`
 	LoadAvgEnd    string         `json:"loadavg_end"` // /proc/loadavg after the last section
+	// OthersCPUs is, per section, how many CPUs other programs used on
+	// average while it ran (absent where the system cannot tell).
+	OthersCPUs map[string]float64 `json:"others_cpus"`
 }
 
 // newHarness returns a harness printing results to out and progress to errw.
@@ -140,6 +148,7 @@ func (h *harness) runAll() (*report, error) {
 		setOptions = []workers.Option{workers.WithAffinity()}
 	}
 	begin := time.Now()
+	rep := &report{SchemaVersion: schemaVersion, Config: h.cfg, Sections: h.results, OthersCPUs: map[string]float64{}}
 	h.header = readHeader(h.cfg)
 	h.header.print(h.out)
 	if h.cfg.Compete > 0 {
@@ -149,13 +158,24 @@ func (h *harness) runAll() (*report, error) {
 	for _, name := range h.cfg.Scenarios {
 		s := findSection(name)
 		fmt.Fprintf(h.out, "\n== %s ==\n", s.title)
-		start := time.Now()
+		start, probe := time.Now(), verdict.Start()
 		res, err := s.run(h)
 		h.progress.clear()
 		if err != nil {
 			return nil, fmt.Errorf("section %s: %w", name, err)
 		}
 		h.results[name] = res
+		others, ok := probe.Others()
+		if ok {
+			rep.OthersCPUs[name] = others
+		}
+		if s.summary != nil {
+			if why := verdict.LoadWarning(others, ok); why != "" {
+				verdict.Withheld(h.out, why)
+			} else {
+				verdict.Print(h.out, s.summary(h, res))
+			}
+		}
 		fmt.Fprintf(h.out, "(%s: %.1f s)\n", name, time.Since(start).Seconds())
 	}
 	end := loadAvg()
@@ -165,7 +185,8 @@ func (h *harness) runAll() (*report, error) {
 		fmt.Fprintf(h.out, " (the default run is sized to finish within %d s on an idle 2-CPU machine)", defaultRunSeconds)
 	}
 	fmt.Fprintln(h.out)
-	return &report{SchemaVersion: schemaVersion, Header: h.header, Config: h.cfg, Sections: h.results, LoadAvgEnd: end}, nil
+	rep.Header, rep.LoadAvgEnd = h.header, end
+	return rep, nil
 }
 
 // status shows a progress line for the section in progress.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"slices"
 	"text/tabwriter"
@@ -115,7 +116,9 @@ func measureSurplus(h *harness, ls *longSet, mode string, n int, per, unit float
 // printSurplus prints the surplus table.
 func printSurplus(w io.Writer, cs []surplusCase) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tn\tneeded\tcreated\tper copy\truns\tsurplus us\texact us\tsurplus/exact\twoken/run surplus\twoken/run exact\t")
+	verdict.Heading(tw, true, verdict.Plain("mode"), verdict.Plain("n"), verdict.Plain("needed"), verdict.Plain("created"), verdict.Plain("per copy"),
+		verdict.Plain("runs"), verdict.Plain("surplus us"), verdict.Plain("exact us"), verdict.LowerCol("surplus/exact"),
+		verdict.Plain("woken/run surplus"), verdict.Plain("woken/run exact"))
 	for _, c := range cs {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t\n",
 			c.Mode, c.N, c.Needed, c.Created, fmtNS(c.CopyNS), c.Runs, c.SurplusNS/1000, c.ExactNS/1000, c.Ratio,

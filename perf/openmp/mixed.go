@@ -2,6 +2,7 @@ package openmp
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"sync"
 	"text/tabwriter"
@@ -347,14 +348,18 @@ func (r MixedRow) Worst() (ratio float64, gap int) {
 }
 
 // print writes the mixed-process table.
-func (r *Mixed) print(out io.Writer, threads int) {
+func (r *Mixed) print(out io.Writer, threads int, withheld bool) {
 	fmt.Fprintf(out, "\nmixed process: before every batch of %d constructs, %d go+WaitGroup and %d errgroup fork-joins of %d goroutines, each with W of work\n",
 		r.Batch, r.ForkJoins, r.ForkJoins, threads)
 	fmt.Fprintf(out, "(%d batches per measurement; ns per construct, delay included, over the timed batches only; alone: the same batches with nothing in between,\n", r.Batches)
 	fmt.Fprintf(out, "on the same set; workers: the share of the copies the set's workers ran, the rest ran on the caller; parks per 100 runs). Goal: mixed/alone <= %.2f\n", r.Limit)
 	for _, g := range r.Gaps {
-		fmt.Fprintf(out, "  W=%s: the others' fork-joins between two batches took %.1f us, %.1f us with workgang's set idle (%.2fx)\n",
-			fmtWork(g.RequestedNS), g.OthersMixedNS/1e3, g.OthersAloneNS/1e3, g.OthersMixedNS/g.OthersAloneNS)
+		x := fmt.Sprintf("%.2fx", g.OthersMixedNS/g.OthersAloneNS)
+		if withheld {
+			x = "ratio withheld"
+		}
+		fmt.Fprintf(out, "  W=%s: the others' fork-joins between two batches took %.1f us, %.1f us with workgang's set idle (%s)\n",
+			fmtWork(g.RequestedNS), g.OthersMixedNS/1e3, g.OthersAloneNS/1e3, x)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "construct\tmode\t  alone")
@@ -370,6 +375,11 @@ func (r *Mixed) print(out io.Writer, threads int) {
 		fmt.Fprintf(tw, "\tW=%s", fmtWork(g.RequestedNS))
 	}
 	fmt.Fprintln(tw)
+	fmt.Fprint(tw, "\t\t")
+	for range r.Gaps {
+		fmt.Fprintf(tw, "\t\t%s", verdict.Lower)
+	}
+	fmt.Fprintln(tw)
 	last := ""
 	for _, row := range r.Rows {
 		title := row.Title
@@ -379,6 +389,10 @@ func (r *Mixed) print(out io.Writer, threads int) {
 		last = row.Title
 		fmt.Fprintf(tw, "%s\t%s\t%7.0f", title, row.Mode, row.Alone.MedianNS)
 		for _, s := range row.Mixed {
+			if withheld {
+				fmt.Fprintf(tw, "\t%7.0f\twithheld", s.MedianNS)
+				continue
+			}
 			fmt.Fprintf(tw, "\t%7.0f\t%5.2fx %s", s.MedianNS, *s.Ratio, fmt.Sprintf("(%.2f..%.2f)", *s.RatioMin, *s.RatioMax))
 		}
 		fmt.Fprintf(tw, "\t%12.0f%%", 100*row.Alone.Copies.WorkerShare())

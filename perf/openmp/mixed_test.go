@@ -95,7 +95,7 @@ func TestMixed(t *testing.T) {
 			t.Errorf("JSON lacks %s", want)
 		}
 	}
-	path, err := Plot(res, t.TempDir())
+	path, err := Plot(res, t.TempDir(), "caption")
 	if err != nil {
 		t.Fatal(err)
 	}

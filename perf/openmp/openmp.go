@@ -45,6 +45,7 @@ package openmp
 import (
 	"context"
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"os"
 	"runtime"
@@ -122,7 +123,7 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	p := params{threads: o.Threads, rounds: o.Rounds, target: o.Target, delayNS: o.DelayNS}
 	p.timeout = nativeTimeout(p)
 	res := newResult(p)
-	start := time.Now()
+	start, probe := time.Now(), verdict.Start()
 
 	dir, err := os.MkdirTemp("", "workgang-openmp-")
 	if err != nil {
@@ -196,6 +197,11 @@ func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	}
 	res.addWorkgang(g.result())
 	res.finish()
+	others, ok := probe.Others()
+	if ok {
+		res.OthersCPUs = &others
+	}
+	res.withheld = verdict.LoadWarning(others, ok)
 	res.print(out)
 	return res, nil
 }

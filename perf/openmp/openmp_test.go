@@ -326,7 +326,7 @@ func TestRunWithoutCompiler(t *testing.T) {
 		t.Errorf("JSON lacks a null median or the ratios: %s", b)
 	}
 	dir := t.TempDir()
-	path, err := Plot(res, dir)
+	path, err := Plot(res, dir, "caption")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,6 +511,51 @@ func TestSummary(t *testing.T) {
 		med, lo, hi := summary(c.in)
 		if med != c.med || lo != c.lo || hi != c.hip {
 			t.Errorf("summary(%v) = %v, %v, %v; want %v, %v, %v", c.in, med, lo, hi, c.med, c.lo, c.hip)
+		}
+	}
+}
+
+// TestPrintWithholdsAndMarks checks the printed comparisons: a verdict and
+// ratios on a quiet machine, none of either on a loaded one (the reason
+// instead), and a negative overhead printed as noise, never as a figure or
+// a ratio.
+func TestPrintWithholdsAndMarks(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	newR := func() *Result {
+		r := &Result{Threads: 2, Rounds: 1, RoundsPlanned: 1,
+			Constructs: []Construct{
+				{Name: "parallel", Title: "PARALLEL", Rows: []Row{
+					{Runtime: "libgomp", MedianNS: f(400), MinNS: f(400), MaxNS: f(400)},
+					{Runtime: workgang, Mode: "RunN " + modeCaller, MedianNS: f(100), MinNS: f(100), MaxNS: f(100)},
+				}},
+				{Name: "barrier", Title: "BARRIER", Rows: []Row{
+					{Runtime: "libgomp", MedianNS: f(-30), MinNS: f(-30), MaxNS: f(-30)},
+					{Runtime: workgang, Mode: modeTeam, MedianNS: f(200), MinNS: f(200), MaxNS: f(200)},
+				}},
+			},
+			Grain: Grain{GrainsNS: []float64{1000}, Rows: []GrainRow{{Runtime: "libgomp", Speedup: []float64{1.5}}}},
+		}
+		r.finish()
+		return r
+	}
+	var quiet, loaded bytes.Buffer
+	newR().print(&quiet)
+	r := newR()
+	r.withheld = "other programs used 2.0 of the 2 CPUs"
+	r.print(&loaded)
+	for _, want := range []string{"0.25x", "verdict:", "below the best OpenMP runtime's in 1 of 1", "<0 noise", "- (an OpenMP overhead <0)", "lower is better"} {
+		if !strings.Contains(quiet.String(), want) {
+			t.Errorf("quiet: output lacks %q:\n%s", want, quiet.String())
+		}
+	}
+	for _, want := range []string{"withheld", "verdict withheld: other programs used 2.0", "<0 noise"} {
+		if !strings.Contains(loaded.String(), want) {
+			t.Errorf("loaded: output lacks %q:\n%s", want, loaded.String())
+		}
+	}
+	for _, bad := range []string{"0.25x", "verdict:"} {
+		if strings.Contains(loaded.String(), bad) {
+			t.Errorf("loaded: output has %q:\n%s", bad, loaded.String())
 		}
 	}
 }

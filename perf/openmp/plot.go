@@ -4,66 +4,37 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
-)
 
-// Plot size: one panel; the file stacks two, three with the mixed-process
-// mode.
-const (
-	panelWidth  = 20 * vg.Centimeter
-	panelHeight = 12 * vg.Centimeter
+	"github.com/workgang/workgang/perf/internal/plotkit"
+	"github.com/workgang/workgang/perf/internal/verdict"
 )
 
 // plotFile is the figure's file name in the -svg directory.
 const plotFile = "openmp.svg"
 
-// Plot writes r's figure into dir as openmp.svg and returns its path: the
-// grain sweep's speedups against W (log scale) above the constructs'
-// overheads (log scale), every runtime and mode a series, and with the
-// mixed-process mode its mixed/alone ratios below them.
-func Plot(r *Result, dir string) (string, error) {
+// Plot writes r's figure into dir as openmp.svg under caption (where and
+// how it was measured) and returns its path: the grain sweep's speedups
+// against W above the constructs' overheads, and with the mixed-process
+// mode its mixed/alone ratios below them. A runtime or mode has the same
+// colour in every panel (plotkit.Styles); the legends stand beside the
+// data.
+func Plot(r *Result, dir, caption string) (string, error) {
 	grain, err := plotGrain(r)
 	if err != nil {
 		return "", err
 	}
-	over, err := plotOverheads(r)
-	if err != nil {
-		return "", err
-	}
-	panels := []*plot.Plot{grain, over}
+	figs := []*plotkit.Figure{grain, plotOverheads(r)}
 	if r.Mixed != nil {
-		mixed, err := plotMixed(r.Mixed, r.Rounds)
-		if err != nil {
-			return "", err
-		}
-		panels = append(panels, mixed)
-	}
-	c := vgsvg.New(panelWidth, vg.Length(len(panels))*panelHeight)
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadRight: vg.Points(6)}
-	for i, p := range panels {
-		p.Draw(tiles.At(dc, 0, i))
+		figs = append(figs, plotMixed(r.Mixed, r.Rounds))
 	}
 	path := filepath.Join(dir, plotFile)
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return "", err
-	}
-	return path, f.Close()
+	return path, plotkit.Save(path, caption, figs...)
 }
 
 // rowName names a row in a legend.
@@ -74,23 +45,22 @@ func rowName(runtime, mode string) string {
 	return runtime + " " + mode
 }
 
-func newPanel(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.Padding = vg.Points(6)
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Add(plotter.NewGrid())
-	return p
+// rowStyle is a row's style: its class's colour (plotkit.Styles), and for
+// workgang's ForRange rows the dash-dotted line and square that tell them
+// from the RunN rows of the same class.
+func rowStyle(runtime, mode string, i int) plotkit.Style {
+	st := plotkit.StyleOf(modeClass(runtime, mode), i)
+	if strings.HasPrefix(mode, "ForRange") {
+		st.Dashes, st.Glyph = plotkit.DashDot, plotkit.Styles["workgang ForRange"].Glyph
+	}
+	return st
 }
 
 // plotGrain draws every row's speedup against W.
-func plotGrain(r *Result) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("grain sweep: speedup over serial, %d threads, median of %d rounds", r.Threads, r.Rounds),
-		"W: total work split over the threads (us, log scale)", "speedup")
+func plotGrain(r *Result) (*plotkit.Figure, error) {
+	f := plotkit.New(fmt.Sprintf("grain sweep, %d threads: speedup over serial (median of %d rounds)", r.Threads, r.Rounds),
+		"W: total work split over the threads (µs, log scale)", "speedup (higher is better)")
+	p := f.P
 	p.X.Scale = plot.LogScale{}
 	var ticks plot.ConstantTicks
 	for _, w := range r.Grain.GrainsNS {
@@ -99,38 +69,47 @@ func plotGrain(r *Result) (*plot.Plot, error) {
 	p.X.Tick.Marker = ticks
 	xs := r.Grain.GrainsNS
 	p.X.Min, p.X.Max = xs[0]/1e3/1.15, xs[len(xs)-1]/1e3*1.15
-	top := 1.0 // the serial line stays in view
-	var vs []any
-	for _, row := range r.Grain.Rows {
-		xys := make(plotter.XYs, len(xs))
-		for i, w := range xs {
-			xys[i] = plotter.XY{X: w / 1e3, Y: row.Speedup[i]}
-			top = max(top, row.Speedup[i])
+	rows := make([]plotter.XYs, len(r.Grain.Rows))
+	for i, row := range r.Grain.Rows {
+		rows[i] = make(plotter.XYs, len(xs))
+		for k, w := range xs {
+			rows[i][k] = plotter.XY{X: w / 1e3, Y: row.Speedup[k]}
 		}
-		vs = append(vs, rowName(row.Runtime, row.Mode), xys)
 	}
-	if err := plotutil.AddLinePoints(p, vs...); err != nil {
-		return nil, err
+	bound := min(r.Threads, verdict.CPUs())
+	clip := plotkit.ClipSpeedups(float64(bound), rows...)
+	for i, row := range r.Grain.Rows {
+		xys := rows[i]
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		st := rowStyle(row.Runtime, row.Mode, i)
+		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.5)
+		pts.Color, pts.Shape, pts.Radius = st.Color, st.Glyph, vg.Points(3)
+		p.Add(l, pts)
+		f.Legend.Add(rowName(row.Runtime, row.Mode), l, pts)
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: 1}, {X: p.X.Max, Y: 1}})
 	if err != nil {
 		return nil, err
 	}
-	one.Color = color.Gray{Y: 96}
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	one.Color, one.Dashes = color.Black, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
-	p.Legend.Add("serial", one)
-	p.Y.Min, p.Y.Max = 0, top*1.6 // room for the legend above the curves
-	return p, nil
+	f.Legend.Add("serial (speedup 1)", one)
+	if err := f.MarkSpeedupBound(clip, fmt.Sprintf("%d threads on %d CPUs: above is impossible", r.Threads, verdict.CPUs())); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
-// overheadFloor is the least overhead drawn on the log axis: a figure at or
-// below it (the construct cost less than the noise) is drawn there.
+// overheadFloor is where the overhead axis starts (ns): the bars grow from
+// it, and an overhead below zero (noise) is marked "<0" there.
 const overheadFloor = 10.0
 
-// modeClass groups workgang's rows in the overhead plot: every construct has
-// at most one row of each class ("caller-runs", the mode comparable to
-// OpenMP; "plain / workers-only"; "team").
+// modeClass groups workgang's rows in the construct panels: every construct
+// has at most one row of each class ("caller-runs", the mode comparable to
+// OpenMP; "plain / workers-only"; "team"). Its name keys the row's style.
 func modeClass(runtime, mode string) string {
 	switch {
 	case runtime != workgang:
@@ -142,12 +121,6 @@ func modeClass(runtime, mode string) string {
 	default:
 		return workgang + " plain / workers-only"
 	}
-}
-
-// errPoints are points with error bars from the least to the greatest round.
-type errPoints struct {
-	plotter.XYs
-	plotter.YErrors
 }
 
 // nsTicks labels the powers of ten of a log axis in ns with their unit.
@@ -164,7 +137,7 @@ func (nsTicks) Ticks(lo, hi float64) []plot.Tick {
 		case v >= 1e6:
 			label = fmt.Sprintf("%g ms", v/1e6)
 		case v >= 1e3:
-			label = fmt.Sprintf("%g us", v/1e3)
+			label = fmt.Sprintf("%g µs", v/1e3)
 		default:
 			label = fmt.Sprintf("%g ns", v)
 		}
@@ -173,89 +146,46 @@ func (nsTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// plotOverheads draws every row's median overhead per construct, with its
-// min-max over rounds, the constructs along x, on a log y axis; a mode that
-// cannot express a construct has no point there.
-func plotOverheads(r *Result) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("overhead per construct: median, min-max of %d rounds", r.Rounds),
-		"", "overhead (log scale)")
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = nsTicks{}
-	var ticks plot.ConstantTicks
-	for i, c := range r.Constructs {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: c.Title})
+// plotOverheads draws every row's median overhead per construct as a bar
+// with its min-max over rounds as a whisker, the constructs down the y axis,
+// overheads along a log x axis; a mode that cannot express a construct has
+// no bar there.
+func plotOverheads(r *Result) *plotkit.Figure {
+	f := plotkit.New(fmt.Sprintf("overhead per construct (lower is better; whisker: min-max of %d rounds)", r.Rounds),
+		"overhead (log scale; <0: below zero, noise)", "")
+	var titles []string
+	for _, c := range r.Constructs {
+		titles = append(titles, c.Title)
 	}
-	p.X.Tick.Marker = ticks
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-	p.X.Min, p.X.Max = -0.5, float64(len(r.Constructs))-0.5
-
-	// One series per class, in first-seen order.
-	var order []string
-	pts := map[string]*errPoints{}
-	top := overheadFloor
+	ys := f.Categories(titles)
+	f.P.X.Scale = plot.LogScale{}
+	f.P.X.Tick.Marker = nsTicks{}
+	bs := plotkit.NewBarSet(len(titles), overheadFloor)
+	top := overheadFloor * 10
 	for i, c := range r.Constructs {
 		for _, row := range c.Rows {
 			if row.MedianNS == nil {
 				continue
 			}
 			k := modeClass(row.Runtime, row.Mode)
-			if _, ok := pts[k]; !ok {
-				order = append(order, k)
-				pts[k] = &errPoints{}
-			}
-			y := max(*row.MedianNS, overheadFloor)
-			lo, hi := max(*row.MinNS, overheadFloor), max(*row.MaxNS, overheadFloor)
-			top = max(top, hi)
-			e := pts[k]
-			e.XYs = append(e.XYs, plotter.XY{X: float64(i), Y: y})
-			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{y - lo, hi - y})
+			b := bs.Series(k, plotkit.StyleOf(k, 0).Color)
+			y := ys(i)
+			b.Values[y], b.Lo[y], b.Hi[y] = *row.MedianNS, *row.MinNS, *row.MaxNS
+			top = max(top, *row.MaxNS)
 		}
 	}
-	if err := addErrSeries(p, order, pts, 0.14); err != nil {
-		return nil, err
-	}
-	p.Y.Min, p.Y.Max = overheadFloor, top*30 // room for the legend above the points
-	return p, nil
+	f.P.X.Min, f.P.X.Max = overheadFloor, math.Pow(10, math.Ceil(math.Log10(top)))
+	bs.AddTo(f)
+	return f
 }
 
-// addErrSeries adds the series pts, in order, to p as points with error
-// bars, each in a colour and shape of its own, spread apart along x by
-// spread per series so that the series of one construct do not overlap.
-func addErrSeries(p *plot.Plot, order []string, pts map[string]*errPoints, spread float64) error {
-	n := float64(len(order))
-	for j, k := range order {
-		e := pts[k]
-		for i := range e.XYs {
-			e.XYs[i].X += (float64(j) - (n-1)/2) * spread
-		}
-		s, err := plotter.NewScatter(e.XYs)
-		if err != nil {
-			return err
-		}
-		s.Color = plotutil.Color(j)
-		s.Shape = plotutil.Shape(j)
-		s.Radius = vg.Points(3)
-		bars, err := plotter.NewYErrorBars(e)
-		if err != nil {
-			return err
-		}
-		bars.Color = s.Color
-		bars.CapWidth = vg.Points(3)
-		p.Add(bars, s)
-		p.Legend.Add(k, s)
-	}
-	return nil
-}
-
-// plotMixed draws every row's mixed/alone ratio per construct, one series
-// per mode class and gap, with the min-max of the rounds' ratios and the
-// goal as a dashed line.
-func plotMixed(m *Mixed, rounds int) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("mixed process / alone: time per construct, median, min-max of %d rounds", rounds),
-		"", "mixed / alone (log scale)")
-	// The constructs in their order of first appearance.
+// plotMixed draws every row's mixed/alone ratio per construct as a bar from
+// 1 (as fast as alone), one series per mode class and gap (the second gap
+// in a tint of the class's colour), with the min-max of the rounds' ratios
+// as a whisker and the goal as a dashed line.
+func plotMixed(m *Mixed, rounds int) *plotkit.Figure {
+	f := plotkit.New(fmt.Sprintf("mixed process / alone (lower is better; whisker: min-max of %d rounds)", rounds),
+		"mixed / alone (log scale; 1: as fast as alone)", "")
 	var titles []string
 	index := map[string]int{}
 	for _, row := range m.Rows {
@@ -264,52 +194,33 @@ func plotMixed(m *Mixed, rounds int) (*plot.Plot, error) {
 			titles = append(titles, row.Title)
 		}
 	}
-	var ticks plot.ConstantTicks
-	for i, t := range titles {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: t})
-	}
-	p.X.Tick.Marker = ticks
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-	p.X.Min, p.X.Max = -0.5, float64(len(titles))-0.5
-
-	var order []string
-	pts := map[string]*errPoints{}
-	top, bottom := MixedLimit, 1.0
+	ys := f.Categories(titles)
+	bs := plotkit.NewBarSet(len(titles), 1)
+	top, bottom := m.Limit, 1.0
 	for _, row := range m.Rows {
+		class := modeClass(workgang, row.Mode)
 		for gi, s := range row.Mixed {
-			k := fmt.Sprintf("%s, W=%s", modeClass(workgang, row.Mode), fmtWork(m.Gaps[gi].RequestedNS))
-			if _, ok := pts[k]; !ok {
-				order = append(order, k)
-				pts[k] = &errPoints{}
+			if s.Ratio == nil {
+				continue
 			}
-			y := *s.Ratio
+			c := plotkit.StyleOf(class, 0).Color
+			if gi > 0 {
+				c = plotkit.Tint(c)
+			}
+			b := bs.Series(fmt.Sprintf("%s, W=%s", class, strings.Replace(fmtWork(m.Gaps[gi].RequestedNS), "us", "µs", 1)), c)
+			y := ys(index[row.Title])
+			b.Values[y], b.Lo[y], b.Hi[y] = *s.Ratio, *s.RatioMin, *s.RatioMax
 			top, bottom = max(top, *s.RatioMax), min(bottom, *s.RatioMin)
-			e := pts[k]
-			e.XYs = append(e.XYs, plotter.XY{X: float64(index[row.Title]), Y: y})
-			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{y - *s.RatioMin, *s.RatioMax - y})
 		}
 	}
-	if err := addErrSeries(p, order, pts, 0.12); err != nil {
-		return nil, err
+	plotkit.LogAxis(&f.P.X, bottom/1.2, top*1.2)
+	bs.AddTo(f)
+	goal, err := plotter.NewLine(plotter.XYs{{X: m.Limit, Y: f.P.Y.Min}, {X: m.Limit, Y: f.P.Y.Max}})
+	if err == nil {
+		goal.Color = color.Gray{Y: 96}
+		goal.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		f.P.Add(goal)
+		f.Legend.Add(fmt.Sprintf("goal %.2f", m.Limit), goal)
 	}
-	goal, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: MixedLimit}, {X: p.X.Max, Y: MixedLimit}})
-	if err != nil {
-		return nil, err
-	}
-	goal.Color = color.Gray{Y: 96}
-	goal.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(goal)
-	p.Legend.Add(fmt.Sprintf("goal %.2f", MixedLimit), goal)
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Min, p.Y.Max = bottom/1.5, top*4 // room for the legend above the points
-	var yt plot.ConstantTicks
-	for _, v := range []float64{0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32} {
-		if v >= p.Y.Min && v <= p.Y.Max {
-			yt = append(yt, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-		}
-	}
-	p.Y.Tick.Marker = yt
-	return p, nil
+	return f
 }

@@ -2,10 +2,10 @@ package openmp
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +28,13 @@ type Result struct {
 	// LoadAvg is /proc/loadavg's 1-minute load when the section began (null
 	// where the system has none).
 	LoadAvg *float64 `json:"loadavg_begin"`
+	// OthersCPUs is how many CPUs other programs used on average while the
+	// section measured (null where the system cannot tell); from a quarter
+	// of the CPUs on, the printed comparisons are withheld.
+	OthersCPUs *float64 `json:"others_cpus"`
+	// withheld says why the printed comparisons are withheld ("" when they
+	// are not).
+	withheld string
 	// Runtimes are libgomp, libomp and workgang: each one's calibration, or
 	// why it did not run.
 	Runtimes   []Runtime   `json:"runtimes"`
@@ -243,9 +250,8 @@ func (r *Result) print(out io.Writer) {
 	if r.Rounds < r.RoundsPlanned {
 		fmt.Fprintf(out, "  only %d of %d rounds: the time budget ran out (a loaded machine stretches every measurement)\n", r.Rounds, r.RoundsPlanned)
 	}
-	if r.LoadAvg != nil && *r.LoadAvg >= float64(runtime.NumCPU()) {
-		fmt.Fprintf(out, "  the machine is loaded (load average %.1f on %d CPUs): OpenMP teams, whose threads spin while they wait for\n"+
-			"  each other, are hit hardest; compare runtimes on a quiet machine\n", *r.LoadAvg, runtime.NumCPU())
+	if r.withheld != "" {
+		fmt.Fprintf(out, "  the machine was loaded: %s.\n  OpenMP teams, whose threads spin while they wait for each other, are hit hardest: every comparison below is withheld\n", r.withheld)
 	}
 	if len(r.Env) > 0 {
 		fmt.Fprintf(out, "  environment: %s\n", strings.Join(r.Env, " "))
@@ -262,10 +268,12 @@ func (r *Result) print(out io.Writer) {
 		fmt.Fprintf(out, "  %-9s %s%s: kernel %.3f ns/iteration, delay %d iterations = %.1f ns\n",
 			rt.Name, rt.Command, ver, rt.NSPerIter, rt.DelayIters, rt.DelayNS)
 	}
-	fmt.Fprintln(out, "\noverhead per construct, ns (construct minus its serial delay; schedules: per loop, minus one thread's share)")
+	fmt.Fprintln(out, "\noverhead per construct, ns (construct minus its serial delay; schedules: per loop, minus one thread's share; lower is better)")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "construct\truntime\tmode\t  median\t        min-max\tvs best OpenMP")
+	verdict.Heading(tw, false, verdict.Plain("construct"), verdict.Plain("runtime"), verdict.Plain("mode"), verdict.Plain("  median"),
+		verdict.Plain("        min-max"), verdict.LowerCol("vs best OpenMP"))
 	for _, c := range r.Constructs {
+		noise := slices.ContainsFunc(c.Rows, func(row Row) bool { return isOpenMP(row.Runtime) && row.MedianNS != nil && *row.MedianNS < 0 })
 		for i, row := range c.Rows {
 			title := ""
 			if i == 0 {
@@ -275,39 +283,101 @@ func (r *Result) print(out io.Writer) {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%8s\t%15s\tnot expressible: %s\n", title, row.Runtime, row.Mode, "-", "", row.Note)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%8.0f\t%15s\t%s\n", title, row.Runtime, row.Mode,
-				*row.MedianNS, fmt.Sprintf("%.0f..%.0f", *row.MinNS, *row.MaxNS), ratio(row.Ratio))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%8s\t%15s\t%s\n", title, row.Runtime, row.Mode,
+				overhead(*row.MedianNS), fmt.Sprintf("%.0f..%.0f", *row.MinNS, *row.MaxNS), r.ratio(row, noise))
 		}
 	}
 	tw.Flush()
 
 	fmt.Fprintln(out, "\ngrain sweep: speedup over serial (median of rounds) for W of work split over the threads (JSON: also min, max and the ratio to the best OpenMP runtime)")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "runtime\tmode")
+	cols := []verdict.Col{verdict.Plain("runtime"), verdict.Plain("mode")}
 	for _, w := range r.Grain.GrainsNS {
-		fmt.Fprintf(tw, "\t%8s", fmtUS(w))
+		cols = append(cols, verdict.HigherCol(fmtUS(w)))
 	}
-	fmt.Fprintln(tw)
+	verdict.Heading(tw, false, cols...)
+	var mk verdict.Marker
 	for _, row := range r.Grain.Rows {
 		fmt.Fprintf(tw, "%s\t%s", row.Runtime, row.Mode)
 		for _, s := range row.Speedup {
-			fmt.Fprintf(tw, "\t%8.2f", s)
+			fmt.Fprintf(tw, "\t%8s", mk.Speedup("%.2f", s, r.Threads))
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	mk.Footnote(out)
 	fmt.Fprintln(out, "(caller-runs is the mode comparable to OpenMP, whose master thread takes part; plain and workers-only have no OpenMP counterpart)")
 	if r.Mixed != nil {
-		r.Mixed.print(out, r.Threads)
+		r.Mixed.print(out, r.Threads, r.withheld != "")
+	}
+	if r.withheld != "" {
+		verdict.Withheld(out, r.withheld)
+	} else {
+		verdict.Print(out, r.verdict())
 	}
 }
 
-func ratio(v *float64) string {
-	if v == nil {
-		return ""
+// overhead formats an overhead in ns: one below zero (the construct
+// measured faster than its serial delay, which is noise) is not a figure.
+func overhead(ns float64) string {
+	if ns < 0 {
+		return "<0 noise"
 	}
-	return fmt.Sprintf("%.2fx", *v)
+	return fmt.Sprintf("%.0f", ns)
 }
+
+// ratio formats row's ratio to the best OpenMP runtime: none without one,
+// when the comparisons are withheld, or when either overhead is below zero
+// (noise: an OpenMP runtime's, for every row of the construct).
+func (r *Result) ratio(row Row, noise bool) string {
+	switch {
+	case row.MedianNS != nil && noise:
+		return "- (an OpenMP overhead <0)"
+	case row.Ratio == nil:
+		return ""
+	case r.withheld != "":
+		return "withheld"
+	case *row.Ratio <= 0:
+		return "- (an overhead <0)"
+	}
+	return fmt.Sprintf("%.2fx", *row.Ratio)
+}
+
+// verdict compares workgang's caller-runs rows, the mode comparable to
+// OpenMP, with the best OpenMP runtime construct by construct.
+func (r *Result) verdict() []string {
+	var faster, compared int
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range r.Constructs {
+		best := math.Inf(1)
+		for _, row := range c.Rows {
+			if isOpenMP(row.Runtime) && row.MedianNS != nil {
+				best = min(best, *row.MedianNS)
+			}
+		}
+		for _, row := range c.Rows {
+			if row.Runtime != workgang || row.MedianNS == nil || !callerRuns(row.Mode) || math.IsInf(best, 1) || best <= 0 || *row.MedianNS <= 0 {
+				continue
+			}
+			x := *row.MedianNS / best
+			compared++
+			if x < 1 {
+				faster++
+			}
+			lo, hi = min(lo, x), max(hi, x)
+			break // one caller-runs row per construct
+		}
+	}
+	if compared == 0 {
+		return []string{"no OpenMP runtime ran (or none had an overhead above 0): workgang was measured alone, nothing compared"}
+	}
+	return []string{fmt.Sprintf("overhead per construct (%s): workgang's caller-runs mode below the best OpenMP runtime's in %d of %d constructs compared, at %.2fx to %.2fx of it",
+		verdict.Lower, faster, compared, lo, hi)}
+}
+
+// callerRuns reports whether a workgang mode lets the caller run copies:
+// the mode comparable to OpenMP's master thread.
+func callerRuns(mode string) bool { return strings.HasSuffix(mode, modeCaller) }
 
 // fmtUS formats a grain in ns as "W=0.25us".
 func fmtUS(ns float64) string {

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/workgang/workgang/perf/internal/verdict"
+)
+
+// The sections' verdicts: what each compared, which did better and by how
+// much, a line each, printed after the section's tables (sections.go). A
+// level measured under another's name (half at -max 2) gets its line too,
+// saying so.
+
+// perLevel returns a verdict line per shown level: line(lv) for a measured
+// one, the measured level's line for one with the same n.
+func perLevel(size int, line func(lv level) string) []string {
+	var out []string
+	for _, sl := range shownLevels(size) {
+		if sl.SameAs != "" {
+			out = append(out, fmt.Sprintf("%s (n=%d), same n as %s: %s", sl.Label, sl.N, sl.SameAs, line(level{sl.SameAs, sl.N})))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (n=%d): %s", sl.Label, sl.N, line(sl.level)))
+	}
+	return out
+}
+
+// dispatchVerdict compares workgang's two modes at every level, on fresh
+// sets and on the long-lived set.
+func dispatchVerdict(h *harness, res any) []string {
+	rs, _ := res.([]dispatchSetup)
+	find := func(lv level, mode string) float64 {
+		for _, s := range rs {
+			if s.level == lv && s.Mode == mode {
+				return s.MedianAvgNS
+			}
+		}
+		return 0
+	}
+	lines := perLevel(h.cfg.Max, func(lv level) string {
+		w, c := find(lv, nameWorkgang), find(lv, nameCaller)
+		ow, oc := find(lv, nameOneWorkgang), find(lv, nameOneCaller)
+		return fmt.Sprintf("caller-runs %.3f us per run against plain %.3f us: %s; on the long-lived set %.3f against %.3f us: %s",
+			c/1e3, w/1e3, verdict.Times(c, w), oc/1e3, ow/1e3, verdict.Times(oc, ow))
+	})
+	return append(lines, "(median of the batch averages, "+verdict.Lower+")")
+}
+
+// peersVerdict compares workgang's two modes with the fastest peer at every
+// level.
+func peersVerdict(h *harness, res any) []string {
+	p, _ := res.(*peersResult)
+	lines := perLevel(h.cfg.Max, func(lv level) string {
+		best, w, c := p.bestPeer(lv.Label), p.row(lv.Label, nameWorkgang), p.row(lv.Label, nameCaller)
+		if best == nil || w == nil || c == nil {
+			return "not measured"
+		}
+		return fmt.Sprintf("the fastest peer is %s, %.0f ns per run; workgang+caller %.0f ns: %s; workgang %.0f ns: %s",
+			best.Impl, best.MedianAvgNS, c.MedianAvgNS, verdict.Times(c.MedianAvgNS, best.MedianAvgNS),
+			w.MedianAvgNS, verdict.Times(w.MedianAvgNS, best.MedianAvgNS))
+	})
+	return append(lines, "(median of the batch averages of an empty task: the cost of a fork-join itself, "+verdict.Lower+")")
+}
+
+// grainVerdict names, per n, the break-even grains of workgang's rows and
+// of the best peer, and the best speedup at the largest grain.
+func grainVerdict(_ *harness, res any) []string {
+	g, _ := res.(*grainResult)
+	var lines []string
+	for _, sw := range g.Sweeps {
+		var wg []string
+		var peer *grainImpl
+		for i := range sw.Impls {
+			gi := &sw.Impls[i]
+			switch {
+			case strings.HasPrefix(gi.Impl, "workgang") || strings.HasPrefix(gi.Impl, "1set:"):
+				wg = append(wg, fmt.Sprintf("%s %s", gi.Impl, fmtBreakEven(gi.BreakEvenNS, gi.BreakEvenKind)))
+			case gi.Impl != namePingPong && (peer == nil || earlierBreakEven(gi, peer)):
+				peer = gi
+			}
+		}
+		line := fmt.Sprintf("n=%d: break-even W (from which on it beats serial, %s): %s", sw.N, verdict.Lower, strings.Join(wg, ", "))
+		if peer != nil {
+			line += fmt.Sprintf("; best peer %s %s", peer.Impl, fmtBreakEven(peer.BreakEvenNS, peer.BreakEvenKind))
+		}
+		last := len(sw.GrainsNS) - 1
+		var top *grainImpl
+		for i := range sw.Impls {
+			if gi := &sw.Impls[i]; gi.Impl != namePingPong && (top == nil || gi.Speedup[last] > top.Speedup[last]) {
+				top = gi
+			}
+		}
+		if top != nil {
+			line += fmt.Sprintf("; at W=%s the best speedup is %s's %s (%s, at most %d)", fmtNS(sw.GrainsNS[last]), top.Impl,
+				verdict.Speedup(top.Speedup[last], sw.N), verdict.Higher, min(sw.N, verdict.CPUs()))
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// earlierBreakEven reports whether a breaks even at a smaller grain than b
+// (nil: never).
+func earlierBreakEven(a, b *grainImpl) bool {
+	rank := func(g *grainImpl) (int, float64) {
+		switch {
+		case g == nil || g.BreakEvenKind == beNone:
+			return 2, 0
+		case g.BreakEvenKind == beBelow:
+			return 0, g.BreakEvenNS
+		}
+		return 1, g.BreakEvenNS
+	}
+	ka, va := rank(a)
+	kb, vb := rank(b)
+	return ka < kb || ka == kb && va < vb
+}
+
+// surplusVerdict gives the range of surplus/exact over the cases.
+func surplusVerdict(_ *harness, res any) []string {
+	r, _ := res.(*surplusResult)
+	if r == nil || len(r.Cases) == 0 {
+		return nil
+	}
+	lo, hi := r.Cases[0], r.Cases[0]
+	for _, c := range r.Cases {
+		if c.Ratio < lo.Ratio {
+			lo = c
+		}
+		if c.Ratio > hi.Ratio {
+			hi = c
+		}
+	}
+	name := func(c surplusCase) string { return fmt.Sprintf("%s n=%d %s per copy", c.Mode, c.N, fmtNS(c.CopyNS)) }
+	return []string{fmt.Sprintf("a run on the larger long-lived set took %.2fx (%s) to %.2fx (%s) the time on a set of exactly the workers it needs (%s; above 1: the idle workers cost the run)",
+		lo.Ratio, name(lo), hi.Ratio, name(hi), verdict.Lower)}
+}
+
+// pauseVerdict compares workgang's pause with serial's and the best peer's.
+func pauseVerdict(_ *harness, res any) []string {
+	r, _ := res.(*pauseResult)
+	w, best := r.impl(nameWorkgang), r.bestPeer()
+	if w == nil || best == nil {
+		return nil
+	}
+	return []string{
+		fmt.Sprintf("workgang's pause p50 %.1f us: speedup over serial %s (%s; the best possible on %d CPUs is %.2fx)",
+			w.P50NS/1e3, verdict.Speedup(w.Speedup, 0), verdict.Higher, verdict.CPUs(), r.IdealX),
+		fmt.Sprintf("against the fastest peer, %s (p50 %.1f us): %s (%s)", best.Impl, best.P50NS/1e3, verdict.Times(w.P50NS, best.P50NS), verdict.Lower),
+	}
+}
+
+// kernelVerdict gives, per N, the best workgang row's and the best peer's
+// speedup over serial.
+func kernelVerdict(_ *harness, res any) []string {
+	r, _ := res.(*kernelResult)
+	var lines []string
+	for i := range r.Sizes {
+		ks := &r.Sizes[i]
+		w, p := ks.best(true), ks.best(false)
+		if w == nil || p == nil {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("N=%d: speedup over serial (%s): best workgang row %s %s, best peer %s %s",
+			ks.N, verdict.Higher, w.Impl, verdict.Speedup(w.Speedup, ks.Copies), p.Impl, verdict.Speedup(p.Speedup, ks.Copies)))
+	}
+	return lines
+}
+
+// markVerdict compares the stealing mark with serial and the static
+// partition per graph shape.
+func markVerdict(_ *harness, res any) []string {
+	r, _ := res.(markResult)
+	var lines []string
+	for _, row := range r.Rows {
+		lines = append(lines, fmt.Sprintf("%s graph: the stealing mark's speedup over serial %s, over the static partition %s (%s)",
+			row.Shape, verdict.Speedup(row.VsSerial, row.Workers), verdict.Speedup(row.VsStatic, row.Workers), verdict.Higher))
+	}
+	return lines
+}
+
+// gcVerdict compares, per heap, workgang's pause p50 with serial's and the
+// fastest peer's.
+func gcVerdict(_ *harness, res any) []string {
+	r, _ := res.(gcResult)
+	var lines []string
+	for i := range r.Heaps {
+		hp := &r.Heaps[i]
+		w := hp.row(nameWorkgang)
+		var best *gcRow
+		for _, p := range peers {
+			if x := hp.row(p.name); x != nil && (best == nil || x.P50NS < best.P50NS) {
+				best = x
+			}
+		}
+		if w == nil || best == nil {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s heap: workgang's pause p50 %s, speedup over serial %s (%s); against the fastest peer, %s (%s): %s (%s)",
+			hp.Name, roundNS(w.P50NS), verdict.Speedup(w.VsSerial, r.Workers), verdict.Higher,
+			best.Impl, roundNS(best.P50NS), verdict.Times(w.P50NS, best.P50NS), verdict.Lower))
+	}
+	return lines
+}
+
+// roundNS returns ns as a duration to three or four significant digits.
+func roundNS(ns float64) time.Duration {
+	d := time.Duration(ns)
+	if d >= time.Millisecond {
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(100 * time.Nanosecond)
+}
