@@ -320,10 +320,10 @@ func BenchmarkBusyRun(b *testing.B) {
 }
 
 // BenchmarkRunContext measures one RunContext (and ForRangeContext) of empty
-// copies on a warm set: the dispatch plus the run's context, which costs no
-// allocation (see TestContextAllocations) unless a copy asks for Done; "fail"
-// has copy 0 return a sentinel error that cancels the others, which poll
-// Err. Compare with BenchmarkRun's workers+caller case for the context's
+// copies on a warm set: the dispatch plus the run's context (see
+// TestContextAllocations for its allocations); "done" has each copy ask for
+// Done; "fail" has copy 0 return a sentinel error that cancels the others,
+// which poll Err. Compare with BenchmarkRun's workers+caller case for the context's
 // cost.
 func BenchmarkRunContext(b *testing.B) {
 	bg := context.Background()
