@@ -486,10 +486,11 @@ func TestRunContextOldParentWatch(t *testing.T) {
 // TestContextAllocations pins the allocation counts of the calls with a
 // context on a long-lived set, whatever the path (one copy inline, copies on
 // workers, more ids than workers, a busy set): two per call, the run's
-// context and its cancel function (context.WithCancelCause), and a third with
-// a parent that can be done, the run's view of it. Cancelling with a copy's
-// error and asking for the cause cost nothing more; a copy asking for Done
-// makes the channel. Plain ForRange stays at 0.
+// context and its cancel function (context.WithCancelCause), with Background
+// or a parent made by context.WithCancel, and a third with a parent of
+// another type (here context.WithValue), the run's view of it. Cancelling
+// with a copy's error and asking for the cause cost nothing more; a copy
+// asking for Done makes the channel. Plain ForRange stays at 0.
 func TestContextAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -501,6 +502,7 @@ func TestContextAllocations(t *testing.T) {
 	bg := context.Background()
 	parent, cancelParent := context.WithCancel(bg)
 	defer cancelParent()
+	valued := context.WithValue(parent, ctxKey{}, "v")
 	// Func literals that capture nothing, so the test itself allocates
 	// nothing per call.
 	fn := func(context.Context, int) error { return nil }
@@ -542,15 +544,17 @@ func TestContextAllocations(t *testing.T) {
 		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 2},
 		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 2},
 		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 2},
-		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 3},
+		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 2},
+		{"RunContext, parent with a value", func() { _ = w.RunContext(valued, 2, fn) }, 3},
 		{"RunContext, sentinel error, Cause asked", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 2},
-		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 3},
+		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 2},
 		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 3},
 		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 2},
 		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 2},
 		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 2},
 		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 2},
-		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 3},
+		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 2},
+		{"ForRangeContext, parent with a value", func() { _ = w.ForRangeContext(valued, 1000, body) }, 3},
 		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 2},
 		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 2},
 		{"ForRange", func() { w.ForRange(1000, plain) }, 0},
