@@ -170,12 +170,13 @@ var stdTypes = func() [4]reflect.Type {
 //
 // The context package links the run's context to a parent that derives from
 // one of its own cancellable contexts (Value finds it, Done is its channel),
-// which then cancels it in place, calling none of ctx's methods. Any other
-// parent gets its AfterFunc method called, which is shield's: so the
-// goroutine that waits for ctx to be done is watch, which guards the calls
-// of ctx's Err and Value that the cancellation makes (the context package's
-// own goroutine would crash the program on a panic there, and leave the
-// run's context live after a Goexit).
+// which then cancels it in place, calling none of ctx's methods. For any
+// other parent it calls the parent's AfterFunc method, here shield's, instead
+// of starting a goroutine of its own: so the goroutine that waits for ctx to
+// be done is watch, which guards the calls of ctx's Err and Value that the
+// cancellation makes (the context package's goroutine would crash the
+// program on a panic there, and leave the run's context live after a
+// Goexit).
 type shield struct {
 	context.Context
 	done <-chan struct{} // ctx.Done(), asked once
