@@ -320,10 +320,10 @@ func BenchmarkBusyRun(b *testing.B) {
 }
 
 // BenchmarkRunContext measures one RunContext (and ForRangeContext) of empty
-// copies on a warm set: the dispatch plus the run's context, which costs no
-// allocation (see TestContextAllocations) unless a copy asks for Done; "fail"
-// has copy 0 return a sentinel error that cancels the others, which poll
-// Err. Compare with BenchmarkRun's workers+caller case for the context's
+// copies on a warm set: the dispatch plus the run's context (see
+// TestContextAllocations for its allocations); "done" has each copy ask for
+// Done; "fail" has copy 0 return a sentinel error that cancels the others,
+// which poll Err. Compare with BenchmarkRun's workers+caller case for the context's
 // cost.
 func BenchmarkRunContext(b *testing.B) {
 	bg := context.Background()
@@ -342,10 +342,7 @@ func BenchmarkRunContext(b *testing.B) {
 	}
 	body := func(context.Context, int, int, int) error { return nil }
 	for _, n := range parallelisms() {
-		for _, c := range []struct {
-			name string
-			call func(w *workers.Workers)
-		}{
+		cases := []ctxCase{
 			{"empty", func(w *workers.Workers) { _ = w.RunContext(bg, n, empty) }},
 			{"empty/cancellable-parent", func(w *workers.Workers) { _ = w.RunContext(parent, n, empty) }},
 			{"done", func(w *workers.Workers) { _ = w.RunContext(bg, n, done) }},
@@ -353,20 +350,68 @@ func BenchmarkRunContext(b *testing.B) {
 			{"ForRangeContext", func(w *workers.Workers) {
 				_ = w.ForRangeContext(bg, 64, body, workers.WithCopies(n), workers.WithChunk(1))
 			}},
-		} {
-			if c.name == "fail" && n == 1 {
-				continue // copy 0 is the only one
+		}
+		if n == 1 {
+			cases = append(cases[:3], cases[4]) // no "fail": copy 0 is the only one
+		}
+		benchCtxCases(b, fmt.Sprintf("n=%d", n), n, cases)
+	}
+}
+
+// ctxCase is one call a context benchmark repeats on a set of n workers.
+type ctxCase struct {
+	name string
+	call func(w *workers.Workers)
+}
+
+// benchCtxCases runs each case as the sub-benchmark prefix/name on a warm set
+// of n workers.
+func benchCtxCases(b *testing.B, prefix string, n int, cases []ctxCase) {
+	for _, c := range cases {
+		b.Run(prefix+"/"+c.name, func(b *testing.B) {
+			w := workers.New("bench-ctx", n)
+			defer w.Close()
+			c.call(w) // create the workers outside the timed loop
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				c.call(w)
 			}
-			b.Run(fmt.Sprintf("n=%d/%s", n, c.name), func(b *testing.B) {
-				w := workers.New("bench-ctx", n)
-				defer w.Close()
-				c.call(w) // create the workers outside the timed loop
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					c.call(w)
-				}
+		})
+	}
+}
+
+// BenchmarkRunContextWork measures RunContext and ForRangeContext whose
+// copies (or chunks) each spin for W of CPU, the size of work the calls are
+// meant for: the run's context and its cancellation are a fixed cost per
+// call, to be weighed against n copies of W.
+func BenchmarkRunContextWork(b *testing.B) {
+	bg := context.Background()
+	parent, cancel := context.WithCancel(bg)
+	defer cancel()
+	for _, work := range []time.Duration{time.Microsecond, 5 * time.Microsecond} {
+		fn := func(context.Context, int) error {
+			busyFor(work)
+			return nil
+		}
+		body := func(_ context.Context, _, lo, hi int) error {
+			busyFor(time.Duration(hi-lo) * work)
+			return nil
+		}
+		for _, n := range parallelisms() {
+			benchCtxCases(b, fmt.Sprintf("W=%v/n=%d", work, n), n, []ctxCase{
+				{"RunContext", func(w *workers.Workers) { _ = w.RunContext(bg, n, fn) }},
+				{"RunContext/cancellable-parent", func(w *workers.Workers) { _ = w.RunContext(parent, n, fn) }},
+				{"ForRangeContext", func(w *workers.Workers) {
+					_ = w.ForRangeContext(bg, n, body, workers.WithCopies(n), workers.WithChunk(1))
+				}},
 			})
 		}
+	}
+}
+
+// busyFor burns d of CPU on the calling goroutine.
+func busyFor(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
 	}
 }

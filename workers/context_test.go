@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -245,8 +247,8 @@ func TestContextMisuse(t *testing.T) {
 	}
 }
 
-// Copies that poll Err (never Done) see a parent's cancellation at once, with
-// the parent's Err and cause.
+// Copies that poll Err (never Done) see a parent's cancellation, with the
+// parent's Err and cause.
 func TestRunContextParentCancelPolled(t *testing.T) {
 	w := workers.New("ctx-parent-poll", 2)
 	defer w.Close()
@@ -343,9 +345,9 @@ func TestRunContextCauseAndDerived(t *testing.T) {
 	}
 }
 
-// Contexts derived from a copy's register with it (its AfterFunc method)
-// instead of starting a goroutine each to watch it, and end with it;
-// context.AfterFunc on it runs once the run is done unless stopped.
+// Contexts derived from a copy's are linked to it, starting no goroutine each
+// to watch it, and end with it; context.AfterFunc on it runs once the run is
+// done unless stopped.
 func TestRunContextDerivedWithoutGoroutines(t *testing.T) {
 	w := workers.New("ctx-derived", 1)
 	defer w.Close()
@@ -447,7 +449,7 @@ type bigErr struct{ pad [64]byte }
 
 func (*bigErr) Error() string { return "big" }
 
-// A parent that was watched for a run (a copy called Done) and is cancelled
+// A parent that was linked to a run (a copy called Done) and is cancelled
 // after that run returned leaves later runs on the same set alone.
 func TestRunContextOldParentWatch(t *testing.T) {
 	w := workers.New("ctx-old-watch", 2)
@@ -481,12 +483,14 @@ func TestRunContextOldParentWatch(t *testing.T) {
 	}
 }
 
-// TestContextAllocations pins the allocation counts RunContext's doc states:
-// one per call (the copies' context) on a long-lived set, whatever the path
-// (one copy inline, copies on workers, more ids than workers, a busy set),
-// with a cancellable parent too, and when copies stop each other with an
-// error nobody asks the cause of; the cause context when a copy asks for the
-// cause; the channel when a copy asks for Done. Plain ForRange stays at 0.
+// TestContextAllocations pins the allocation counts of the calls with a
+// context on a long-lived set, whatever the path (one copy inline, copies on
+// workers, more ids than workers, a busy set): two per call, the run's
+// context and its cancel function (context.WithCancelCause), with Background
+// or a parent made by context.WithCancel, and a third with a parent of
+// another type (here context.WithValue), the run's view of it. Cancelling
+// with a copy's error and asking for the cause cost nothing more; a copy
+// asking for Done makes the channel. Plain ForRange stays at 0.
 func TestContextAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -498,6 +502,7 @@ func TestContextAllocations(t *testing.T) {
 	bg := context.Background()
 	parent, cancelParent := context.WithCancel(bg)
 	defer cancelParent()
+	valued := context.WithValue(parent, ctxKey{}, "v")
 	// Func literals that capture nothing, so the test itself allocates
 	// nothing per call.
 	fn := func(context.Context, int) error { return nil }
@@ -523,23 +528,6 @@ func TestContextAllocations(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
-	// Copy 0 fails with a new error every call (made beforehand), which
-	// nobody asks the cause of: no cause context is made.
-	fresh := make([]error, 256)
-	for i := range fresh {
-		fresh[i] = fmt.Errorf("fresh %d", i)
-	}
-	var next int
-	failFresh := func(ctx context.Context, worker int) error {
-		if worker == 0 {
-			next++
-			return fresh[next%len(fresh)]
-		}
-		for ctx.Err() == nil {
-			runtime.Gosched()
-		}
-		return nil
-	}
 	body := func(context.Context, int, int, int) error { return nil }
 	failAt500 := func(_ context.Context, _, lo, _ int) error {
 		if lo == 500 {
@@ -553,25 +541,22 @@ func TestContextAllocations(t *testing.T) {
 		call func()
 		want float64
 	}{
-		// One allocation per call: the copies' context, made for each run.
-		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 1},
-		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 1},
-		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 1},
-		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 1},
-		// Asking for the cause makes the cancelled context that holds it
-		// (context.WithCancelCause: 2, and its holder).
-		{"RunContext, sentinel error, Err polled", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 4},
-		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 4},
-		{"RunContext, a new error each call, no Cause asked", func() { _ = w.RunContext(bg, 2, failFresh) }, 1},
-		// And the channel.
-		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 2},
-		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 1},
-		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 1},
-		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 1},
-		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 1},
-		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 1},
-		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 1},
-		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 1},
+		{"RunContext n=1", func() { _ = w.RunContext(bg, 1, fn) }, 2},
+		{"RunContext n=2", func() { _ = w.RunContext(bg, 2, fn) }, 2},
+		{"RunContext n=5 on 2 workers", func() { _ = w.RunContext(bg, 5, fn) }, 2},
+		{"RunContext, cancellable parent", func() { _ = w.RunContext(parent, 2, fn) }, 2},
+		{"RunContext, parent with a value", func() { _ = w.RunContext(valued, 2, fn) }, 3},
+		{"RunContext, sentinel error, Cause asked", func() { _ = w.RunContext(bg, 2, failOrPoll) }, 2},
+		{"RunContext, sentinel error, cancellable parent", func() { _ = w.RunContext(parent, 2, failOrPoll) }, 2},
+		{"RunContext, a copy waits on Done", func() { _ = w.RunContext(bg, 2, failOrWait) }, 3},
+		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 2},
+		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 2},
+		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 2},
+		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 2},
+		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 2},
+		{"ForRangeContext, parent with a value", func() { _ = w.ForRangeContext(valued, 1000, body) }, 3},
+		{"ForRangeContext, sentinel error", func() { _ = w.ForRangeContext(bg, 1000, failAt500, workers.WithChunk(10)) }, 2},
+		{"ForRangeContext on a busy set", func() { _ = busy.ForRangeContext(bg, 1000, body) }, 2},
 		{"ForRange", func() { w.ForRange(1000, plain) }, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -636,4 +621,267 @@ func ExampleWorkers_ForRangeContext() {
 	}, workers.WithChunk(1000))
 	fmt.Println(err)
 	// Output: found 42 at 123456
+}
+
+// A context a copy kept is a cancelled standard context once the call
+// returned: its Err and its cause are final, whatever its parent does later.
+func TestContextKeptCauseIsFinal(t *testing.T) {
+	w := workers.New("ctx-kept-cause", 2)
+	defer w.Close()
+	fail, later := errors.New("fail"), errors.New("later")
+	for _, tc := range []struct {
+		name  string
+		call  func(parent context.Context, keep func(context.Context)) error
+		cause error
+	}{
+		{"RunContext", func(parent context.Context, keep func(context.Context)) error {
+			return w.RunContext(parent, 2, func(ctx context.Context, _ int) error { keep(ctx); return nil })
+		}, context.Canceled},
+		{"RunContext, a copy fails", func(parent context.Context, keep func(context.Context)) error {
+			err := w.RunContext(parent, 2, func(ctx context.Context, id int) error {
+				keep(ctx)
+				if id == 0 {
+					return fail
+				}
+				return nil
+			})
+			if err != fail {
+				return fmt.Errorf("RunContext returned %v; want %v", err, fail)
+			}
+			return nil
+		}, fail},
+		{"ForRangeContext", func(parent context.Context, keep func(context.Context)) error {
+			return w.ForRangeContext(parent, 4, func(ctx context.Context, _, _, _ int) error { keep(ctx); return nil }, workers.WithChunk(1))
+		}, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var kept atomic.Pointer[context.Context]
+			require.NoError(t, tc.call(parent, func(ctx context.Context) { kept.Store(&ctx) }))
+			ctx := *kept.Load()
+			assert.Equal(t, context.Canceled, ctx.Err(), "Err after the call")
+			assert.Equal(t, tc.cause, context.Cause(ctx), "Cause after the call")
+			cancel(later)
+			assert.Equal(t, context.Canceled, ctx.Err(), "Err once the parent is cancelled too")
+			assert.Equal(t, tc.cause, context.Cause(ctx), "Cause once the parent is cancelled too")
+		})
+	}
+}
+
+// Contexts derived from the copies' are done when the call returns, as
+// errgroup's are: nothing of the run goes on after it.
+func TestContextDerivedDoneOnReturn(t *testing.T) {
+	w := workers.New("ctx-derived-return", 2)
+	defer w.Close()
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, p := range []context.Context{context.Background(), parent} {
+		for _, n := range []int{1, 2, 3} {
+			for round := range 50 {
+				kids := make([]context.Context, n)
+				cancels := make([]context.CancelFunc, n)
+				err := w.RunContext(p, n, func(ctx context.Context, id int) error {
+					kids[id], cancels[id] = context.WithCancel(ctx)
+					return nil
+				})
+				require.NoError(t, err)
+				for id, kid := range kids {
+					require.ErrorIs(t, kid.Err(), context.Canceled, "n=%d round %d: copy %d's derived context when RunContext returned", n, round, id)
+					cancels[id]()
+				}
+				var kid context.Context
+				var kidCancel context.CancelFunc
+				err = w.ForRangeContext(p, 1, func(ctx context.Context, _, _, _ int) error {
+					kid, kidCancel = context.WithCancel(ctx)
+					return nil
+				})
+				require.NoError(t, err)
+				require.ErrorIs(t, kid.Err(), context.Canceled, "round %d: the body's derived context when ForRangeContext returned", round)
+				kidCancel()
+			}
+		}
+	}
+}
+
+// hostileCtx is a context whose method named method panics, or calls
+// runtime.Goexit, every time it is called; the others work. done is its
+// Done channel (nil: never done); cancel closes it.
+type hostileCtx struct {
+	method string
+	goexit bool
+	done   chan struct{}
+}
+
+func (h *hostileCtx) misbehave(m string) {
+	if m != h.method {
+		return
+	}
+	if h.goexit {
+		runtime.Goexit()
+	}
+	panic("hostile " + m)
+}
+
+func (h *hostileCtx) Deadline() (time.Time, bool) {
+	h.misbehave("Deadline")
+	return time.Time{}, false
+}
+
+func (h *hostileCtx) Done() <-chan struct{} {
+	h.misbehave("Done")
+	if h.done == nil {
+		return nil // a nil chan struct{} is not a nil <-chan struct{}
+	}
+	return h.done
+}
+
+func (h *hostileCtx) Err() error {
+	h.misbehave("Err")
+	select {
+	case <-h.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (h *hostileCtx) Value(key any) any {
+	h.misbehave("Value")
+	if key == (ctxKey{}) {
+		return "v"
+	}
+	return nil
+}
+
+var _ context.Context = (*hostileCtx)(nil)
+
+// newHostileCtx returns a hostileCtx whose method misbehaves, in state
+// "never done" (Done returns nil), "live", "done before" (already done) or
+// "done during" (the run's copy 0 ends it, see copyFunc).
+func newHostileCtx(method string, goexit bool, state string) *hostileCtx {
+	h := &hostileCtx{method: method, goexit: goexit}
+	if state != "never done" {
+		h.done = make(chan struct{})
+	}
+	if state == "done before" {
+		close(h.done)
+	}
+	return h
+}
+
+// copyFunc returns a RunContext function for a run under h: each id counts
+// its runs in ran; id 0 ends h if state is "done during"; and if touch, each
+// uses its context (Value, Deadline, and Done, which it waits for when h
+// ends during the run) and returns its cause.
+func (h *hostileCtx) copyFunc(state string, touch bool, ran []atomic.Int32) func(context.Context, int) error {
+	var once sync.Once
+	return func(ctx context.Context, id int) error {
+		ran[id].Add(1)
+		if state == "done during" && id == 0 {
+			once.Do(func() { close(h.done) })
+		}
+		if !touch {
+			return nil
+		}
+		_ = ctx.Value(ctxKey{})
+		_, _ = ctx.Deadline()
+		if state == "done during" {
+			<-ctx.Done() // hangs unless the parent's end reaches the run
+		}
+		return context.Cause(ctx)
+	}
+}
+
+// A parent context whose methods panic or call runtime.Goexit never hangs a
+// run, crashes the program or leaks a goroutine (TestMain's goleak checks
+// that), and leaves the set usable: the misbehaviour reaches the caller (a
+// panic, a Goexit, or a copy's *PanicError), or the run returns, and the next
+// run on the same set runs every id. Parents that are never done, live, done
+// before the call, or done during it (copies then wait for their context to
+// be done); copies that use their context or leave it alone.
+func TestContextHostileParent(t *testing.T) {
+	w := workers.New("ctx-hostile", 2)
+	defer w.Close()
+	for _, method := range []string{"Err", "Done", "Value", "Deadline"} {
+		for _, goexit := range []bool{false, true} {
+			for _, state := range []string{"never done", "live", "done before", "done during"} {
+				for _, call := range []struct {
+					n    int
+					loop bool // ForRangeContext over n iterations
+				}{{1, false}, {2, false}, {3, false}, {4, true}} {
+					for _, touch := range []bool{false, true} {
+						name := fmt.Sprintf("%s goexit=%v, %s, n=%d loop=%v, touch=%v", method, goexit, state, call.n, call.loop, touch)
+						h := newHostileCtx(method, goexit, state)
+						ran := make([]atomic.Int32, call.n)
+						fn := h.copyFunc(state, touch, ran)
+						var o testutil.Outcome
+						var err error
+						testutil.Within(t, name, 30*time.Second, func() {
+							o = testutil.Call(func() {
+								if call.loop {
+									err = w.ForRangeContext(h, call.n, func(ctx context.Context, _, lo, _ int) error { return fn(ctx, lo) }, workers.WithChunk(1))
+								} else {
+									err = w.RunContext(h, call.n, fn)
+								}
+							})
+						})
+						checkHostileOutcome(t, name, o, h)
+						if o.Returned() && (!call.loop || err == nil) {
+							for id := range ran {
+								assert.Equal(t, int32(1), ran[id].Load(), "%s: id %d's runs", name, id)
+							}
+						}
+						if o.Returned() && method == "Err" && state == "done during" && touch {
+							// The run's context was cancelled all the same,
+							// with a cause that says why.
+							assert.ErrorContains(t, err, "the context's Err or Value", name)
+						}
+						runsEveryID(t, w, name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkHostileOutcome checks that a call under h returned, or ended with
+// h's own misbehaviour.
+func checkHostileOutcome(t *testing.T, name string, o testutil.Outcome, h *hostileCtx) {
+	t.Helper()
+	if (o.Panicked || o.Goexit) && !h.caused(o) {
+		t.Errorf("%s: ended with %+v; want a return or the parent's own misbehaviour", name, o)
+	}
+}
+
+// caused reports whether o, the end of a call that did not return, is h's
+// misbehaviour: its panic or Goexit on the caller, or a copy's *PanicError
+// for either.
+func (h *hostileCtx) caused(o testutil.Outcome) bool {
+	if o.Goexit {
+		return h.goexit
+	}
+	v := o.Value
+	if pe, ok := v.(*workers.PanicError); ok {
+		if pe.Goexit {
+			return h.goexit // a copy on a worker called the method
+		}
+		v = pe.Value
+	}
+	return !h.goexit && v == "hostile "+h.method
+}
+
+// runsEveryID checks that a run on w runs every id once and returns nil.
+func runsEveryID(t *testing.T, w *workers.Workers, name string) {
+	t.Helper()
+	var ran [4]atomic.Int32
+	testutil.Within(t, name+": the next run", 30*time.Second, func() {
+		require.NoError(t, w.RunContext(context.Background(), len(ran), func(ctx context.Context, id int) error {
+			ran[id].Add(1)
+			return ctx.Err()
+		}), "%s: the next run", name)
+	})
+	for id := range ran {
+		require.Equal(t, int32(1), ran[id].Load(), "%s: the next run's id %d", name, id)
+	}
 }

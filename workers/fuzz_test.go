@@ -169,6 +169,9 @@ func (m *fzMachine) run() {
 		case 13:
 			m.opTrace()
 			k = 255
+		case 14:
+			m.opHostileCtx(s)
+			k = 255
 		}
 		switch k % 8 {
 		case 0:
@@ -1439,4 +1442,94 @@ func (m *fzMachine) opTrace() {
 	if err := trace.Start(io.Discard); err == nil {
 		m.tracing = true
 	}
+}
+
+// opHostileCtx: a RunContext (any n) or ForRangeContext under a parent
+// context whose Err, Done, Value or Deadline panics or calls runtime.Goexit,
+// a parent never done, live, done before the call or during it, with copies
+// that use their context or leave it alone. The call must return, or end
+// with that misbehaviour (a panic or Goexit, or a copy's
+// *workers.PanicError); a call that returned ran every id (every iteration
+// of a loop that returned nil) once, and no more; and the next run on the
+// set runs normally.
+func (m *fzMachine) opHostileCtx(s *fzSet) {
+	if s == nil || s.closed {
+		return
+	}
+	a, b := m.next(), m.next()
+	method := []string{"Err", "Done", "Value", "Deadline"}[a%4]
+	state := []string{"never done", "live", "done before", "done during"}[a>>3%4]
+	h := newHostileCtx(method, a&4 != 0, state)
+	loop, touch := a&0x20 != 0, a&0x40 != 0
+	n := 1 + int(b)%(2*s.max)
+	k := min(n, s.max) // the copies a run makes
+	m.setCurrent(fmt.Sprintf("%s: hostile parent (%s, goexit=%v, %s), loop=%v, touch=%v, n=%d", s.name, h.method, h.goexit, state, loop, touch, n))
+	ran := make([]atomic.Int32, n)
+	fn := h.copyFunc(state, touch, ran)
+	before := s.w.Stats()
+	var err error
+	o := testutil.Call(func() {
+		if loop {
+			err = s.w.ForRangeContext(h, n, func(ctx context.Context, _, lo, _ int) error { return fn(ctx, lo) },
+				workers.WithChunk(1), workers.WithCopies(k))
+			return
+		}
+		err = s.w.RunContext(h, n, fn)
+	})
+	if !o.Returned() && !h.caused(o) {
+		m.failf("ended with %+v; want a return or the parent's own misbehaviour", o)
+	}
+	started := false
+	for id := range ran {
+		r := ran[id].Load()
+		started = started || r != 0
+		if r > 1 || o.Returned() && r != 1 && (!loop || err == nil) {
+			m.failf("id %d ran %d times (returned %v, error %v)", id, r, o.Returned(), err)
+		}
+	}
+	// Whether the run started depends on where the parent misbehaved (a
+	// run that started and returned or panicked ran copies); the model
+	// follows Stats, which must count it as a run of k copies or not at
+	// all.
+	after := s.w.Stats()
+	runs, inline := after.Runs-before.Runs, after.InlineRuns-before.InlineRuns
+	switch {
+	case runs > 1 || started && runs == 0:
+		m.failf("Stats counts %d runs; ids ran: %v", runs, started)
+	case runs == 1 && inline != map[bool]uint64{true: 1, false: 0}[k == 1]:
+		m.failf("Stats counts %d inline runs for a run of %d copies", inline, k)
+	case runs == 1:
+		s.runs++
+		s.inline += inline
+		s.copies += uint64(k)
+		// A copy's Goexit on the caller loses the caller's count.
+		s.goexits = s.goexits || h.goexit
+	}
+	m.checkNextRun(s)
+}
+
+// checkNextRun checks that a plain RunContext on s runs every id once.
+func (m *fzMachine) checkNextRun(s *fzSet) {
+	ran := make([]atomic.Int32, s.max)
+	var err error
+	o := fzCall(func() {
+		err = s.w.RunContext(context.Background(), s.max, func(ctx context.Context, id int) error {
+			ran[id].Add(1)
+			return ctx.Err()
+		})
+	})
+	m.wantNoPanic(o)
+	if err != nil {
+		m.failf("the next RunContext returned %v", err)
+	}
+	for id := range ran {
+		if r := ran[id].Load(); r != 1 {
+			m.failf("the next RunContext ran id %d %d times; want 1", id, r)
+		}
+	}
+	s.runs++
+	if s.max == 1 {
+		s.inline++
+	}
+	s.copies += uint64(s.max)
 }
