@@ -27,8 +27,9 @@ const (
 	genMask   = 1<<genBits - 1
 
 	// MaxSlots is the most worker slots a Dispatcher can have; New
-	// panics above it.
-	MaxSlots = nMask
+	// panics above it. One below the n field's largest value, so that a
+	// caller-runs run on every slot (n = MaxSlots+1) still fits in it.
+	MaxSlots = nMask - 1
 
 	// groupSize is how many copies share one countdown line at the end of
 	// a run.

@@ -438,11 +438,9 @@ func TestSetSpinBetweenRuns(t *testing.T) {
 
 // TestRunWordHoldsLargestN: the largest n that Run accepts, a caller-runs
 // run on a dispatcher of MaxSlots workers (n = MaxSlots+1), must fit in the
-// run word's n field. FAILS on the code as it is (a known bug, to fix before
-// this test may pass): with MaxSlots = nMask, n = 1<<nBits is callerBit
-// itself, so the word carries n = 0; every worker then computes m = -1 and
-// runs nothing, and the caller runs all n copies alone. The fix: MaxSlots =
-// nMask - 1 (or one more bit for n).
+// run word's n field: with MaxSlots = nMask, n = 1<<nBits was callerBit
+// itself, the word carried n = 0, every worker computed m = -1 and ran
+// nothing, and the caller ran all n copies alone.
 func TestRunWordHoldsLargestN(t *testing.T) {
 	const largestN = MaxSlots + 1 // Run's check: m = n-1 <= len(d.slots) with caller-runs
 	assert.LessOrEqual(t, uint64(largestN), uint64(nMask),
