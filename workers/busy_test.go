@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -197,4 +198,20 @@ func TestNestedPlainRunInBusyRunPanics(t *testing.T) {
 	})
 	require.NotNil(t, v)
 	assert.Contains(t, nestedMessage(v), "a nested run would deadlock")
+}
+
+// A panic names the call the user made, not the run underneath it.
+func TestClosedPanicNamesTheCall(t *testing.T) {
+	w := workers.New("named", 2)
+	w.Close()
+	bg := context.Background()
+	for op, call := range map[string]func(){
+		"ForRange":        func() { w.ForRange(4, func(int, int, int) {}) },
+		"RunContext":      func() { _ = w.RunContext(bg, 2, func(context.Context, int) error { return nil }) },
+		"ForRangeContext": func() { _ = w.ForRangeContext(bg, 4, func(context.Context, int, int, int) error { return nil }) },
+		"RunN":            func() { w.RunN(tasks.Func("x", func(int) {}), 2) },
+		"Run":             func() { w.Run(tasks.Func("x", func(int) {})) },
+	} {
+		assert.PanicsWithValue(t, `workers: `+op+` on "named": set is closed`, call, op)
+	}
 }

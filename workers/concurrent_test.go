@@ -302,7 +302,7 @@ func TestConcurrentNestedRuns(t *testing.T) {
 		{"inline from worker", false, nestedProbe(1), ""},
 		{"ForRange from worker", false, nestedForRange, ""},
 		{"RunContext from caller copy", true, nestedRunContext, ""},
-		{"plain from worker", false, nestedPlain, "called from inside a copy running on worker"},
+		{"plain from worker", false, nestedPlain, "called from inside a copy running on a worker"},
 		{"plain from caller copy", true, nestedPlain, "called from inside a copy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	defer t.renamePanic(copies < n)
 	// Like w.RunN(t, copies), but giving up (running nothing) if the run's
 	// context, hence ctx, is done while the run waits for the set.
-	waitErr := w.runNContext(runCtx, "RunN", t, copies)
+	waitErr := w.runNContext(runCtx, "RunContext", t, copies)
 	err := t.end()
 	t.fn = nil
 	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
@@ -94,7 +94,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	t.start(runCtx, cancel)
 	// As in RunContext: a run whose ctx is done while it waits for the
 	// set claims no chunk, and the loop below reports ctx's cause.
-	waitErr := w.runNContext(runCtx, "RunN", t, copies)
+	waitErr := w.runNContext(runCtx, "ForRangeContext", t, copies)
 	err := t.end()
 	if waitErr != nil {
 		err = waitErr

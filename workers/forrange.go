@@ -74,7 +74,7 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 	t.callerRuns = r.callerRuns
 	// No defer: a panicking run leaves t to the garbage collector instead of
 	// returning a task whose loop a late reader might still see.
-	w.RunN(t, copies)
+	w.runN("ForRange", t, copies)
 	t.body = nil // do not keep the closure alive from the pool
 	rangePool.Put(t)
 }

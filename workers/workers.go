@@ -361,8 +361,8 @@ func (w *set) lockSlow(op string, runsUserCode bool, ctx context.Context) error 
 	if w.mu.owner() == g {
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
 	}
-	if i := w.workerOf(g); i >= 0 {
-		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on worker %d of the same set; a nested run would deadlock", op, w.name, i))
+	if w.workerOf(g) >= 0 {
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; a nested run would deadlock", op, w.name))
 	}
 	// A goroutine outside every run cannot close a cycle (nothing waits
 	// for it); one inside a run waits in the same line but re-checks.

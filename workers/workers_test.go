@@ -262,11 +262,11 @@ func TestNestedRun(t *testing.T) {
 		innerN      int
 		wantPanic   string // "" means the nested run must succeed
 	}{
-		{"from worker", false, inner, 2, "called from inside a copy running on worker"},
+		{"from worker", false, inner, 2, "called from inside a copy running on a worker"},
 		{"from caller copy", true, inner, 2, "called from inside a copy of a task that this goroutine is running"},
 		// Runs never overlap, inline ones included (issue: copy 0 of two
 		// runs at once broke per-worker-id scratch data).
-		{"inline nested in worker", false, tasks.CallerRuns(inner), 1, "called from inside a copy running on worker"},
+		{"inline nested in worker", false, tasks.CallerRuns(inner), 1, "called from inside a copy running on a worker"},
 		{"inline nested in caller copy", true, tasks.CallerRuns(inner), 1, "called from inside a copy of a task that this goroutine is running"},
 		{"inline nested in inline", true, tasks.CallerRuns(inner), 1, "called from inside a copy of a task that this goroutine is running"},
 	} {
