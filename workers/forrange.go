@@ -30,25 +30,18 @@ const (
 // dynamic schedule with that chunk). ForRange panics if n < 1.
 func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
 
-// WithGuided makes the copies claim chunks that shrink as the loop drains:
-// max(minChunk, remaining/(2*copies)) iterations each (fewer only at the
-// end), OpenMP's guided schedule; see ranges.Guided. Few claims for loops of
-// even iterations, with small chunks at the end to even out copies that
-// started late. ForRange panics if minChunk < 1.
+// WithGuided makes the copies claim chunks that shrink as the loop drains,
+// max(minChunk, remaining/(2*copies)) iterations each (OpenMP's guided
+// schedule). ForRange panics if minChunk < 1.
 func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
-// WithCopies sets the number of copies to run instead of ActiveWorkers.
-// ForRange never runs more copies than there are chunks, and panics if n is
-// outside [1, MaxWorkers]: a loop needs no more copies than the set has
-// workers, since any copy claims as many chunks as it can (use a smaller
-// chunk, not more copies, for finer balance).
+// WithCopies sets the number of copies instead of ActiveWorkers (never more
+// than the chunks; a smaller chunk, not more copies, balances finer).
+// ForRange panics if n is outside [1, MaxWorkers].
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
-// WithWorkersOnly runs the body only on the set's worker goroutines, never on
-// the goroutine calling ForRange: for a body that must run on placed threads
-// (WithAffinity, WithNice) or that must not run on the caller for reasons of
-// its own. It costs a hand-off to the workers on every loop, and the caller
-// waits idle for the loop to finish.
+// WithWorkersOnly runs the body only on the workers, never on the caller (for
+// placed threads, WithAffinity); each loop then pays a hand-off.
 func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 
 // ForRange runs body over [0, n) and returns when every iteration is done.

@@ -87,13 +87,10 @@ func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
 
-// WithAffinity pins worker i to one CPU: cpus[i % len(cpus)], or, with no
-// cpus, the (i % k)-th of the k CPUs the process may run on (as read with
-// sched_getaffinity when the worker starts). It implies WithLockOSThread. A
-// CPU the process may not use, or a system without affinity support (only
-// Linux has it), does not fail the set: the worker runs unpinned and the
-// error is reported by PlacementErrors and Stats. It panics if a CPU number
-// is negative.
+// WithAffinity pins worker i to CPU cpus[i % len(cpus)], or with no cpus to
+// the (i % k)-th CPU the process may use, and implies WithLockOSThread. A
+// pin that fails (Linux only has it) leaves the worker unpinned and is
+// reported by PlacementErrors. It panics if a CPU number is negative.
 func WithAffinity(cpus ...int) Option {
 	for _, cpu := range cpus {
 		if cpu < 0 {
@@ -106,11 +103,9 @@ func WithAffinity(cpus ...int) Option {
 	}
 }
 
-// WithNice sets the nice value (-20..19, lower is more favoured) of each
-// worker's OS thread. It implies WithLockOSThread. Lowering it below the
-// process's needs privilege; a failure is reported like a failed affinity and
-// the worker runs at the process's priority. It panics if nice is outside
-// [-20, 19].
+// WithNice sets each worker thread's nice value and implies
+// WithLockOSThread; a failure (lowering it needs privilege) is reported by
+// PlacementErrors. It panics if nice is outside [-20, 19].
 func WithNice(nice int) Option {
 	if nice < -20 || nice > 19 {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))

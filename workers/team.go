@@ -9,10 +9,9 @@ import (
 // RunTeam runs n copies of fn as one gang-scheduled team, each on a worker of
 // its own (never the caller) with a *team.Member of id 0..n-1, and returns
 // when all returned. Members may wait for each other at m.Barrier() and share
-// loops with m.For, as OpenMP threads do in a parallel region: a phase
-// sequence becomes one run. A member that panics breaks the barrier, the
-// others stop, and RunTeam panics as RunN does. It waits its turn for the set
-// like any plain run, and allocates nothing once a team of n was used.
+// loops with m.For, as OpenMP threads do in a parallel region. A member that
+// panics breaks the barrier, the others stop, and RunTeam panics as RunN
+// does. It waits its turn for the set like any plain run.
 func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))

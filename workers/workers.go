@@ -34,9 +34,8 @@ import (
 // MaxSetSize is the largest maxWorkers New and Acquire accept.
 const MaxSetSize = 1 << 16
 
-// PanicError is what Run panics with when a copy of its task panicked (or a
-// task method other than Work did): it carries the first panic's value and
-// the stack of the copy that raised it.
+// PanicError is what a run panics with when a copy (or a task method)
+// panicked: the first panic's value and stack, the copy and the count.
 type PanicError = gang.PanicError
 
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
@@ -119,13 +118,9 @@ type worker struct {
 	placed chan struct{}
 }
 
-// New returns a set named name of at most maxWorkers workers. It starts no
-// goroutine: workers are created when a run first needs them. It does
-// allocate each worker's dispatcher slot up front (two padded cache lines
-// and a one-token channel: about 400 bytes and one allocation per worker of
-// maxWorkers, measured for New(name, 1024)), so
-// that the run path indexes a flat array. It panics if maxWorkers is
-// outside [1, MaxSetSize] or an option is invalid.
+// New returns a set named name of at most maxWorkers workers (about 300 bytes
+// each up front; the goroutines start when a run first needs them). It
+// panics if maxWorkers is outside [1, MaxSetSize] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
 	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 }
@@ -159,11 +154,9 @@ func (w *set) ActiveWorkers() int { return int(w.active.Load()) }
 // never exceeds MaxWorkers.
 func (w *set) CreatedWorkers() int { return int(w.created.Load()) }
 
-// SetActiveWorkers sets the number of copies Run runs, creates any workers
-// that number needs, and returns it. On a set shared through Acquire it sets
-// the count for every holder: a holder that needs a count of its own passes
-// it to RunN or WithCopies instead. It panics if n is outside
-// [1, MaxWorkers] or the set is closed.
+// SetActiveWorkers sets the number of copies Run runs (for every holder of an
+// acquired set), creates the workers it needs, and returns it. It panics if n
+// is outside [1, MaxWorkers] or the set is closed.
 func (w *set) SetActiveWorkers(n int) int {
 	w.checkN("SetActiveWorkers", n)
 	w.ensureCreated("SetActiveWorkers", n)
@@ -510,9 +503,8 @@ func (w *set) recordPlacement(i int, errs []error) {
 	}
 }
 
-// PlacementErrors returns the placement failures so far (WithAffinity,
-// WithNice), one per failed setting per worker start. A failed placement does
-// not stop the worker: it runs unplaced.
+// PlacementErrors returns the placement failures so far, one per failed
+// setting per worker start (the worker runs unplaced).
 func (w *set) PlacementErrors() []error {
 	w.createMu.Lock()
 	defer w.createMu.Unlock()
