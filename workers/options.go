@@ -68,13 +68,11 @@ func WithActiveWorkers(n int) Option {
 	return func(c *config) { c.active = n }
 }
 
-// WithConcurrentRuns lets runs from different goroutines overlap, for a set
-// that independent submitters share (a server's handlers, several libraries;
-// sets from Acquire always have it). A caller-runs run (ForRange, RunContext,
-// a task that opted in) that finds another run in progress, or that is
-// nested in a copy of the same set, does not wait: its caller runs every
-// copy (Stats.BusyRuns). Plain runs still wait their turn. Overlapping runs
-// share copy ids, so key scratch data by run, not by id.
+// WithConcurrentRuns is for a set that independent goroutines share (sets
+// from Acquire have it): a caller-runs run (ForRange, RunContext) that finds
+// another run in progress, or is nested in a copy of the set, does not wait
+// but runs every copy on its caller (Stats.BusyRuns); plain runs still wait.
+// Overlapping runs share copy ids: key scratch data by run, not by id.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
