@@ -435,3 +435,16 @@ func TestSetSpinBetweenRuns(t *testing.T) {
 	require.Nil(t, pe)
 	r2.check(t)
 }
+
+// TestRunWordHoldsLargestN: the largest n that Run accepts, a caller-runs
+// run on a dispatcher of MaxSlots workers (n = MaxSlots+1), must fit in the
+// run word's n field. FAILS on the code as it is (a known bug, to fix before
+// this test may pass): with MaxSlots = nMask, n = 1<<nBits is callerBit
+// itself, so the word carries n = 0; every worker then computes m = -1 and
+// runs nothing, and the caller runs all n copies alone. The fix: MaxSlots =
+// nMask - 1 (or one more bit for n).
+func TestRunWordHoldsLargestN(t *testing.T) {
+	const largestN = MaxSlots + 1 // Run's check: m = n-1 <= len(d.slots) with caller-runs
+	assert.LessOrEqual(t, uint64(largestN), uint64(nMask),
+		"a caller-runs run of n = MaxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
+}
