@@ -3,9 +3,13 @@ package gtest
 import (
 	"context"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var modelFull = flag.Bool("model.full", false, "TestDispatchModel: check every configuration of docs/model/dispatch.pml (a few minutes on 2 cores) instead of the quick set")
+var modelFull = flag.Bool("model.full", false, "TestDispatchModel: check every configuration of docs/model/dispatch.pml instead of the quick set (about 7 CPU minutes)")
 
 // TestDispatchModel model-checks docs/model/dispatch.pml (the dispatch protocol
 // of package gang) with SPIN through .ci/spin-check, the script CI runs: the
@@ -43,7 +47,7 @@ func TestDispatchModel(t *testing.T) {
 	args := []string{script, "--quick"}
 	limit := 3 * time.Minute
 	if *modelFull {
-		args, limit = args[:1], 10*time.Minute
+		args, limit = args[:1], 30*time.Minute // 14 minutes of wall time on 2 shared vCPUs
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -58,8 +62,7 @@ func TestDispatchModel(t *testing.T) {
 	require.Contains(t, text, "== spin-check: ok")
 	// Every broken variant must have been run and rejected.
 	for _, bug := range []string{"BUG_NO_RECHECK", "BUG_STALE_CLAIM", "BUG_NO_TREE", "BUG_EARLY_DONE", "BUG_UNTAGGED_END",
-		"BUG_NO_WAKE_CAS", "BUG_BATCH_CLAIM", "BUG_NO_LOCK", "BUG_SIDE_CLAIM_STORE", "BUG_SIDE_NO_END_CAS",
-		"BUG_SIDE_UNTAGGED_END", "BUG_SIDE_GEN_AFTER", "BUG_SIDE_EARLY_RELEASE"} {
+		"BUG_NO_WAKE_CAS", "BUG_BATCH_CLAIM", "BUG_NO_LOCK"} {
 		require.Regexp(t, `(?m)^ok +`+bug+` .*rejected as required`, text, "broken variant %s not rejected", bug)
 	}
 	require.NotRegexp(t, `(?m)^FAIL`, text)
@@ -74,118 +77,94 @@ func underCI() bool {
 
 // TestDispatchModelMapsToCode keeps docs/model/dispatch.pml in step with the
 // code: each Go statement the model's steps stand for (docs/model/README.md)
-// must still be in the source. When this fails, the protocol changed: update
-// the model and the README's mapping (and this list) together.
+// must still be in the source, and every function of gang/protocol.go must
+// have its row in the README's mapping, and every row a function. When this
+// fails, the protocol changed: update the model, the README's mapping and
+// this list together.
 func TestDispatchModelMapsToCode(t *testing.T) {
-	for file, stmts := range map[string][]string{
-		"gang": {
-			// Run and runOnCaller.
+	for where, stmts := range map[string][]string{
+		// The protocol, function by function (the README's table).
+		"gang/protocol.go": {
+			// Run.
 			"d.gen++",
-			"d.task = p.t",
+			"d.task, d.name = p.t, p.name",
 			"d.groups[g].left.Store(int64(min(groupSize, n-g*groupSize)))",
 			"d.groupsLeft.Store(int64(groups))",
 			"d.runGen.Store(gen)",
 			"d.run.Store(word)",
-			"d.wakeFor(0, m)",
-			"d.wakeFor(1, m)",
-			"d.execute(t, n-1, n, gen, true, false)",
-			"for c := m - 1; c >= 0; c-- {",
+			"d.wakeChildren(-1, m)",
+			"callerCopies = d.runOnCaller(n, m, gen)",
 			"d.waitEnd(gen, m, !p.callerRuns)",
-			"d.task = nil",
-			// claim and wakeIfParked.
+			`d.task, d.name = nil, ""`,
+			// runOnCaller.
+			"d.execute(n-1, n, gen, true)",
+			"for c := m - 1; c >= 0; c-- {",
+			"if d.claim(c, gen) {",
+			"d.execute(c, n, gen, true)",
+			"d.waitEnd(gen, m, false)",
+			// claim.
 			"old := s.claim.Load()",
 			"return old < gen && s.claim.CompareAndSwap(old, gen)",
+			// wakeChildren and wake.
+			"for c := 2*p + 2; c < min(2*p+4, m); c++ {",
+			"if d.wake(c) {",
 			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
-			"s.wake.Signal(1)",
-			// wakeFor: wakeIfParked, or the children of an aside slot.
-			"switch s.state.Load() {",
-			"if s.state.CompareAndSwap(parked, waking) { // as in wakeIfParked",
-			"case aside:",
-			"if c := 2*i + 2; c < m {",
-			"d.wakeFor(c, m)",
-			// Workers and the coordinator park on semaphores that never spin
-			// (the model's Wait is one decrement of the count).
-			"d.slots[i].wake.SetSpin(0)",
-			"d.coordWake.SetSpin(0)",
-			// Serve, next, park.
+			"s.sem.Signal(1)",
+			// Serve and serveCopy.
+			"r, gen := d.next(s)",
 			"s.seen = gen",
 			"if r&stopBit != 0 {",
-			"if c := 2*i + 2; c < m {",
-			"d.wakeFor(c, m)",
-			"d.wakeFor(c+1, m)",
-			"if d.claim(i, gen) {",
+			"d.wakeChildren(i, m)",
+			"if i < m {",
+			"d.serveCopy(s, i, n, gen)",
 			"for k := 1; k <= stealAhead && k < m; k++ {",
-			"if c := (i + k) % m; d.claim(c, gen) {",
-			"if d.slots[c].state.Load() != awake && d.claim(c, gen) {",
-			"return genOf(d.run.Load()) != s.seen&genMask",
+			"d.serveCopy(s, (i+k)%m, n, gen)",
+			"if d.slots[c].state.Load() != awake && d.serveCopy(s, c, n, gen) {",
+			"if !d.claim(c, gen) {",
+			"d.execute(c, n, gen, false)",
+			// next, fresh, park.
+			"if d.fresh(s) {",
 			"return d.snapshot()",
+			"spin.Until(budget, &s.spin, func() bool { return d.fresh(s) })",
 			"d.park(s)",
+			"return genOf(d.run.Load()) != s.seen&genMask",
 			"s.state.Store(parked)",
 			"if !s.state.CompareAndSwap(parked, awake) {",
-			"s.wake.Wait()",
+			"s.sem.Wait()",
 			"s.state.Store(awake)",
-			// Stop.
-			"d.run.Store((d.gen&genMask)<<genShift | stopBit)",
-			"d.wakeIfParked(i)",
-			// waitEnd and finish.
-			"if d.done.Load() == gen {",
-			"d.coordParked.Store(gen)",
-			"if !d.coordParked.CompareAndSwap(gen, 0) {",
-			"d.coordWake.Wait()",
-			"d.done.Store(gen)",
-			"if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {",
-			"d.coordWake.Signal(1)",
-			// retire.
-			"defer d.retire(c, n, gen, handBack)",
+			// execute, retire, finish.
+			"defer d.retire(c, n, gen)",
+			"runCopy(d.task, d.name, c, onCaller, &d.fails)",
 			"if d.groups[c/groupSize].left.Add(-1) != 0 {",
 			"if n > groupSize && d.groupsLeft.Add(-1) != 0 {",
 			"d.finish(gen)",
-			// SIDE: RunBeside, sideOnCaller, endSide (the holder).
-			"if sd.owner.Load() != 0 || !sd.owner.CompareAndSwap(0, 1) {",
-			"sd.gen++",
-			"sd.task = p.t",
-			"sd.left.Store(int64(n))",
-			"sd.word.Store((gen&sideTagMask)<<sideTagShift | uint64(n)<<nBits | 1)",
-			"if n > 1 {",
-			"d.wakeHelper()",
-			"for c, ok := 0, true; ok; c, ok = d.claimSide() {",
-			"d.executeSide(t, c, gen, true)",
-			"d.waitSide(gen)",
-			"sd.task = nil",
-			"sd.owner.Store(0)",
-			// claimSide and sideOpen.
-			"w := sd.word.Load()",
-			"if w&nMask >= w>>nBits&nMask {",
-			"if sd.word.CompareAndSwap(w, w+1) {",
-			"return w&nMask < w>>nBits&nMask",
-			// next, sleep, park and serveSide (a worker).
-			"if d.sideOpen() {",
-			"d.serveSide(s)",
-			"return d.fresh(s) || d.sideOpen()",
-			"return 0, 0, false",
-			"if d.fresh(s) || d.sideOpen() {",
-			"aside  uint32 = 3",
-			"s.state.Store(aside)",
-			"defer s.state.Store(awake)",
-			"for ; ok; c, ok = d.claimSide() {",
-			"t, gen := sd.task, sd.gen",
-			"d.executeSide(t, c, gen, false)",
-			// executeSide, retireSide.
-			"defer d.retireSide(gen)",
-			"if sd.left.Add(-1) != 0 {",
-			"if sd.parked.Load() == gen && sd.parked.CompareAndSwap(gen, 0) {",
-			"sd.wake.Signal(1)",
-			// waitSide.
-			"if sd.left.Load() == 0 {",
-			"spin.Until(budget, &sd.coord, func() bool { return sd.left.Load() == 0 })",
-			"sd.parked.Store(gen)",
-			"if !sd.parked.CompareAndSwap(gen, 0) {",
-			"sd.wake.Wait()",
-			// wakeHelper.
-			"r := d.run.Load()",
-			"if d.done.Load() == d.runGen.Load() {",
-			"for i := len(d.slots) - 1; i >= m; i-- {",
-			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
+			"d.done.Store(gen)",
+			"if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {",
+			"d.coordWake.Signal(1)",
+			// waitEnd.
+			"ended := func() bool { return d.done.Load() == gen }",
+			"if ended() {",
+			"spin.Until(spin.Allow(time.Duration(d.budget.Load()), m+1), &d.spin, ended)",
+			"d.coordParked.Store(gen)",
+			"if !d.coordParked.CompareAndSwap(gen, 0) {",
+			"d.coordWake.Wait()",
+			// Stop.
+			"d.runGen.Store(d.gen)",
+			"d.run.Store((d.gen&genMask)<<genShift | stopBit)",
+			"d.wake(i)",
+			// RunOnCaller, copiesFrom, runCopy.
+			"copiesFrom(p, 0, n, f)",
+			"runCopy(p.t, p.name, c, true, f)",
+			"panicked, v, stack := call(func() { t.Work(c) })",
+		},
+		// The slot states; workers and the coordinator park on semaphores
+		// that never spin (the model's Wait is one decrement of the count).
+		"gang/gang.go": {
+			"awake  uint32 = 0",
+			"parked uint32 = 1",
+			"waking uint32 = 2",
+			"d.slots[i].sem.SetSpin(0)",
+			"d.coordWake.SetSpin(0)",
 		},
 		// Signal and Wait as the model's semSignal and semWait stand for them.
 		"semaphore": {
@@ -205,26 +184,75 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"w.wg.Wait()",
 			"w.wg.Done()",
 			// The run lock (SUBMIT): tryLock is a CAS from free; a run
-			// unlocks when Dispatcher.Run returned.
+			// unlocks when Dispatcher.Run returned; a busy caller-runs run
+			// runs every copy on its caller.
 			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
-			"w.runBusy(op, plan, t, n)",
-			// SIDE: a busy run offers itself to the side slot first and runs
-			// every copy on its caller only if the slot is held.
-			"if ok, ran, p := w.d.RunBeside(plan, n); ok {",
-			"if !w.mu.tryLock(token(runsUserCode)) {",
+			"w.runBusy(op, plan, n)",
+			"p := gang.RunOnCaller(plan, n)",
+			"if w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",
 			"ran, p := w.d.Run(plan, n)",
 		},
 	} {
-		src := packageSource(t, file)
+		src := goSource(t, where)
 		for _, stmt := range stmts {
 			if !strings.Contains(src, stmt) {
-				t.Errorf("package %s no longer contains %q, a statement docs/model/dispatch.pml models: "+
-					"update the model, docs/model/README.md's mapping and this list together", file, stmt)
+				t.Errorf("%s no longer contains %q, a statement docs/model/dispatch.pml models: "+
+					"update the model, docs/model/README.md's mapping and this list together", where, stmt)
 			}
 		}
 	}
+
+	// One to one: a row of the README's protocol.go table per function of
+	// protocol.go, and a function per row.
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("..", "gang", "protocol.go"), nil, 0)
+	require.NoError(t, err)
+	funcs := map[string]bool{}
+	for _, decl := range f.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			funcs[fd.Name.Name] = true
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "model", "README.md"))
+	require.NoError(t, err)
+	const heading = "### gang/protocol.go"
+	doc := string(readme)
+	i := strings.Index(doc, heading)
+	require.GreaterOrEqual(t, i, 0, "docs/model/README.md has no %q section", heading)
+	table := doc[i+len(heading):]
+	if end := strings.Index(table, "\n#"); end >= 0 {
+		table = table[:end]
+	}
+	rows := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(\\w+)`").FindAllStringSubmatch(table, -1) {
+		rows[m[1]] = true
+	}
+	for fn := range funcs {
+		if !rows[fn] {
+			t.Errorf("gang/protocol.go's %s has no row in docs/model/README.md's %q table: map it to the model's steps, or say why it has none", fn, heading)
+		}
+	}
+	for fn := range rows {
+		if !funcs[fn] {
+			t.Errorf("docs/model/README.md's %q table has a row for %s, which gang/protocol.go no longer declares", heading, fn)
+		}
+	}
+}
+
+// goSource returns the Go file where (a path ending in .go, from the module's
+// root), or the non-test Go files of the package directory where,
+// concatenated: a statement of a package other than gang's protocol may move
+// between the files of its package without changing the protocol.
+func goSource(t *testing.T, where string) string {
+	t.Helper()
+	if strings.HasSuffix(where, ".go") {
+		src, err := os.ReadFile(filepath.Join("..", where))
+		require.NoError(t, err)
+		return string(src)
+	}
+	return packageSource(t, where)
 }
 
 // packageSource returns the non-test Go files of the module's package dir,
