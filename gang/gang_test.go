@@ -232,7 +232,7 @@ func TestVisibility(t *testing.T) {
 // Goexits; the first panic comes back with the count; a Goexit proceeds once
 // the other copies ran, unless another copy panicked.
 func TestRunOnCaller(t *testing.T) {
-	plan := func(t tasks.Task) Plan { p, _ := Prepare(t); return p }
+	plan := func(t tasks.Task) Plan { p, _ := Prepare(tasks.CallerRuns(t)); return p }
 	var got []int
 	require.Nil(t, RunOnCaller(plan(tasks.Func("one", func(id int) { got = append(got, id) })), 3))
 	assert.Equal(t, []int{0, 1, 2}, got)
@@ -291,4 +291,8 @@ func TestRunOnCaller(t *testing.T) {
 	}
 	assert.Panics(t, func() { RunOnCaller(Plan{}, 1) })
 	assert.Panics(t, func() { RunOnCaller(plan(tasks.Func("x", func(int) {})), 0) })
+	plain, _ := Prepare(tasks.Func("plain", func(int) {}))
+	assert.PanicsWithValue(t, `gang: RunOnCaller: task "plain" did not opt in to caller-runs (n = 2)`, func() { RunOnCaller(plain, 2) },
+		"a plain task's copies may meet at a barrier: one after another they would deadlock")
+	assert.Nil(t, RunOnCaller(plain, 1), "one copy of a plain task waits for no other")
 }

@@ -404,13 +404,18 @@ func (d *Dispatcher) Stop(k int) {
 // one is returned with the count once every copy has run. A copy's
 // runtime.Goexit proceeds once the other copies have run, unless one of them
 // panicked: that panic is raised instead. It panics if the plan is the zero
-// Plan or n < 1.
+// Plan, n < 1, or n > 1 for a task that did not opt in to caller-runs.
 func RunOnCaller(p Plan, n int) (pe *PanicError) {
 	if p.t == nil {
 		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
 	}
 	if n < 1 {
 		panic(fmt.Sprintf("gang: RunOnCaller: n = %d, want >= 1", n))
+	}
+	if !p.callerRuns && n > 1 {
+		// A plain task's copies may wait for each other (a barrier): one
+		// after another on one goroutine they would deadlock.
+		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
 	}
 	if n == 1 {
 		// One copy, the common inline run: nothing to go on with after a

@@ -1,7 +1,6 @@
 package spin
 
 import (
-	"runtime/metrics"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,7 +15,6 @@ var load struct {
 	opened  bool
 	cpus    int     // CPUs online, read once
 	others  float64 // smoothed count of other processes' runnable threads
-	running []metrics.Sample
 }
 
 // allowedCPUs returns the number of CPUs the calling thread may run on (the
@@ -33,11 +31,12 @@ func allowedCPUs() int {
 // wants one: whether the threads of other processes that are runnable, plus
 // this process's processors, exceed the machine's CPUs. The kernel's count of
 // runnable threads (the fourth field of /proc/loadavg, "running/total", read
-// at the instant) includes this process's own running threads; the Go
-// runtime's count of running goroutines (runtime/metrics, Go 1.26 and later)
-// estimates those, and without it every processor is assumed running (which
-// errs towards spinning). The count is smoothed over two refreshes, so that a
-// kernel thread passing through does not stop the spinning.
+// at the instant) includes this process's own threads, of which at most
+// procs run Go code (a running goroutine, or a scheduler thread spinning for
+// work, holds a processor): all procs are counted as ours, which errs towards
+// spinning (the refresh runs while a waiter is about to spin, when this
+// process's processors are mostly busy). The count is smoothed over two
+// refreshes, so that a thread passing through does not stop the spinning.
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened = true
@@ -46,7 +45,6 @@ func othersWaiting(procs int) bool {
 			load.fd = fd
 		}
 		load.cpus = onlineCPUs()
-		load.running = []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}}
 	}
 	if load.fd < 0 || load.cpus < 1 {
 		return false
@@ -60,12 +58,7 @@ func othersWaiting(procs int) bool {
 	if !ok {
 		return false
 	}
-	ours := procs
-	metrics.Read(load.running)
-	if v := load.running[0].Value; v.Kind() == metrics.KindUint64 {
-		ours = int(v.Uint64())
-	}
-	others := float64(max(runnable-ours, 0))
+	others := float64(max(runnable-procs, 0))
 	load.others = (load.others + others) / 2
 	return load.others+float64(procs) > float64(load.cpus)+0.5
 }

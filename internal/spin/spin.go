@@ -170,7 +170,8 @@ var view struct {
 	_          [128]byte
 	word       atomic.Uint64 // procs<<1 | contended
 	next       atomic.Int64  // when the view is stale, in ns since start
-	refreshing atomic.Bool
+	_          [128 - 16]byte
+	refreshing atomic.Bool // written by refreshers only: a line of its own
 	_          [128]byte
 }
 
@@ -186,8 +187,8 @@ var start = time.Now()
 // want its CPUs than it has). Both may be up to refreshEvery old.
 func Procs() (procs int, contended bool) {
 	now := int64(time.Since(start))
-	if now >= view.next.Load() && view.refreshing.CompareAndSwap(false, true) {
-		refresh(now)
+	if next := view.next.Load(); now >= next && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
+		refresh(now, next)
 		view.refreshing.Store(false)
 	}
 	w := view.word.Load()
@@ -199,8 +200,10 @@ func Procs() (procs int, contended bool) {
 func Refresh() { view.next.Store(0) }
 
 // refresh reads the processor view; its store of word publishes it to every
-// later Procs (atomics are sequentially consistent).
-func refresh(now int64) {
+// later Procs (atomics are sequentially consistent). next is the deadline the
+// refresher saw: the CAS below leaves a Refresh made meanwhile (next = 0) in
+// place, so the change that asked for it is read by the next Procs.
+func refresh(now, next int64) {
 	procs := runtime.GOMAXPROCS(0)
 	contended := false
 	if On(Load) {
@@ -214,7 +217,7 @@ func refresh(now int64) {
 		w |= 1
 	}
 	view.word.Store(w)
-	view.next.Store(now + int64(refreshEvery))
+	view.next.CompareAndSwap(next, now+int64(refreshEvery))
 }
 
 // Budget returns how long a waiter should spin when goroutines goroutines
