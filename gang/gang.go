@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
+	"github.com/workgang/workgang/internal/peek"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
@@ -239,7 +240,9 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		panic("gang: Prepare: nil task")
 	}
 	p.t = t
-	if panicked, v, stack := call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
+	if k, ok := t.(peek.KnownCallerRuns); ok {
+		p.callerRuns = k.KnownCallerRuns() // the module's own tasks: cannot panic
+	} else if panicked, v, stack := call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
 		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
 	}
 	if trace.IsEnabled() {

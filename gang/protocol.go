@@ -405,7 +405,28 @@ func (d *Dispatcher) Stop(k int) {
 // runtime.Goexit proceeds once the other copies have run, unless one of them
 // panicked: that panic is raised instead. It panics if the plan is the zero
 // Plan, n < 1, or n > 1 for a task that did not opt in to caller-runs.
-func RunOnCaller(p Plan, n int) (pe *PanicError) {
+func RunOnCaller(p Plan, n int) *PanicError {
+	if n == 1 && p.t != nil {
+		return runOne(p) // the common inline run, in a frame of its own
+	}
+	return runAll(p, n)
+}
+
+// runOne runs the single copy of p on the caller: nothing to go on with
+// after a Goexit, and no record to keep (a record on the stack would escape
+// through its atomics: one allocation per run).
+func runOne(p Plan) *PanicError {
+	if p.name != "" && trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), p.name).End()
+	}
+	if panicked, v, stack := call(func() { p.t.Work(0) }); panicked {
+		return &PanicError{Task: safeName(p.t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+	}
+	return nil
+}
+
+// runAll is RunOnCaller for any n.
+func runAll(p Plan, n int) (pe *PanicError) {
 	if p.t == nil {
 		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
 	}
@@ -418,16 +439,7 @@ func RunOnCaller(p Plan, n int) (pe *PanicError) {
 		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
 	}
 	if n == 1 {
-		// One copy, the common inline run: nothing to go on with after a
-		// Goexit, and no record to keep (a record on the stack would escape
-		// through its atomics: one allocation per run).
-		if p.name != "" && trace.IsEnabled() {
-			defer trace.StartRegion(context.Background(), p.name).End()
-		}
-		if panicked, v, stack := call(func() { p.t.Work(0) }); panicked {
-			return &PanicError{Task: safeName(p.t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
-		}
-		return nil
+		return runOne(p)
 	}
 	// The record comes from a pool: one on the stack would escape through
 	// its atomics. take clears it before it goes back.

@@ -200,9 +200,21 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 		panic(pe)
 	}
 	if name := plan.Name(); name != "" {
-		// Tracing is on (Prepare asked for the name): one region per run.
-		defer trace.StartRegion(context.Background(), name).End()
+		// Tracing is on (Prepare asked for the name): one region per run,
+		// in a frame of its own so that the common path has no defer.
+		return w.runTraced(ctx, op, plan, n, name)
 	}
+	return w.runPlan(ctx, op, plan, n)
+}
+
+// runTraced is runPlan inside a trace region named after the task.
+func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, name string) error {
+	defer trace.StartRegion(context.Background(), name).End()
+	return w.runPlan(ctx, op, plan, n)
+}
+
+// runPlan runs a prepared task: inline, busy, or through the dispatcher.
+func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
 		if w.concurrent {
 			w.runInlineConcurrent(op, plan)
