@@ -251,14 +251,18 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 		s.ready.Add(1)
 		return d.snapshot()
 	}
-	budget := spin.Idle(time.Duration(d.budget.Load()), int(s.spin.Misses))
+	budget := spin.Idle(time.Duration(d.budget.Load()), &s.spin)
 	if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
 		s.spun.Add(1)
 		return d.snapshot()
 	}
+	parkedAt := time.Now() // the slow path: about to block anyway
 	for {
 		d.park(s)
 		if d.fresh(s) {
+			if s.spin.Misses == 0 {
+				s.spin.Learn(time.Since(parkedAt), budget)
+			}
 			return d.snapshot()
 		}
 	}

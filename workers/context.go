@@ -89,7 +89,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 		return context.Cause(runCtx) // ctx was done: its cause
 	}
 	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
-	copies := t.loop.reset(n, r)
+	copies := t.loop.reset(n, r.crowded())
 	t.body, t.callerRuns = body, r.callerRuns
 	t.start(runCtx, cancel)
 	// As in RunContext: a run whose ctx is done while it waits for the

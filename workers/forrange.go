@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
@@ -62,7 +63,7 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r)
+	copies := t.loop.reset(n, r.crowded())
 	t.body = body
 	t.callerRuns = r.callerRuns
 	// No defer: a panicking run leaves t to the garbage collector instead of
@@ -111,6 +112,17 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	}
 	if r.chunk == 0 && r.minChunk == 0 && n > 0 {
 		r.chunk = ranges.ChunkSize(n, r.copies)
+	}
+	return r
+}
+
+// crowded is r for a loop on a contended machine (the wait policy's hint
+// Load): one copy, which runs on the caller alone, as if serial, since a
+// worker woken for it would wait for a CPU and the caller for that worker.
+// A loop kept on the workers (WithWorkersOnly) keeps its copies.
+func (r rangeConfig) crowded() rangeConfig {
+	if r.callerRuns && r.copies > 1 && spin.Crowded() {
+		r.copies = 1
 	}
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -319,4 +320,33 @@ func BenchmarkForRange(b *testing.B) {
 			})
 		}
 	}
+}
+
+// On a crowded machine (hint Load) a loop runs on its caller alone, as if
+// serial: a worker woken for it would wait for a CPU, and the caller for it.
+// WithWorkersOnly keeps its copies, and a free machine gets them back.
+func TestForRangeOnCrowdedMachine(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	w := workers.New("crowded", 2)
+	defer w.Close()
+	body := func(worker, lo, hi int) {}
+	var copies atomic.Int32
+	counting := func(worker, lo, hi int) {
+		for c := copies.Load(); int32(worker+1) > c && !copies.CompareAndSwap(c, int32(worker+1)); c = copies.Load() {
+		}
+	}
+	restore := spin.ForceView(2, true)
+	before := w.Stats()
+	w.ForRange(64, counting, workers.WithChunk(1))
+	after := w.Stats()
+	assert.Equal(t, int32(1), copies.Load(), "one copy on a crowded machine")
+	assert.Equal(t, before.InlineRuns+1, after.InlineRuns, "the loop ran inline: %v", after)
+	w.ForRange(64, body, workers.WithChunk(1), workers.WithWorkersOnly())
+	assert.Equal(t, after.WorkerCopies+2, w.Stats().WorkerCopies, "WithWorkersOnly keeps its copies")
+	restore()
+	spin.ForceView(2, false)
+	defer spin.Refresh()
+	before = w.Stats()
+	w.ForRange(64, body, workers.WithChunk(1))
+	assert.Equal(t, before.InlineRuns, w.Stats().InlineRuns, "a free machine gets the copies back")
 }

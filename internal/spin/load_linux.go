@@ -11,10 +11,10 @@ import (
 // view.refreshing orders successive refreshers), so its state needs no
 // atomics.
 var load struct {
-	fd      int // /proc/loadavg, opened once; -1 where it cannot be
-	opened  bool
-	cpus    int     // CPUs online, read once
-	others  float64 // smoothed count of other processes' runnable threads
+	fd     int // /proc/loadavg, opened once; -1 where it cannot be
+	opened bool
+	cpus   int     // CPUs online, read once
+	others float64 // smoothed count of other processes' runnable threads
 }
 
 // allowedCPUs returns the number of CPUs the calling thread may run on (the

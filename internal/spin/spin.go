@@ -32,6 +32,7 @@
 package spin
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -68,8 +69,9 @@ const (
 	// than GOMAXPROCS, and plain runs at n = GOMAXPROCS (coordinator + n).
 	Oversub
 	// Load: no spinning while other processes' threads wait for a CPU
-	// (the machine's run queues hold more threads than it has CPUs), and
-	// the processors count is cut to the CPUs the affinity mask allows.
+	// (the machine's run queues hold more threads than it has CPUs), and a
+	// loop then runs on its caller alone (Crowded); the processors count is
+	// cut to the CPUs the affinity mask allows.
 	// For: shared machines, CI runners, containers.
 	Load
 	// Bursts: a spinner shortens its bursts of polls when a yield shows it
@@ -86,14 +88,20 @@ const (
 	// runnext slot (see Decoy). For: caller-runs runs whose workers park
 	// between runs (mixed processes).
 	Lure
+	// Learn: an idle worker woken soon after it parked (within 4 budgets)
+	// doubles its full budget, up to 16 times the set's and never past
+	// 1 ms; one that slept 32 budgets or more halves it again. For: phases
+	// separated by gaps a little longer than the budget (a collector's
+	// pauses between mutator slices; `pause`, `mixed`).
+	Learn
 
-	allHints = Demand | Oversub | Load | Bursts | Yield | Lure
+	allHints = Demand | Oversub | Load | Bursts | Yield | Lure | Learn
 )
 
 var hintNames = []struct {
 	h    Hint
 	name string
-}{{Demand, "demand"}, {Oversub, "oversub"}, {Load, "load"}, {Bursts, "bursts"}, {Yield, "yield"}, {Lure, "lure"}}
+}{{Demand, "demand"}, {Oversub, "oversub"}, {Load, "load"}, {Bursts, "bursts"}, {Yield, "yield"}, {Lure, "lure"}, {Learn, "learn"}}
 
 // hints is the set of hints in force: written at init (and by tests, between
 // runs), read with one atomic load per question.
@@ -195,6 +203,19 @@ func Procs() (procs int, contended bool) {
 	return int(w >> 1), w&1 != 0
 }
 
+// ForceView fixes the processor view at procs processors and contended until
+// restore is called (which reads the machine again): for tests of what the
+// view decides, which must not depend on the machine they run on.
+func ForceView(procs int, contended bool) (restore func()) {
+	w := uint64(procs) << 1
+	if contended {
+		w |= 1
+	}
+	view.word.Store(w)
+	view.next.Store(math.MaxInt64) // no refresh until restore
+	return Refresh
+}
+
 // Refresh makes the next Procs read the processors afresh, for a caller that
 // just changed GOMAXPROCS (tests).
 func Refresh() { view.next.Store(0) }
@@ -218,6 +239,19 @@ func refresh(now, next int64) {
 	}
 	view.word.Store(w)
 	view.next.CompareAndSwap(next, now+int64(refreshEvery))
+}
+
+// Crowded reports whether the machine is contended (hint Load): a loop
+// (ForRange) then runs on its caller alone, since a worker woken for it would
+// wait for a CPU and the caller for that worker. It refreshes the view as
+// Procs does (a clock read), so the answer follows the machine although
+// nobody spins meanwhile.
+func Crowded() bool {
+	if !On(Load) {
+		return false
+	}
+	_, contended := Procs()
+	return contended
 }
 
 // Budget returns how long a waiter should spin when goroutines goroutines
@@ -245,18 +279,21 @@ func Allow(budget time.Duration, goroutines int) time.Duration {
 	}
 }
 
-// Idle returns an idle worker's budget after misses consecutive runs that did
-// not need it (hint Demand): budget after none, an eighth after one, 0 after
-// two or more; always budget without the hint. The policy's cap (Allow)
-// applies on top.
-func Idle(budget time.Duration, misses int) time.Duration {
+// Idle returns the budget of an idle worker with spin state sp: after
+// sp.Misses consecutive runs that did not need it (hint Demand) an eighth of
+// budget after one, 0 after two or more; else budget, stretched by what
+// Learn recorded (hint Learn). The policy's cap (Allow) applies on top.
+func Idle(budget time.Duration, sp *Spinner) time.Duration {
 	if On(Demand) {
 		switch {
-		case misses == 1:
-			budget /= 8
-		case misses > 1:
+		case sp.Misses == 1:
+			return Allow(budget/8, 1)
+		case sp.Misses > 1:
 			return 0
 		}
+	}
+	if On(Learn) {
+		budget <<= sp.boost
 	}
 	return Allow(budget, 1)
 }
@@ -300,7 +337,29 @@ const (
 // belongs to one goroutine at a time (hand-overs need a happens-before edge).
 type Spinner struct {
 	burst  int32 // polls per burst; 0 means maxBurst
-	Misses int32 // consecutive runs that did not need the waiter (Idle)
+	Misses int16 // consecutive runs that did not need the waiter (Idle)
+	boost  int16 // how many times Learn doubled the full budget
+}
+
+// Learn bounds: 2^maxBoost times the set's budget, never past maxLearned.
+const (
+	maxBoost   = 4
+	maxLearned = time.Millisecond
+)
+
+// Learn records how long an idle worker that spun for budget and then parked
+// slept before a run woke it (hint Learn): shortly, and its full budget
+// doubles; long, and it halves.
+func (sp *Spinner) Learn(slept, budget time.Duration) {
+	if !On(Learn) || budget <= 0 {
+		return
+	}
+	switch {
+	case slept < 4*budget && sp.boost < maxBoost && 2*budget <= maxLearned:
+		sp.boost++
+	case slept >= 32*budget && sp.boost > 0:
+		sp.boost--
+	}
 }
 
 // Burst returns the number of polls between two yields the Spinner uses now.

@@ -58,13 +58,44 @@ func TestAllow(t *testing.T) {
 
 func TestIdle(t *testing.T) {
 	restore := withView(4, false, allHints)
-	assert.Equal(t, Default, Idle(Default, 0))
-	assert.Equal(t, Default/8, Idle(Default, 1))
-	assert.Equal(t, time.Duration(0), Idle(Default, 2))
+	assert.Equal(t, Default, Idle(Default, &Spinner{}))
+	assert.Equal(t, Default/8, Idle(Default, &Spinner{Misses: 1}))
+	assert.Equal(t, time.Duration(0), Idle(Default, &Spinner{Misses: 2}))
 	restore()
 	restore = withView(4, false, allHints&^Demand)
-	assert.Equal(t, Default, Idle(Default, 2), "without Demand misses do not matter")
+	assert.Equal(t, Default, Idle(Default, &Spinner{Misses: 2}), "without Demand misses do not matter")
 	restore()
+}
+
+// TestLearnFollowsTheGap: a worker woken soon after it parked doubles its
+// full budget (up to 2^maxBoost times the set's, never past maxLearned); one
+// that slept long halves it back; without the hint nothing changes.
+func TestLearnFollowsTheGap(t *testing.T) {
+	restore := withView(4, false, allHints)
+	defer restore()
+	var sp Spinner
+	for want := int16(1); want <= maxBoost; want++ {
+		b := Idle(Default, &sp)
+		sp.Learn(b, b) // woken one budget after parking
+		assert.Equal(t, want, sp.boost)
+	}
+	b := Idle(Default, &sp)
+	assert.Equal(t, Default<<maxBoost, b)
+	assert.LessOrEqual(t, b, maxLearned)
+	sp.Learn(b, b)
+	assert.Equal(t, int16(maxBoost), sp.boost, "capped")
+	sp.Learn(8*b, b)
+	assert.Equal(t, int16(maxBoost), sp.boost, "a middling gap changes nothing")
+	sp.Learn(32*b, b)
+	assert.Equal(t, int16(maxBoost-1), sp.boost, "a long sleep halves the budget")
+	assert.Equal(t, Default/8, Idle(Default, &Spinner{Misses: 1, boost: 3}), "a worker runs do not need is not stretched")
+	var big Spinner
+	big.Learn(time.Microsecond, time.Millisecond)
+	assert.Zero(t, big.boost, "never past maxLearned")
+	SetHints(allHints &^ Learn)
+	var off Spinner
+	off.Learn(time.Microsecond, Default)
+	assert.Zero(t, off.boost, "without the hint nothing is learned")
 }
 
 func TestEndPolls(t *testing.T) {
