@@ -241,7 +241,8 @@ func refresh(now, next int64) {
 	view.next.CompareAndSwap(next, now+int64(refreshEvery))
 }
 
-// Crowded reports whether the machine is contended (hint Load): a loop
+// Crowded reports whether the machine is contended, or the process may use
+// one CPU only (hint Load): a loop
 // (ForRange) then runs on its caller alone, since a worker woken for it would
 // wait for a CPU and the caller for that worker. It refreshes the view as
 // Procs does (a clock read), so the answer follows the machine although
@@ -250,8 +251,8 @@ func Crowded() bool {
 	if !On(Load) {
 		return false
 	}
-	_, contended := Procs()
-	return contended
+	procs, contended := Procs()
+	return contended || procs <= 1
 }
 
 // Budget returns how long a waiter should spin when goroutines goroutines
