@@ -10,7 +10,6 @@
 //	for i := range k {
 //		go d.Serve(i)             // the embedder's goroutines, one per slot
 //	}
-//	go d.ServeDecoy()             // optional: keeps woken workers off the waker's processor
 //	p, pe := gang.Prepare(task)   // asks CallerCanRun once (pe: it panicked)
 //	ran, pe := d.Run(p, n)        // n copies, ids 0..n-1, each exactly once
 //	d.Stop(k)                     // every Serve returns

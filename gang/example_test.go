@@ -21,12 +21,6 @@ func ExampleDispatcher() {
 			d.Serve(i)
 		}()
 	}
-	// Optional: the decoy keeps a woken worker off its waker's processor.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		d.ServeDecoy() // returns at Stop
-	}()
 
 	var sum atomic.Int64
 	add := tasks.Func("add-ids", func(worker int) { sum.Add(int64(worker)) })

@@ -146,7 +146,6 @@ type readLine struct {
 	slots  []slot
 	groups []group
 	budget atomic.Int64 // the spin budget in ns (idle workers, end wait)
-	decoy  *spin.Decoy
 }
 
 // Dispatcher hands copies of one task at a time to the goroutines that call
@@ -188,7 +187,6 @@ func New(workers int) *Dispatcher {
 		d.slots[i].sem.SetSpin(0)
 	}
 	d.coordWake.SetSpin(0)
-	d.decoy = spin.NewDecoy()
 	d.SetSpin(spin.Default)
 	return d
 }
@@ -205,13 +203,6 @@ func (d *Dispatcher) SetSpin(s time.Duration) {
 	}
 	d.budget.Store(int64(s))
 }
-
-// ServeDecoy runs the dispatcher's decoy until Stop; at most one goroutine
-// may serve it. Serving it is optional: a worker woken by a goroutine that
-// runs on then waits in that goroutine's runnext slot until it blocks or
-// yields, or until another processor steals the worker (internal/spin,
-// Decoy, says more).
-func (d *Dispatcher) ServeDecoy() { d.decoy.Serve() }
 
 // Plan is a task prepared for a run: the task and whether the caller may run
 // its copies, as the task answered once (CallerCanRun may not be asked again

@@ -22,7 +22,7 @@ func TestLayout(t *testing.T) {
 	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine)+1)
 	assert.Equal(t, uintptr(3*cacheLine), unsafe.Offsetof(d.gen), "the coordinator's line")
 	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")
-	assert.Less(t, unsafe.Offsetof(d.decoy)+8, uintptr(5*cacheLine)+1)
+	assert.Less(t, unsafe.Offsetof(d.budget)+8, uintptr(5*cacheLine)+1)
 	assert.Equal(t, uintptr(5*cacheLine), unsafe.Offsetof(d.coordWake), "the coordinator's semaphore on a line of its own")
 	assert.GreaterOrEqual(t, unsafe.Offsetof(d.fails), uintptr(6*cacheLine))
 	var s slot

@@ -147,16 +147,10 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 // copies need, if they are parked. Worker c < m so has a parent below it,
 // itself needed by the run, or the coordinator: every needed worker is awake
 // or woken, and waking k workers puts O(log k) wake-ups on the run's critical
-// path. After a wake-up the waker runs on, so it lures the decoy (hint Lure).
+// path.
 func (d *Dispatcher) wakeChildren(p, m int) {
-	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
-		if d.wake(c) {
-			woke = true
-		}
-	}
-	if woke {
-		d.decoy.Lure()
+		d.wake(c)
 	}
 }
 
@@ -386,7 +380,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve, and ServeDecoy return. It must not be called while a run is in
+// Serve. It must not be called while a run is in
 // progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
@@ -398,7 +392,6 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wake(i)
 	}
-	d.decoy.Stop()
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,

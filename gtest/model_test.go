@@ -107,7 +107,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"return old < gen && s.claim.CompareAndSwap(old, gen)",
 			// wakeChildren and wake.
 			"for c := 2*p + 2; c < min(2*p+4, m); c++ {",
-			"if d.wake(c) {",
+			"d.wake(c)",
 			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
 			"s.sem.Signal(1)",
 			// Serve and serveCopy.

@@ -458,24 +458,9 @@ func (w *set) work(i int, wk *worker, first bool) {
 	if first && wk.placed != nil {
 		close(wk.placed)
 	}
-	labels := pprof.WithLabels(context.Background(),
-		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i)))
-	pprof.SetGoroutineLabels(labels)
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
+		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
 	wk.g.Store(goid.Get())
-	if i == 0 && first {
-		// The dispatcher's decoy (gang.Dispatcher.ServeDecoy) lives as long
-		// as the workers: it keeps a worker woken by a goroutine that runs
-		// on from waiting on that goroutine's processor. Started here, not
-		// by the run that creates the first worker, so that its creation
-		// is not on that run's path; this goroutine's own wg count keeps
-		// Close's Wait from returning before the Add. Close's Stop ends it.
-		// Started inside pprof.Do, so that it has its labels from its
-		// creation on (a goroutine inherits its creator's).
-		w.wg.Add(1)
-		pprof.Do(labels, pprof.Labels("workgang.worker", "decoy"), func(context.Context) {
-			go w.decoy()
-		})
-	}
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
@@ -499,12 +484,6 @@ func (w *set) work(i int, wk *worker, first bool) {
 	}()
 	w.d.Serve(i)
 	stopped = true
-}
-
-// decoy is the body of the set's decoy goroutine.
-func (w *set) decoy() {
-	defer w.wg.Done()
-	w.d.ServeDecoy()
 }
 
 func (w *set) recordPlacement(i int, errs []error) {

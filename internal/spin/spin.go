@@ -10,16 +10,18 @@
 // environment variable WORKGANG_WAIT can switch off:
 //
 //	WORKGANG_WAIT=plain          every hint off: spin for the budget, then park
-//	WORKGANG_WAIT=-lure,-yield   the named hints off, the others on
+//	WORKGANG_WAIT=-load,-yield   the named hints off, the others on
 //
 // The variable is read once, when the program starts. Without it every hint
 // is on. The hints and the scenario each exists for are listed at Hint;
 // gang/README.md has the measurements that keep each one (the "gate").
 //
 // Cost at scale, on paper. A waiter that parks costs nothing; one that spins
-// costs the CPU time of its spin, which the policy bounds: Default per wait,
-// a few microseconds when waiters outnumber the processors, none while the
-// machine's run queues are longer than its CPUs (Load). The policy's own
+// costs the CPU time of its spin, which the policy bounds: Default per wait
+// (up to 1 ms for a worker that Learn stretched), a few microseconds when
+// waiters outnumber the processors, none for a worker after two runs that
+// did not need it, none while the machine's run queues are longer than its
+// CPUs (Load). The policy's own
 // shared state is one read-mostly word (the processor view), refreshed by one
 // goroutine at a time at most every refreshEvery: at 16-256 cores it is one
 // cache-line transfer per core per refresh, and the refresh itself (a read of
@@ -48,7 +50,7 @@ import (
 const Default = 50 * time.Microsecond
 
 // Oversubscribed is the budget when the spinning goroutines, with the ones
-// they wait for, outnumber the processors (hint Oversub): spinners then take
+// they wait for, outnumber the processors: spinners then take
 // turns with the goroutines that have real work, so long spins only delay
 // them. About what parking and waking costs, so a short wait still ends
 // without a park.
@@ -59,35 +61,17 @@ const Oversubscribed = 3 * time.Microsecond
 type Hint uint32
 
 const (
-	// Demand: an idle worker spins at full budget only while the runs it
-	// sees need it; after one run without it an eighth of it, after two
-	// none (it parks at once). For: surplus workers of a long-lived set
-	// that would otherwise burn the CPUs the copies need.
-	Demand Hint = 1 << iota
-	// Oversub: budgets shrink to Oversubscribed when spinners and the
-	// goroutines they wait for outnumber the processors. For: sets larger
-	// than GOMAXPROCS, and plain runs at n = GOMAXPROCS (coordinator + n).
-	Oversub
 	// Load: no spinning while other processes' threads wait for a CPU
 	// (the machine's run queues hold more threads than it has CPUs), and a
 	// loop then runs on its caller alone (Crowded); the processors count is
-	// cut to the CPUs the affinity mask allows.
-	// For: shared machines, CI runners, containers.
-	Load
-	// Bursts: a spinner shortens its bursts of polls when a yield shows it
-	// shares its processor with the goroutine it waits for, and lengthens
-	// them again when not. For: hand-offs between goroutines on one P.
-	Bursts
+	// cut to the CPUs the affinity mask allows. For: shared machines, CI
+	// runners, containers.
+	Load Hint = 1 << iota
 	// Yield: the coordinator of a plain run whose workers and itself
 	// outnumber the processors yields after a short poll, and the copy
 	// that finishes such a run yields back. For: plain RunN at
 	// n = GOMAXPROCS (the grain sweep).
 	Yield
-	// Lure: after waking parked workers, a waker that runs on readies the
-	// decoy goroutine, so that the woken worker is not left in the waker's
-	// runnext slot (see Decoy). For: caller-runs runs whose workers park
-	// between runs (mixed processes).
-	Lure
 	// Learn: an idle worker woken soon after it parked (within 4 budgets)
 	// doubles its full budget, up to 16 times the set's and never past
 	// 1 ms; one that slept 32 budgets or more halves it again. For: phases
@@ -95,13 +79,13 @@ const (
 	// pauses between mutator slices; `pause`, `mixed`).
 	Learn
 
-	allHints = Demand | Oversub | Load | Bursts | Yield | Lure | Learn
+	allHints = Load | Yield | Learn
 )
 
 var hintNames = []struct {
 	h    Hint
 	name string
-}{{Demand, "demand"}, {Oversub, "oversub"}, {Load, "load"}, {Bursts, "bursts"}, {Yield, "yield"}, {Lure, "lure"}, {Learn, "learn"}}
+}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}}
 
 // hints is the set of hints in force: written at init (and by tests, between
 // runs), read with one atomic load per question.
@@ -264,7 +248,7 @@ func Budget(goroutines int) time.Duration { return Allow(Default, goroutines) }
 // Default) as the policy allows it for goroutines goroutines: 0 with one
 // processor (the awaited goroutine cannot run while the waiter spins) or on a
 // contended machine (Load); at most Oversubscribed when the goroutines
-// outnumber the processors (Oversub); else unchanged.
+// outnumber the processors; else unchanged.
 func Allow(budget time.Duration, goroutines int) time.Duration {
 	if budget <= 0 {
 		return 0
@@ -273,25 +257,24 @@ func Allow(budget time.Duration, goroutines int) time.Duration {
 	switch {
 	case procs <= 1, contended && On(Load):
 		return 0
-	case goroutines > procs && On(Oversub):
+	case goroutines > procs:
 		return min(budget, Oversubscribed)
 	default:
 		return budget
 	}
 }
 
-// Idle returns the budget of an idle worker with spin state sp: after
-// sp.Misses consecutive runs that did not need it (hint Demand) an eighth of
-// budget after one, 0 after two or more; else budget, stretched by what
+// Idle returns the budget of an idle worker with spin state sp: an eighth of
+// budget after one run that did not need it, 0 after two or more (a surplus
+// worker parks and costs nothing: this guards sets much larger than their
+// runs, which a 2-CPU machine cannot measure); else budget, stretched by what
 // Learn recorded (hint Learn). The policy's cap (Allow) applies on top.
 func Idle(budget time.Duration, sp *Spinner) time.Duration {
-	if On(Demand) {
-		switch {
-		case sp.Misses == 1:
-			return Allow(budget/8, 1)
-		case sp.Misses > 1:
-			return 0
-		}
+	switch {
+	case sp.Misses == 1:
+		return Allow(budget/8, 1)
+	case sp.Misses > 1:
+		return 0
 	}
 	if On(Learn) {
 		budget <<= sp.boost
@@ -314,30 +297,17 @@ func EndPolls(goroutines int) int {
 	return -1
 }
 
-// burst bounds. A poll is a load of a cached line, so a maxBurst burst lasts
-// one to two microseconds: short enough that a goroutine queued behind a
-// spinner is not held up for long, long enough that the yield (~100 ns) and the
-// clock read cost little of the spin.
-const (
-	maxBurst = 1024
-	minBurst = 1
-	// longYield is how long a runtime.Gosched must take for the waiter to
-	// conclude that another goroutine ran on its processor meanwhile; a bare
-	// yield costs about a fifth of it (BenchmarkGosched in this package).
-	longYield = 500 * time.Nanosecond
-	// clockEvery: with short bursts, one round in clockEvery is timed.
-	clockEvery = 8
-	// longBurst: bursts at least this long are timed every round (the
-	// clock read is small against them).
-	longBurst = 64
-)
+// maxBurst is how many polls a spinner makes between two yields: a poll is a
+// load of a cached line, so a burst lasts one to two microseconds, short
+// enough that a goroutine queued behind a spinner is not held up for long,
+// long enough that the yield and the clock read cost little of the spin.
+const maxBurst = 1024
 
-// Spinner is one waiter's spin state: how many polls it makes between two
-// yields (hint Bursts), and how many runs in a row did not need it (Demand,
-// kept by its owner). The zero value starts at the longest burst. A Spinner
-// belongs to one goroutine at a time (hand-overs need a happens-before edge).
+// Spinner is one waiter's spin state: how many runs in a row did not need it
+// (Misses, kept by its owner) and what Learn recorded. The zero value is
+// ready. A Spinner belongs to one goroutine at a time (hand-overs need a
+// happens-before edge).
 type Spinner struct {
-	burst  int32 // polls per burst; 0 means maxBurst
 	Misses int16 // consecutive runs that did not need the waiter (Idle)
 	boost  int16 // how many times Learn doubled the full budget
 }
@@ -363,42 +333,12 @@ func (sp *Spinner) Learn(slept, budget time.Duration) {
 	}
 }
 
-// Burst returns the number of polls between two yields the Spinner uses now.
-func (sp *Spinner) Burst() int {
-	if sp == nil || sp.burst == 0 || !On(Bursts) {
-		return maxBurst
-	}
-	return int(sp.burst)
-}
-
-// adapt shortens the bursts after a wait that ended right after a long yield
-// (another goroutine, most likely the awaited one, ran on this processor) and
-// lengthens them otherwise: with the two on one processor, every hand-off
-// waits for the spinner's burst to end.
-func (sp *Spinner) adapt(sharedP bool) {
-	if sp == nil || !On(Bursts) {
-		return
-	}
-	b := sp.Burst()
-	if sharedP {
-		b = max(b/4, minBurst)
-	} else {
-		b = min(b*2, maxBurst)
-	}
-	if int32(b) != sp.burst { // write only on change: the Spinner may share a line
-		sp.burst = int32(b)
-	}
-}
-
 // Until polls done until it returns true or about budget has passed, yielding
 // the processor between bursts so that other goroutines (possibly the one
 // being waited for) run on it even with GOMAXPROCS = 1 or more spinners than
 // processors (a spin loop without yields stalls such a machine). It reports
-// whether done returned true. budget <= 0 polls once. sp may be nil.
-//
-// The clock is read around one yield in clockEvery (and around every yield
-// while bursts are long): a clock read costs about as much as a short burst
-// on a VM. The budget may so be overrun by up to clockEvery short rounds.
+// whether done returned true. budget <= 0 polls once. sp is the waiter's
+// state (unused while spinning; it may be nil).
 func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 	if done() {
 		return true
@@ -407,94 +347,18 @@ func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
 		return false
 	}
 	start := time.Now()
-	burst := sp.Burst()
-	for round := 0; ; round++ {
-		for range burst {
+	for {
+		for range maxBurst {
 			if done() {
-				sp.adapt(false)
 				return true
 			}
-		}
-		timed := burst >= longBurst || round%clockEvery == 0
-		var before time.Time
-		if timed {
-			before = time.Now()
 		}
 		runtime.Gosched()
-		if !timed {
-			if done() {
-				return true
-			}
-			continue
-		}
-		now := time.Now()
 		if done() {
-			sp.adapt(now.Sub(before) > longYield)
 			return true
 		}
-		if now.Sub(start) >= budget {
+		if time.Since(start) >= budget {
 			return false
 		}
-	}
-}
-
-// Decoy is the lure of hint Lure. Go's scheduler puts a goroutine readied by
-// another one (a channel send, as a semaphore's Signal is) in the readier's
-// runnext slot: it runs on the readier's processor when the readier blocks or
-// yields. An idle processor woken for it may take it from there only after a
-// pause (a few microseconds, stretched by timer slack), while goroutines in
-// the ordinary run queue it takes at once. A waker that runs on after waking
-// workers (a caller-runs caller, a worker waking its children) so keeps them
-// off the other processors, and a short run ends on its caller alone.
-//
-// The decoy is a goroutine blocked on an unbuffered channel (Serve). Right
-// after waking workers, a waker readies it (Lure): the decoy takes runnext,
-// which pushes the worker into the run queue, where the woken processor
-// takes it. It carries no data and touches no state of the protocol. The zero
-// value is not usable: make one with NewDecoy.
-type Decoy struct {
-	ch      chan struct{}
-	done    chan struct{}
-	stopped atomic.Bool
-	lured   atomic.Uint64 // single writer: the decoy
-}
-
-// NewDecoy returns a decoy; nobody serves it yet.
-func NewDecoy() *Decoy { return &Decoy{ch: make(chan struct{}), done: make(chan struct{})} }
-
-// Serve runs the decoy until Stop.
-func (dc *Decoy) Serve() {
-	for {
-		select {
-		case <-dc.ch:
-			dc.lured.Add(1)
-		case <-dc.done:
-			return
-		}
-	}
-}
-
-// Lure readies the decoy if it waits and hint Lure is on, after the caller
-// signalled parked workers and before it runs on (a later Signal would take
-// runnext back). With one processor there is nowhere else to run a woken
-// worker, and a lure would only add a switch: GOMAXPROCS is read here, on a
-// path that has just paid for a wake-up.
-func (dc *Decoy) Lure() {
-	if !On(Lure) || runtime.GOMAXPROCS(0) < 2 {
-		return
-	}
-	select { // a non-blocking send fails without a lock when nobody waits
-	case dc.ch <- struct{}{}:
-	default:
-	}
-}
-
-// Lured reports how many lures the decoy received.
-func (dc *Decoy) Lured() uint64 { return dc.lured.Load() }
-
-// Stop ends Serve; later calls do nothing.
-func (dc *Decoy) Stop() {
-	if dc.stopped.CompareAndSwap(false, true) {
-		close(dc.done)
 	}
 }

@@ -40,7 +40,6 @@ func TestAllow(t *testing.T) {
 		{Default, 2, 1, false, 0, 0}, // one processor: no spin even when plain
 		{Default, 2, 2, false, allHints, Default},
 		{Default, 3, 2, false, allHints, Oversubscribed},
-		{Default, 3, 2, false, allHints &^ Oversub, Default},
 		{Default, 9, 8, false, allHints, Oversubscribed},
 		{time.Hour, 2, 2, false, allHints, time.Hour}, // an explicit budget stands when nothing is oversubscribed
 		{time.Microsecond, 3, 2, false, allHints, time.Microsecond},
@@ -61,9 +60,6 @@ func TestIdle(t *testing.T) {
 	assert.Equal(t, Default, Idle(Default, &Spinner{}))
 	assert.Equal(t, Default/8, Idle(Default, &Spinner{Misses: 1}))
 	assert.Equal(t, time.Duration(0), Idle(Default, &Spinner{Misses: 2}))
-	restore()
-	restore = withView(4, false, allHints&^Demand)
-	assert.Equal(t, Default, Idle(Default, &Spinner{Misses: 2}), "without Demand misses do not matter")
 	restore()
 }
 
@@ -114,7 +110,7 @@ func TestParseHints(t *testing.T) {
 		want Hint
 	}{
 		{"", allHints}, {"all", allHints}, {"plain", 0}, {"PLAIN", 0},
-		{"-lure", allHints &^ Lure}, {"-lure, -yield", allHints &^ (Lure | Yield)},
+		{"-learn", allHints &^ Learn}, {"-learn, -yield", allHints &^ (Learn | Yield)},
 		{"plain,load", Load}, {"-nosuch", allHints},
 	} {
 		if got := ParseHints(tc.v); got != tc.want {
@@ -123,8 +119,8 @@ func TestParseHints(t *testing.T) {
 	}
 	assert.Equal(t, "all", allHints.String())
 	assert.Equal(t, "plain", Hint(0).String())
-	assert.Equal(t, "plain,load,lure", (Load | Lure).String())
-	assert.Equal(t, Load|Lure, ParseHints((Load | Lure).String()), "String round-trips")
+	assert.Equal(t, "plain,load,learn", (Load | Learn).String())
+	assert.Equal(t, Load|Learn, ParseHints((Load | Learn).String()), "String round-trips")
 }
 
 func TestProcsFollowsGOMAXPROCS(t *testing.T) {
@@ -157,31 +153,6 @@ func TestUntil(t *testing.T) {
 	}()
 	var sp Spinner
 	assert.True(t, Until(time.Minute, &sp, flag.Load), "sees a condition set by another goroutine")
-}
-
-func TestSpinnerAdapts(t *testing.T) {
-	restore := withView(2, false, allHints)
-	defer restore()
-	var sp Spinner
-	assert.Equal(t, maxBurst, sp.Burst(), "zero value starts at the longest burst")
-	var got []int
-	for range 7 {
-		sp.adapt(true) // permit found after a long yield: shorten
-		got = append(got, sp.Burst())
-	}
-	assert.Equal(t, []int{256, 64, 16, 4, 1, 1, 1}, got)
-	got = got[:0]
-	for range 12 {
-		sp.adapt(false) // found mid-burst or after a quick yield: lengthen
-		got = append(got, sp.Burst())
-	}
-	assert.Equal(t, []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1024, 1024}, got)
-	SetHints(allHints &^ Bursts)
-	sp.adapt(true)
-	assert.Equal(t, maxBurst, sp.Burst(), "without Bursts the burst is fixed")
-	var nilSp *Spinner
-	assert.NotPanics(t, func() { nilSp.adapt(true) })
-	assert.Equal(t, maxBurst, nilSp.Burst())
 }
 
 func BenchmarkGosched(b *testing.B) {

@@ -1,5 +1,5 @@
 // Command gate measures each scheduling hint of workgang's wait policy
-// (internal/spin: demand, oversub, load, bursts, yield, lure, learn) on and off, on
+// (internal/spin: load, yield, learn) on and off, on
 // the scenarios each hint exists for and on the rest, with the installed Go
 // and with a second Go release, and says which hints earn their place.
 //
@@ -86,17 +86,13 @@ func settings() []setting {
 	return append(s, setting{"plain", spin.ParseHints("plain")})
 }
 
-var hintNames = []string{"demand", "oversub", "load", "bursts", "yield", "lure", "learn"}
+var hintNames = []string{"load", "yield", "learn"}
 
 // targets names the scenarios each hint exists for.
 var targets = map[string][]string{
-	"demand":  {"surplus", "pause"},
-	"oversub": {"empty-full", "grain-2us", "grain-5us"},
-	"load":    {"contended-forrange", "contended-plain"},
-	"bursts":  {"empty-full", "grain-2us"},
-	"yield":   {"empty-full", "grain-2us", "grain-5us"},
-	"lure":    {"mixed"},
-	"learn":   {"pause", "mixed"},
+	"load":  {"contended-forrange", "contended-plain"},
+	"yield": {"empty-full", "grain-2us", "grain-5us"},
+	"learn": {"pause", "mixed"},
 }
 
 // result is one process's medians: scenario -> setting -> ns per operation.
