@@ -49,11 +49,8 @@ import (
 // rule of spin-then-block).
 const Default = 50 * time.Microsecond
 
-// Oversubscribed is the budget when the spinning goroutines, with the ones
-// they wait for, outnumber the processors: spinners then take
-// turns with the goroutines that have real work, so long spins only delay
-// them. About what parking and waking costs, so a short wait still ends
-// without a park.
+// Oversubscribed is how long the work-stealing Terminator yields, in all,
+// when it does not spin: about what parking and waking costs.
 const Oversubscribed = 3 * time.Microsecond
 
 // A Hint is one scheduling heuristic of the policy. Each can be switched off
@@ -247,8 +244,9 @@ func Budget(goroutines int) time.Duration { return Allow(Default, goroutines) }
 // Allow returns budget (an explicit one, such as a set's WithSpin, or
 // Default) as the policy allows it for goroutines goroutines: 0 with one
 // processor (the awaited goroutine cannot run while the waiter spins) or on a
-// contended machine (Load); at most Oversubscribed when the goroutines
-// outnumber the processors; else unchanged.
+// contended machine (Load); else unchanged. goroutines (the waiters and the
+// goroutines they wait for) is not used any more: a cap when they outnumber
+// the processors cost more than it paid (gang/README.md, the gate).
 func Allow(budget time.Duration, goroutines int) time.Duration {
 	if budget <= 0 {
 		return 0
@@ -257,8 +255,6 @@ func Allow(budget time.Duration, goroutines int) time.Duration {
 	switch {
 	case procs <= 1, contended && On(Load):
 		return 0
-	case goroutines > procs:
-		return min(budget, Oversubscribed)
 	default:
 		return budget
 	}

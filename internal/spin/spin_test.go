@@ -39,8 +39,8 @@ func TestAllow(t *testing.T) {
 		{Default, 1, 1, false, allHints, 0},
 		{Default, 2, 1, false, 0, 0}, // one processor: no spin even when plain
 		{Default, 2, 2, false, allHints, Default},
-		{Default, 3, 2, false, allHints, Oversubscribed},
-		{Default, 9, 8, false, allHints, Oversubscribed},
+		{Default, 3, 2, false, allHints, Default}, // no cap when oversubscribed (the gate)
+		{Default, 9, 8, false, allHints, Default},
 		{time.Hour, 2, 2, false, allHints, time.Hour}, // an explicit budget stands when nothing is oversubscribed
 		{time.Microsecond, 3, 2, false, allHints, time.Microsecond},
 		{0, 2, 4, false, allHints, 0},
