@@ -51,9 +51,7 @@ func main() {
 	switch {
 	case *burn > 0:
 		for end := time.Now().Add(*burn); time.Now().Before(end); {
-			for range 1 << 20 {
-				sink++
-			}
+			spinWork(1 << 20)
 		}
 	case *measure:
 		res := measureAll(*rounds)
@@ -68,8 +66,6 @@ func main() {
 		}
 	}
 }
-
-var sink int
 
 // A setting is a set of hints in force while a scenario is measured.
 type setting struct {
@@ -282,7 +278,7 @@ func spinWork(n int) {
 	for i := range n {
 		x = x*31 + i
 	}
-	sink += x & 1
+	runtime.KeepAlive(x)
 }
 
 func median(xs []float64) float64 {

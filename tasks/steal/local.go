@@ -22,14 +22,9 @@ type Local[T any] struct {
 	stack []T // the values are stack[lo:], the newest last
 	lo    int // stack[:lo] was published to the deque; reclaimed lazily
 	w     int
-	_     [uintptr(pad.CacheLine) - unsafe.Sizeof(localFields{})]byte
-}
-
-// localFields mirrors Local's fields (a []T header is the same size for
-// every T), so that the padding follows them.
-type localFields struct {
-	stack []byte
-	lo, w int
+	// After the fields above: a slice header (the same size for every T)
+	// and two ints.
+	_ [uintptr(pad.CacheLine) - unsafe.Sizeof([]byte(nil)) - 2*unsafe.Sizeof(0)]byte
 }
 
 // Push adds v to the top of the stack.

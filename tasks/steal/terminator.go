@@ -42,7 +42,7 @@ import (
 //
 // An offering worker waits in three stages, like HotSpot's TaskTerminator: it
 // spins, polling with pauses that double in length; then it yields the
-// processor (runtime.Gosched) for about spinBudget; then it sleeps. When the
+// processor (runtime.Gosched) for about spin.Default; then it sleeps. When the
 // workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
 // yields only for the module's oversubscribed budget (internal/spin, the one
 // spin policy the dispatcher and the semaphore follow too): its processor is
@@ -94,12 +94,6 @@ type Terminator struct {
 	// flag) touches it.
 	nap *time.Timer
 }
-
-// spinBudget is about how long an offering worker spins and yields, in all,
-// before it sleeps: about the cost of a sleep and wake-up, so that a worker
-// waiting for work that arrives later loses at most twice the optimum.
-// It is the module's one default (internal/spin).
-const spinBudget = spin.Default
 
 // maxNap is the longest nap of the spin master between two looks at the
 // queues, once it has stopped spinning.
