@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
-	"github.com/workgang/workgang/internal/peek"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
 	"github.com/workgang/workgang/tasks"
@@ -137,7 +136,6 @@ type endLine struct {
 type coordLine struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
-	spin       spin.Spinner
 }
 
 // readLine is set by New (the budget by SetSpin) and read by workers on every
@@ -195,8 +193,8 @@ func New(workers int) *Dispatcher {
 // next run, and how long the coordinator polls for the end of the current
 // one, before parking; 0 parks at once. It may be called at any time; a
 // waiter already spinning keeps the budget it started with. The wait policy
-// (internal/spin) may cut it: with one processor, when waiters outnumber the
-// processors, or while other processes wait for the CPUs.
+// (internal/spin) cuts it to 0 with one processor or while other processes
+// wait for the CPUs.
 func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
@@ -231,9 +229,7 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		panic("gang: Prepare: nil task")
 	}
 	p.t = t
-	if k, ok := t.(peek.KnownCallerRuns); ok {
-		p.callerRuns = k.KnownCallerRuns() // the module's own tasks: cannot panic
-	} else if panicked, v, stack := call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
+	if panicked, v, stack := call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
 		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
 	}
 	if trace.IsEnabled() {

@@ -246,7 +246,7 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 		return d.snapshot()
 	}
 	budget := spin.Idle(time.Duration(d.budget.Load()), &s.spin)
-	if spin.Until(budget, &s.spin, func() bool { return d.fresh(s) }) {
+	if spin.Until(budget, func() bool { return d.fresh(s) }) {
 		s.spun.Add(1)
 		return d.snapshot()
 	}
@@ -361,7 +361,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 			runtime.Gosched()
 		}
 	}
-	if spin.Until(spin.Allow(time.Duration(d.budget.Load()), m+1), &d.spin, ended) {
+	if spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended) {
 		return
 	}
 	// Commit, then re-check: the Dekker pair of finish (store done, then

@@ -125,7 +125,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// next, fresh, park.
 			"if d.fresh(s) {",
 			"return d.snapshot()",
-			"spin.Until(budget, &s.spin, func() bool { return d.fresh(s) })",
+			"spin.Until(budget, func() bool { return d.fresh(s) })",
 			"d.park(s)",
 			"return genOf(d.run.Load()) != s.seen&genMask",
 			"s.state.Store(parked)",
@@ -144,7 +144,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// waitEnd.
 			"ended := func() bool { return d.done.Load() == gen }",
 			"if ended() {",
-			"spin.Until(spin.Allow(time.Duration(d.budget.Load()), m+1), &d.spin, ended)",
+			"spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended)",
 			"d.coordParked.Store(gen)",
 			"if !d.coordParked.CompareAndSwap(gen, 0) {",
 			"d.coordWake.Wait()",

@@ -79,7 +79,7 @@ func (s *Semaphore) Spin() time.Duration {
 	}
 	// The module's wait policy: 50 us, or 0 with one processor or
 	// on a machine whose CPUs other processes are waiting for.
-	return spin.Budget(2)
+	return spin.Budget()
 }
 
 // Signal releases n permits, waking up to n parked waiters. It panics if n is
@@ -149,7 +149,7 @@ func (s *Semaphore) Wait() {
 	if s.TryWait() {
 		return
 	}
-	if budget := s.Spin(); budget > 0 && spin.Until(budget, nil, s.TryWait) {
+	if budget := s.Spin(); budget > 0 && spin.Until(budget, s.TryWait) {
 		return
 	}
 	s.park()

@@ -75,10 +75,6 @@ type callerRuns struct{ Task }
 
 func (callerRuns) CallerCanRun() bool { return true }
 
-// KnownCallerRuns tells gang.Prepare the answer without a recover (see
-// internal/peek).
-func (callerRuns) KnownCallerRuns() bool { return true }
-
 // Unwrap returns the wrapped task.
 func (c callerRuns) Unwrap() Task { return c.Task }
 

@@ -382,9 +382,8 @@ func (t *runCtxTask) renamePanic(claimed bool) {
 	panic(v)
 }
 
-func (t *runCtxTask) Name() string          { return "workers.RunContext" }
-func (t *runCtxTask) CallerCanRun() bool    { return true }
-func (t *runCtxTask) KnownCallerRuns() bool { return true } // internal/peek
+func (t *runCtxTask) Name() string       { return "workers.RunContext" }
+func (t *runCtxTask) CallerCanRun() bool { return true }
 
 func (t *runCtxTask) Work(copy int) {
 	returned := false
@@ -417,9 +416,8 @@ type rangeCtxTask struct {
 	callerRuns bool
 }
 
-func (t *rangeCtxTask) Name() string          { return "workers.ForRangeContext" }
-func (t *rangeCtxTask) CallerCanRun() bool    { return t.callerRuns }
-func (t *rangeCtxTask) KnownCallerRuns() bool { return t.callerRuns } // internal/peek
+func (t *rangeCtxTask) Name() string       { return "workers.ForRangeContext" }
+func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
 	returned := false

@@ -206,9 +206,8 @@ type rangeTask struct {
 	callerRuns bool
 }
 
-func (t *rangeTask) Name() string          { return "workers.ForRange" }
-func (t *rangeTask) CallerCanRun() bool    { return t.callerRuns }
-func (t *rangeTask) KnownCallerRuns() bool { return t.callerRuns } // internal/peek
+func (t *rangeTask) Name() string       { return "workers.ForRange" }
+func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeTask) Work(worker int) {
 	for {

@@ -52,8 +52,8 @@ type placement struct {
 
 // WithSpin sets how long an idle worker polls for the next run, and the
 // caller for the end of its run, before parking (default 50 us; 0 parks at
-// once). The budget is cut with one processor, when waiters
-// outnumber the processors, and while other processes wait for the CPUs.
+// once). The budget is cut to 0 with one processor and while other
+// processes wait for the CPUs.
 // It panics if d is negative.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {

@@ -8,12 +8,3 @@ package peek
 // CoordinatorParked reports whether the coordinator of d (a *gang.Dispatcher)
 // is asleep in its end wait. Set by package gang's init.
 var CoordinatorParked func(d any) bool
-
-// KnownCallerRuns is implemented by the module's own task types (the
-// wrapper of tasks.CallerRuns, the tasks of ForRange and RunContext), whose
-// answer to CallerCanRun is a field or a constant: gang.Prepare asks them
-// without the recover it puts around a user's CallerCanRun, which costs about
-// as much as a whole inline run.
-type KnownCallerRuns interface {
-	KnownCallerRuns() bool
-}

@@ -18,8 +18,7 @@
 //
 // Cost at scale, on paper. A waiter that parks costs nothing; one that spins
 // costs the CPU time of its spin, which the policy bounds: Default per wait
-// (up to 1 ms for a worker that Learn stretched), a few microseconds when
-// waiters outnumber the processors, none for a worker after two runs that
+// (up to 1 ms for a worker that Learn stretched), none for a worker after two runs that
 // did not need it, none while the machine's run queues are longer than its
 // CPUs (Load). The policy's own
 // shared state is one read-mostly word (the processor view), refreshed by one
@@ -236,18 +235,15 @@ func Crowded() bool {
 	return contended || procs <= 1
 }
 
-// Budget returns how long a waiter should spin when goroutines goroutines
-// (spinners and the goroutines they wait for, together) share the processors:
-// Allow(Default, goroutines).
-func Budget(goroutines int) time.Duration { return Allow(Default, goroutines) }
+// Budget returns how long a waiter whose budget was never set should spin:
+// Allow(Default).
+func Budget() time.Duration { return Allow(Default) }
 
 // Allow returns budget (an explicit one, such as a set's WithSpin, or
-// Default) as the policy allows it for goroutines goroutines: 0 with one
-// processor (the awaited goroutine cannot run while the waiter spins) or on a
-// contended machine (Load); else unchanged. goroutines (the waiters and the
-// goroutines they wait for) is not used any more: a cap when they outnumber
-// the processors cost more than it paid (gang/README.md, the gate).
-func Allow(budget time.Duration, goroutines int) time.Duration {
+// Default) as the policy allows it: 0 with one processor (the awaited
+// goroutine cannot run while the waiter spins) or on a contended machine
+// (Load); else unchanged.
+func Allow(budget time.Duration) time.Duration {
 	if budget <= 0 {
 		return 0
 	}
@@ -268,14 +264,14 @@ func Allow(budget time.Duration, goroutines int) time.Duration {
 func Idle(budget time.Duration, sp *Spinner) time.Duration {
 	switch {
 	case sp.Misses == 1:
-		return Allow(budget/8, 1)
+		return Allow(budget / 8)
 	case sp.Misses > 1:
 		return 0
 	}
 	if On(Learn) {
 		budget <<= sp.boost
 	}
-	return Allow(budget, 1)
+	return Allow(budget)
 }
 
 // EndPolls is how many times the coordinator of a plain run polls for the end
@@ -333,9 +329,8 @@ func (sp *Spinner) Learn(slept, budget time.Duration) {
 // the processor between bursts so that other goroutines (possibly the one
 // being waited for) run on it even with GOMAXPROCS = 1 or more spinners than
 // processors (a spin loop without yields stalls such a machine). It reports
-// whether done returned true. budget <= 0 polls once. sp is the waiter's
-// state (unused while spinning; it may be nil).
-func Until(budget time.Duration, sp *Spinner, done func() bool) bool {
+// whether done returned true. budget <= 0 polls once.
+func Until(budget time.Duration, done func() bool) bool {
 	if done() {
 		return true
 	}

@@ -30,26 +30,25 @@ func withView(procs int, contended bool, h Hint) (restore func()) {
 
 func TestAllow(t *testing.T) {
 	for _, tc := range []struct {
-		budget            time.Duration
-		goroutines, procs int
-		contended         bool
-		hints             Hint
-		want              time.Duration
+		budget    time.Duration
+		procs     int
+		contended bool
+		hints     Hint
+		want      time.Duration
 	}{
-		{Default, 1, 1, false, allHints, 0},
-		{Default, 2, 1, false, 0, 0}, // one processor: no spin even when plain
-		{Default, 2, 2, false, allHints, Default},
-		{Default, 3, 2, false, allHints, Default}, // no cap when oversubscribed (the gate)
-		{Default, 9, 8, false, allHints, Default},
-		{time.Hour, 2, 2, false, allHints, time.Hour}, // an explicit budget stands when nothing is oversubscribed
-		{time.Microsecond, 3, 2, false, allHints, time.Microsecond},
-		{0, 2, 4, false, allHints, 0},
-		{Default, 2, 2, true, allHints, 0}, // contended (the view is set only with Load on)
+		{Default, 1, false, allHints, 0},
+		{Default, 1, false, 0, 0}, // one processor: no spin even when plain
+		{Default, 2, false, allHints, Default},
+		{Default, 8, false, allHints, Default},
+		{time.Hour, 2, false, allHints, time.Hour}, // an explicit budget stands
+		{0, 4, false, allHints, 0},
+		{Default, 2, true, allHints, 0}, // contended
+		{Default, 2, true, 0, Default},  // contended, but the load hint is off
 	} {
 		restore := withView(tc.procs, tc.contended, tc.hints)
-		if got := Allow(tc.budget, tc.goroutines); got != tc.want {
-			t.Errorf("Allow(%v, %d) with procs %d contended %v hints %v = %v; want %v",
-				tc.budget, tc.goroutines, tc.procs, tc.contended, tc.hints, got, tc.want)
+		if got := Allow(tc.budget); got != tc.want {
+			t.Errorf("Allow(%v) with procs %d contended %v hints %v = %v; want %v",
+				tc.budget, tc.procs, tc.contended, tc.hints, got, tc.want)
 		}
 		restore()
 	}
@@ -137,13 +136,13 @@ func TestProcsFollowsGOMAXPROCS(t *testing.T) {
 
 func TestUntil(t *testing.T) {
 	calls := 0
-	assert.True(t, Until(0, nil, func() bool { calls++; return true }))
+	assert.True(t, Until(0, func() bool { calls++; return true }))
 	assert.Equal(t, 1, calls)
 	calls = 0
-	assert.False(t, Until(0, nil, func() bool { calls++; return false }), "budget 0 polls once")
+	assert.False(t, Until(0, func() bool { calls++; return false }), "budget 0 polls once")
 	assert.Equal(t, 1, calls)
 	start := time.Now()
-	assert.False(t, Until(200*time.Microsecond, nil, func() bool { return false }))
+	assert.False(t, Until(200*time.Microsecond, func() bool { return false }))
 	assert.GreaterOrEqual(t, time.Since(start), 200*time.Microsecond, "gives up only after the budget")
 
 	var flag atomic.Bool
@@ -151,8 +150,7 @@ func TestUntil(t *testing.T) {
 		time.Sleep(time.Millisecond)
 		flag.Store(true)
 	}()
-	var sp Spinner
-	assert.True(t, Until(time.Minute, &sp, flag.Load), "sees a condition set by another goroutine")
+	assert.True(t, Until(time.Minute, flag.Load), "sees a condition set by another goroutine")
 }
 
 func BenchmarkGosched(b *testing.B) {

@@ -130,7 +130,7 @@ const maxWorkers = 1 << 30
 // turns with the workers that hold work, so they spin not at all and yield
 // only for the policy's oversubscribed budget (spin.Oversubscribed).
 func (t *Terminator) readProcs() {
-	t.spin = spin.Budget(int(t.n)) == spin.Default
+	t.spin = spin.Budget() == spin.Default
 }
 
 // Workers returns n, the number of workers that must offer.

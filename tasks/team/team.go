@@ -119,8 +119,7 @@ type member struct {
 	// runs). Atomic because a Member kept past its run may be used, wrongly,
 	// by another goroutine while Reset or Run writes it: check must then
 	// refuse it, not race.
-	g  atomic.Uintptr
-	sp spin.Spinner
+	g atomic.Uintptr
 }
 
 // New returns a team of n members, ids 0..n-1. It panics if n is outside
@@ -141,7 +140,7 @@ func (t *Team) Reset(n int) {
 		panic(fmt.Sprintf("team: n = %d out of range [1, %d]", n, MaxMembers))
 	}
 	t.n = n
-	t.budget = spin.Budget(n)
+	t.budget = spin.Budget()
 	t.bar.Store(0)
 	t.next.Store(0)
 	t.failed.Store(0)
@@ -273,7 +272,7 @@ func (m *Member) barrier(last func()) {
 		w := t.bar.Load()
 		return w>>epochShift&epochMask != epoch || w&(brokenBit|departedBit) != 0
 	}
-	if !spin.Until(t.budget, &m.sp, ended) {
+	if !spin.Until(t.budget, ended) {
 		t.mu.Lock()
 		// Announce, then re-check: the Dekker pair of the releaser's store
 		// and load of sleepers (and of breakBarrier's and depart's).
