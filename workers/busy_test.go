@@ -35,9 +35,8 @@ import (
 func busyAct(t *testing.T, w runner, act func()) (v any, onCaller bool) {
 	t.Helper()
 	release := holdSet(w, 1)
-	var started, held sync.WaitGroup
+	var started sync.WaitGroup
 	started.Add(1)
-	held.Add(1)
 	heldReturned := make(chan struct{})
 	var copy1Started atomic.Bool
 	done := make(chan struct{})
