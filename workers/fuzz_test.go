@@ -669,7 +669,11 @@ func (m *fzMachine) opConcurrent(s *fzSet) {
 	for _, rs := range results {
 		for _, r := range rs {
 			if s.closed {
-				m.wantMisuse(r.o, fmt.Sprintf("workers: RunN on %q: set is closed", s.name))
+				op := "RunN"
+				if r.ids != nil {
+					op = "RunContext" // a panic names the call the user made
+				}
+				m.wantMisuse(r.o, fmt.Sprintf("workers: %s on %q: set is closed", op, s.name))
 				continue
 			}
 			if r.ids == nil {
