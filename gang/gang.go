@@ -26,10 +26,11 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// MaxSlots is the most worker slots a Dispatcher can have; New
-	// panics above it. One below the n field's largest value, so that a
-	// caller-runs run on every slot (n = MaxSlots+1) still fits in it.
-	MaxSlots = nMask - 1
+	// maxSlots is the most worker slots a Dispatcher can have: the
+	// module's one cap, tasks.MaxCopies. A caller-runs run on every slot
+	// (n = maxSlots+1) must fit in the n field; the array below fails to
+	// compile if it would not.
+	maxSlots = tasks.MaxCopies
 
 	// groupSize is how many copies share one countdown line at the end of
 	// a run.
@@ -39,6 +40,9 @@ const (
 	// claim after its own (see Serve).
 	stealAhead = 2
 )
+
+// A caller-runs run on every slot must fit in the run word's n field.
+var _ [nMask - (maxSlots + 1)]struct{}
 
 // genOf returns the low genBits bits of the generation in run word r; the
 // full 64-bit generation is in Dispatcher.runGen (see snapshot).
@@ -173,10 +177,10 @@ type Dispatcher struct {
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
 // indices 0..workers-1), with the default spin budget. It panics if workers
-// is outside [1, MaxSlots].
+// is outside [1, maxSlots].
 func New(workers int) *Dispatcher {
-	if workers < 1 || workers > MaxSlots {
-		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, MaxSlots))
+	if workers < 1 || workers > maxSlots {
+		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, maxSlots))
 	}
 	d := &Dispatcher{}
 	d.slots = make([]slot, workers)

@@ -204,7 +204,7 @@ func TestMisuse(t *testing.T) {
 	assert.PanicsWithValue(t, "gang: Run: n = 4 out of range for 2 workers (caller-runs true)", func() { d.Run(caller, 4) })
 	assert.PanicsWithValue(t, "gang: Stop: k = -1 out of range [0, 2]", func() { d.Stop(-1) })
 	assert.PanicsWithValue(t, "gang: Stop: k = 3 out of range [0, 2]", func() { d.Stop(3) })
-	assert.PanicsWithValue(t, "gang: New: workers = 0 out of range [1, 1048574]", func() { New(0) })
+	assert.PanicsWithValue(t, "gang: New: workers = 0 out of range [1, 65536]", func() { New(0) })
 	assert.PanicsWithValue(t, "gang: SetSpin: negative spin budget -1ns", func() { d.SetSpin(-1) })
 }
 

@@ -437,12 +437,12 @@ func TestSetSpinBetweenRuns(t *testing.T) {
 }
 
 // TestRunWordHoldsLargestN: the largest n that Run accepts, a caller-runs
-// run on a dispatcher of MaxSlots workers (n = MaxSlots+1), must fit in the
-// run word's n field: with MaxSlots = nMask, n = 1<<nBits was callerBit
+// run on a dispatcher of maxSlots workers (n = maxSlots+1), must fit in the
+// run word's n field: with maxSlots = nMask, n = 1<<nBits was callerBit
 // itself, the word carried n = 0, every worker computed m = -1 and ran
 // nothing, and the caller ran all n copies alone.
 func TestRunWordHoldsLargestN(t *testing.T) {
-	const largestN = MaxSlots + 1 // Run's check: m = n-1 <= len(d.slots) with caller-runs
+	const largestN = maxSlots + 1 // Run's check: m = n-1 <= len(d.slots) with caller-runs
 	assert.LessOrEqual(t, uint64(largestN), uint64(nMask),
-		"a caller-runs run of n = MaxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
+		"a caller-runs run of n = maxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
 }

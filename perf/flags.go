@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/workgang/workgang/workers"
+	"github.com/workgang/workgang/tasks"
 )
 
 // Default and -quick sizes. -quick keeps every section but shrinks the
@@ -98,8 +98,8 @@ func applyQuick(fs *flag.FlagSet, c *config) {
 // validate checks the numeric flags.
 func (c *config) validate() error {
 	switch {
-	case c.Max < 1 || c.Max > workers.MaxSetSize:
-		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, workers.MaxSetSize)
+	case c.Max < 1 || c.Max > tasks.MaxCopies:
+		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, tasks.MaxCopies)
 	case c.Iters < 1:
 		return fmt.Errorf("-iters %d: want at least 1", c.Iters)
 	case c.Runs < 1:

@@ -18,6 +18,11 @@ package tasks
 
 import "strconv"
 
+// MaxCopies is the one size cap of the module: the most copies a run may
+// have, the most workers a set or a dispatcher may have and the most members
+// of a team. Every constructor and run checks its count against it.
+const MaxCopies = 1 << 16
+
 // Task is a unit of parallel work. Work is called once per copy with the
 // copy's id in [0, n). Implementations must be safe for concurrent calls of Work
 // with distinct ids.

@@ -492,7 +492,7 @@ func (m *fzMachine) opNew(slot int) {
 	case 6:
 		max = 0
 	case 7:
-		max = []int{-1, workers.MaxSetSize + 1}[a&1]
+		max = []int{-1, tasks.MaxCopies + 1}[a&1]
 	}
 	var opts []workers.Option
 	var want string
@@ -531,8 +531,8 @@ func (m *fzMachine) opNew(slot int) {
 		return
 	}
 	switch {
-	case max < 1 || max > workers.MaxSetSize:
-		want = fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, max, workers.MaxSetSize)
+	case max < 1 || max > tasks.MaxCopies:
+		want = fmt.Sprintf("workers: New(%q): maxWorkers = %d out of range [1, %d]", name, max, tasks.MaxCopies)
 	case nilAt >= 0:
 		want = fmt.Sprintf("workers: New(%q): option %d is nil", name, nilAt)
 	case active < 1 || active > max:

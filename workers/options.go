@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
 )
 
 // Option configures a set in New.
@@ -23,8 +24,8 @@ type config struct {
 // touching the registry, so it rejects the same arguments whether or not the
 // name is held.
 func newConfig(op, name string, maxWorkers int, opts []Option) config {
-	if maxWorkers < 1 || maxWorkers > MaxSetSize {
-		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, MaxSetSize))
+	if maxWorkers < 1 || maxWorkers > tasks.MaxCopies {
+		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, tasks.MaxCopies))
 	}
 	c := config{active: maxWorkers}
 	for i, o := range opts {

@@ -68,7 +68,7 @@ func TestAcquireChecksHeldName(t *testing.T) {
 	}{
 		{"max 0", 0, nil, `workers: Acquire("held"): maxWorkers = 0 out of range [1, 65536]`},
 		{"max -1", -1, nil, `workers: Acquire("held"): maxWorkers = -1 out of range [1, 65536]`},
-		{"max MaxSetSize+1", workers.MaxSetSize + 1, nil, `workers: Acquire("held"): maxWorkers = 65537 out of range [1, 65536]`},
+		{"max MaxSetSize+1", tasks.MaxCopies + 1, nil, `workers: Acquire("held"): maxWorkers = 65537 out of range [1, 65536]`},
 		{"nil option", 2, []workers.Option{workers.WithSpin(0), nil}, `workers: Acquire("held"): option 1 is nil`},
 		{"active 0", 2, []workers.Option{workers.WithActiveWorkers(0)}, `workers: Acquire("held"): WithActiveWorkers(0) out of range [1, 2]`},
 		{"active above max", 4, []workers.Option{workers.WithActiveWorkers(5)}, `workers: Acquire("held"): WithActiveWorkers(5) out of range [1, 4]`},

@@ -31,9 +31,6 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// MaxSetSize is the largest maxWorkers New and Acquire accept.
-const MaxSetSize = 1 << 16
-
 // PanicError is what a run panics with when a copy (or a task method)
 // panicked: the first panic's value and stack, the copy and the count.
 type PanicError = gang.PanicError
@@ -120,7 +117,7 @@ type worker struct {
 
 // New returns a set named name of at most maxWorkers workers (about 300 bytes
 // each up front; the goroutines start when a run first needs them). It
-// panics if maxWorkers is outside [1, MaxSetSize] or an option is invalid.
+// panics if maxWorkers is outside [1, tasks.MaxCopies] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
 	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 }

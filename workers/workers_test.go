@@ -372,7 +372,7 @@ func TestMisuse(t *testing.T) {
 		want string
 	}{
 		{"New max 0", func() { workers.New("bad", 0) }, `workers: New("bad"): maxWorkers = 0 out of range [1, 65536]`},
-		{"New max too big", func() { workers.New("bad", workers.MaxSetSize+1) }, `workers: New("bad"): maxWorkers = 65537 out of range [1, 65536]`},
+		{"New max too big", func() { workers.New("bad", tasks.MaxCopies+1) }, `workers: New("bad"): maxWorkers = 65537 out of range [1, 65536]`},
 		{"New nil option", func() { workers.New("bad", 1, nil) }, `workers: New("bad"): option 0 is nil`},
 		{"New active 0", func() { workers.New("bad", 2, workers.WithActiveWorkers(0)) }, `workers: New("bad"): WithActiveWorkers(0) out of range [1, 2]`},
 		{"New active too big", func() { workers.New("bad", 2, workers.WithActiveWorkers(3)) }, `workers: New("bad"): WithActiveWorkers(3) out of range [1, 2]`},

@@ -30,7 +30,7 @@ import (
 	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/examples/pow/bench"
 	"github.com/workgang/workgang/examples/pow/pow"
-	"github.com/workgang/workgang/workers"
+	"github.com/workgang/workgang/tasks"
 )
 
 func main() {
@@ -107,8 +107,8 @@ func defineFlags(fs *flag.FlagSet, c *config) (check func() error) {
 		switch {
 		case o.Difficulty < 0 || o.Difficulty > pow.MaxDifficulty:
 			return fmt.Errorf("pow: -difficulty %d out of range [0, %d]", o.Difficulty, pow.MaxDifficulty)
-		case o.Copies < 1 || o.Copies > workers.MaxSetSize:
-			return fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, workers.MaxSetSize)
+		case o.Copies < 1 || o.Copies > tasks.MaxCopies:
+			return fmt.Errorf("pow: -copies %d out of range [0, %d]", o.Copies, tasks.MaxCopies)
 		case o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0:
 			return fmt.Errorf("pow: -calls %d, -first %d: want at least 1; -onehash %d, -gap %v: want at least 0", o.Calls, o.FirstCalls, o.OneHash, o.Gap)
 		}

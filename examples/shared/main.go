@@ -28,7 +28,7 @@ import (
 
 	"github.com/workgang/workgang/examples/internal/cli"
 	"github.com/workgang/workgang/examples/shared/fleet"
-	"github.com/workgang/workgang/workers"
+	"github.com/workgang/workgang/tasks"
 )
 
 func main() {
@@ -89,8 +89,8 @@ func defineFlags(fs *flag.FlagSet, c *config) (check func() error) {
 		switch {
 		case c.base.Instances < 1 || c.base.Jobs < 1 || c.runs < 1:
 			return fmt.Errorf("shared: -instances %d, -jobs %d, -runs %d: each must be at least 1", c.base.Instances, c.base.Jobs, c.runs)
-		case c.base.Parts < 1 || c.base.Parts > workers.MaxSetSize:
-			return fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, workers.MaxSetSize)
+		case c.base.Parts < 1 || c.base.Parts > tasks.MaxCopies:
+			return fmt.Errorf("shared: -parts %d out of range [0, %d]", c.base.Parts, tasks.MaxCopies)
 		case c.base.Wait < 0:
 			return fmt.Errorf("shared: -wait %v must not be negative", c.base.Wait)
 		}

@@ -45,12 +45,14 @@ package openmp
 import (
 	"context"
 	"fmt"
-	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"os"
 	"runtime"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/verdict"
+
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -116,9 +118,9 @@ func (o Options) defaults() Options {
 // when it returns.
 func Run(ctx context.Context, out io.Writer, o Options) (*Result, error) {
 	o = o.defaults()
-	if o.Threads < 1 || o.Threads > workers.MaxSetSize || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 || !o.Mixed.valid() {
+	if o.Threads < 1 || o.Threads > tasks.MaxCopies || o.Rounds < 1 || o.Target <= 0 || o.DelayNS <= 0 || o.Budget < 0 || !o.Mixed.valid() {
 		return nil, fmt.Errorf("openmp: bad options: threads %d (want [1, %d]), rounds %d, target %v, delay %v ns, budget %v, mixed %+v",
-			o.Threads, workers.MaxSetSize, o.Rounds, o.Target, o.DelayNS, o.Budget, o.Mixed)
+			o.Threads, tasks.MaxCopies, o.Rounds, o.Target, o.DelayNS, o.Budget, o.Mixed)
 	}
 	p := params{threads: o.Threads, rounds: o.Rounds, target: o.Target, delayNS: o.DelayNS}
 	p.timeout = nativeTimeout(p)

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
@@ -452,7 +453,7 @@ func TestBudgetCutsRounds(t *testing.T) {
 }
 
 func TestRunRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: workers.MaxSetSize + 1}, {DelayNS: -5}, {Budget: -time.Second},
+	for _, o := range []Options{{Threads: -1}, {Rounds: -2}, {Threads: tasks.MaxCopies + 1}, {DelayNS: -5}, {Budget: -time.Second},
 		{Mixed: MixedOptions{Batch: -1}}, {Mixed: MixedOptions{Batches: -3}}, {Mixed: MixedOptions{ForkJoins: -1}}, {Mixed: MixedOptions{WorkNS: []float64{1000, 0}}}} {
 		if _, err := Run(context.Background(), &bytes.Buffer{}, o); err == nil || !strings.HasPrefix(err.Error(), "openmp: ") {
 			t.Errorf("Run(%+v): got %v; want an error naming the package", o, err)

@@ -42,6 +42,7 @@ import (
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
 )
 
 // The barrier word: broken<<63 | departed<<62 | epoch<<32 | arrived.
@@ -51,9 +52,6 @@ const (
 	epochMask   = 1<<30 - 1
 	departedBit = 1 << 62
 	brokenBit   = 1 << 63
-
-	// MaxMembers is the largest team New accepts.
-	MaxMembers = 1 << 24
 )
 
 // Team is the shared state of n members: one barrier and one worksharing
@@ -123,7 +121,7 @@ type member struct {
 }
 
 // New returns a team of n members, ids 0..n-1. It panics if n is outside
-// [1, MaxMembers].
+// [1, tasks.MaxCopies].
 func New(n int) *Team {
 	t := &Team{}
 	t.cond.L = &t.mu
@@ -134,10 +132,10 @@ func New(n int) *Team {
 // Reset prepares t for another run of n members. It must not be called while
 // a run of t is in progress. A *Member of an earlier run panics when used
 // outside a run; it is the same object as the new run's member of its id,
-// so do not keep one past its run. It panics if n is outside [1, MaxMembers].
+// so do not keep one past its run. It panics if n is outside [1, tasks.MaxCopies].
 func (t *Team) Reset(n int) {
-	if n < 1 || n > MaxMembers {
-		panic(fmt.Sprintf("team: n = %d out of range [1, %d]", n, MaxMembers))
+	if n < 1 || n > tasks.MaxCopies {
+		panic(fmt.Sprintf("team: n = %d out of range [1, %d]", n, tasks.MaxCopies))
 	}
 	t.n = n
 	t.budget = spin.Budget()

@@ -247,7 +247,7 @@ func TestMemberMisuse(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
-	assert.PanicsWithValue(t, "team: n = 0 out of range [1, 16777216]", func() { New(0) })
+	assert.PanicsWithValue(t, "team: n = 0 out of range [1, 65536]", func() { New(0) })
 	assert.PanicsWithValue(t, "team: Dynamic: chunk = 0, want >= 1", func() { Dynamic(0) })
 	assert.PanicsWithValue(t, "team: Guided: chunk = -1, want >= 1", func() { Guided(-1) })
 	assert.PanicsWithValue(t, "team: StaticChunk: chunk = 0, want >= 1", func() { StaticChunk(0) })

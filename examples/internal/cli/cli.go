@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/policy"
-	"github.com/workgang/workgang/workers"
 )
 
 // Exit codes of Run.
@@ -64,8 +64,8 @@ func WorkersFlag(fs *flag.FlagSet, usage string) (resolve func() (int, error)) {
 	n := fs.Int("workers", 0, usage)
 	return func() (int, error) {
 		switch {
-		case *n < 0 || *n > workers.MaxSetSize:
-			return 0, fmt.Errorf("%s: -workers %d out of range [0, %d]", fs.Name(), *n, workers.MaxSetSize)
+		case *n < 0 || *n > tasks.MaxCopies:
+			return 0, fmt.Errorf("%s: -workers %d out of range [0, %d]", fs.Name(), *n, tasks.MaxCopies)
 		case *n == 0:
 			return policy.Default(), nil
 		}

@@ -10,8 +10,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/examples/internal/cli"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/policy"
-	"github.com/workgang/workgang/workers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -83,6 +83,6 @@ func TestWorkersFlag(t *testing.T) {
 		}
 		assert.NoError(t, err, "%v", tc.args)
 		assert.Equal(t, tc.want, n, "%v", tc.args)
-		assert.LessOrEqual(t, n, workers.MaxSetSize)
+		assert.LessOrEqual(t, n, tasks.MaxCopies)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workgang/workgang/examples/internal/lat"
 	"github.com/workgang/workgang/examples/pow/pow"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -83,7 +84,7 @@ func solve(s pow.Solver, p pow.Puzzle) (time.Duration, error) {
 // Measure times every solver: first calls, then later calls, interleaved
 // per puzzle so that noise hits them alike.
 func Measure(o Options) ([]Row, error) {
-	if o.Copies < 1 || o.Copies > workers.MaxSetSize || o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0 {
+	if o.Copies < 1 || o.Copies > tasks.MaxCopies || o.Calls < 1 || o.FirstCalls < 1 || o.OneHash < 0 || o.Gap < 0 {
 		return nil, fmt.Errorf("pow: bad options %+v", o)
 	}
 	ks := kinds(o.Copies)

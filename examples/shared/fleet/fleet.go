@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/internal/shareset"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -65,8 +66,8 @@ func (c Config) validate() error {
 	switch {
 	case c.Instances < 1 || c.Jobs < 1 || c.Units < 1:
 		return fmt.Errorf("fleet: instances %d, jobs %d, units %d: each must be at least 1", c.Instances, c.Jobs, c.Units)
-	case c.Parts < 1 || c.Parts > workers.MaxSetSize:
-		return fmt.Errorf("fleet: parts %d out of range [1, %d]", c.Parts, workers.MaxSetSize)
+	case c.Parts < 1 || c.Parts > tasks.MaxCopies:
+		return fmt.Errorf("fleet: parts %d out of range [1, %d]", c.Parts, tasks.MaxCopies)
 	case c.Wait < 0:
 		return fmt.Errorf("fleet: wait %v must not be negative", c.Wait)
 	}
