@@ -31,9 +31,49 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// PanicError is what a run panics with when a copy (or a task method)
-// panicked: the first panic's value and stack, the copy and the count.
-type PanicError = gang.PanicError
+// PanicError is what a run panics with when a copy of its task panicked or
+// called runtime.Goexit on a worker, or a task method other than Work
+// panicked: the first such event of the run, once every copy has returned.
+// The set stays usable. errors.As finds it in a recovered value; Unwrap
+// returns Value when Value is an error.
+type PanicError struct {
+	Task     string // the task's Name ("workers.ForRange" and so on for the set's own calls)
+	Worker   int    // the copy's id (RunContext: the work index); -1 outside any copy
+	OnCaller bool   // the panic happened on the goroutine that made the call
+	Goexit   bool   // the copy called runtime.Goexit instead of panicking
+	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
+	Stack    []byte // the panicking goroutine's stack, taken where it panicked
+	Panics   int    // how many copies of the run panicked in all
+	Method   string // the task method that panicked if not Work ("CallerCanRun", "Name")
+}
+
+// Error returns the panic value, where it happened and its stack.
+func (p *PanicError) Error() string { return (*gang.PanicError)(p).Error() }
+
+// Unwrap returns Value if it is an error, so that errors.Is and errors.As see
+// through a re-raised panic.
+func (p *PanicError) Unwrap() error { return (*gang.PanicError)(p).Unwrap() }
+
+// repanic raises gang's report of a run's panics as the set's *PanicError
+// (the same struct: the conversion copies nothing).
+func repanic(p *gang.PanicError) {
+	if p != nil {
+		panic((*PanicError)(p))
+	}
+}
+
+// asSetPanic is deferred around gang calls that may raise gang's report
+// themselves: when a caller copy's runtime.Goexit gives way to another copy's
+// panic. It re-raises that report as the set's type and any other value as
+// it is; on a return or a Goexit, recover returns nil and it does nothing.
+func asSetPanic() {
+	if v := recover(); v != nil {
+		if p, ok := v.(*gang.PanicError); ok {
+			v = (*PanicError)(p)
+		}
+		panic(v)
+	}
+}
 
 // Workers is a named set of up to MaxWorkers persistent worker goroutines.
 // Create one with New and release it with Close. All methods are safe for
@@ -193,9 +233,7 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 	}
 	w.checkN(op, n)
 	plan, pe := gang.Prepare(t)
-	if pe != nil {
-		panic(pe)
-	}
+	repanic(pe)
 	if name := plan.Name(); name != "" {
 		// Tracing is on (Prepare asked for the name): one region per run,
 		// in a frame of its own so that the common path has no defer.
@@ -235,15 +273,11 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 			w.runBusy(op, plan, n)
 			return nil
 		}
-		if p := w.runHeld(op, plan, n); p != nil {
-			panic(p)
-		}
+		repanic(w.runHeld(op, plan, n))
 		return nil
 	}
 	p, err := w.runLocked(ctx, op, plan, n)
-	if p != nil {
-		panic(p)
-	}
+	repanic(p)
 	return err
 }
 
@@ -269,14 +303,15 @@ func (w *set) runInline(ctx context.Context, op string, plan gang.Plan) error {
 // its caller's copies when it returns: a caller copy's Goexit skips the
 // count, a panic is counted and re-raised.
 func (w *set) onCaller(plan gang.Plan, n int) {
+	if n > 1 {
+		defer asSetPanic()
+	}
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
 	w.callerCopies.Add(uint64(n))
-	if p != nil {
-		panic(p)
-	}
+	repanic(p)
 }
 
-func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*PanicError, error) {
+func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*gang.PanicError, error) {
 	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return nil, err
 	}
@@ -284,8 +319,11 @@ func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (
 }
 
 // runHeld is runLocked once the run lock is held; it releases it.
-func (w *set) runHeld(op string, plan gang.Plan, n int) *PanicError {
+func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
+	if plan.CallerRuns() {
+		defer asSetPanic()
+	}
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
