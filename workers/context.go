@@ -35,7 +35,7 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // model and nested runs are as for RunN. A copy's panic is re-raised, once
 // every copy has returned, as a *PanicError naming its id. RunContext panics
 // if ctx or fn is nil, n < 1, or where RunN panics.
-func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, worker int) error) error {
+func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
 	}
@@ -51,7 +51,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	t.fn = fn
 	t.start(runCtx, cancel)
 	copies := t.reset(n, w.MaxWorkers())
-	defer t.renamePanic(copies < n)
+	defer renameCopy(t.cur, copies < n)
 	// Like w.RunN(t, copies), but giving up (running nothing) if the run's
 	// context, hence ctx, is done while the run waits for the set.
 	waitErr := w.runNContext(runCtx, "RunContext", t, copies)
@@ -338,7 +338,7 @@ var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
 // then ids k, k+1, ... from the shared counter until they are all taken.
 type runCtxTask struct {
 	ctxRun
-	fn   func(ctx context.Context, worker int) error
+	fn   func(ctx context.Context, i int) error
 	n, k int
 	// next counts the ids from k on that copies have taken: the Add is the
 	// claim, so each id is returned to exactly one copy. It counts past
@@ -364,11 +364,13 @@ func (t *runCtxTask) reset(n, max int) (copies int) {
 	return t.k
 }
 
-// renamePanic is deferred by RunContext. If RunN panics with a *PanicError
-// and ids are not copies (claimed, so t.cur is in use), it puts the id of the
-// work that panicked in place of the copy's. Otherwise it does nothing: a
-// run that returned may already have handed t to another run.
-func (t *runCtxTask) renamePanic(claimed bool) {
+// renameCopy is deferred by runs whose ids are not copies (RunContext with
+// more ids than copies, Do): if the run panics with a *PanicError, it puts
+// the id the failed copy was running, cur[copy], in place of the copy's
+// number. With claimed false (ids are copies) it does nothing, and cur may
+// be stale: a run that returned may already have handed its task to
+// another run.
+func renameCopy(cur []int, claimed bool) {
 	if !claimed {
 		return
 	}
@@ -376,8 +378,8 @@ func (t *runCtxTask) renamePanic(claimed bool) {
 	if v == nil {
 		return // returned, or a Goexit, which goes on
 	}
-	if pe, ok := v.(*PanicError); ok && pe.Worker >= 0 && pe.Worker < len(t.cur) {
-		pe.Worker = t.cur[pe.Worker]
+	if pe, ok := v.(*PanicError); ok && pe.Worker >= 0 && pe.Worker < len(cur) {
+		pe.Worker = cur[pe.Worker]
 	}
 	panic(v)
 }

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"fmt"
+	"iter"
 	"sync"
 
 	"github.com/workgang/workgang/internal/spin"
@@ -73,6 +74,95 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 	rangePool.Put(t)
 }
 
+// Do calls fn(i) for every i in [0, n), each once, and returns when all
+// calls have returned: the fork-join of go + sync.WaitGroup, on the set. The
+// calls are spread over at most ActiveWorkers copies (never more than
+// GOMAXPROCS), the caller's among them, each copy taking the next i not yet
+// started; n = 1 runs inline. Calls must not wait for each other (on a busy
+// set they may run one after another on the caller; RunTeam is for copies
+// that meet at barriers). For many small calls ForRange is cheaper: Do claims
+// one i at a time. The memory model and panics are those of RunN (a
+// *PanicError names the i); Do panics if n < 0 or fn is nil, or where RunN
+// panics.
+func (w *set) Do(n int, fn func(i int)) {
+	r := w.rangeSetup("Do", n, fn != nil, doOptions)
+	if n == 0 {
+		return
+	}
+	t := rangePool.Get().(*rangeTask)
+	copies := t.loop.reset(n, r.crowded())
+	t.each, t.callerRuns = fn, true
+	if cap(t.cur) < copies {
+		t.cur = make([]int, copies)
+	}
+	t.cur = t.cur[:copies]
+	w.doRun(t, copies)
+	t.each = nil
+	rangePool.Put(t)
+}
+
+// doRun is Do's run, in a frame of its own for the deferred renameCopy: a
+// *PanicError names the i that panicked, not the copy.
+func (w *set) doRun(t *rangeTask, copies int) {
+	defer renameCopy(t.cur, true)
+	w.runN("Do", t, copies)
+}
+
+// doOptions is Do's schedule: one i per claim.
+var doOptions = []RangeOption{WithChunk(1)}
+
+// ForChunks is ForRange for bodies that need scratch state of their own: body
+// runs once per copy, with that copy's chunks to range over, so that it can
+// make its state once and use it for every chunk it claims (keying state by
+// a copy's id is not safe on a set with concurrent runs, where two runs may
+// both have a copy 0). Each copy must range over chunks to the end: ForChunks
+// panics, once every copy has returned, if iterations were left unclaimed.
+// The options, the memory model and the other panics are those of ForRange.
+//
+//	set.ForChunks(len(rows), func(chunks iter.Seq2[int, int]) {
+//		buf := make([]float64, width) // once per copy
+//		for lo, hi := range chunks {
+//			blurRows(rows[lo:hi], buf)
+//		}
+//	})
+func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
+	r := w.rangeSetup("ForChunks", n, body != nil, opts)
+	if n == 0 {
+		return
+	}
+	// Not pooled: a chunks iterator kept past its copy must find its own,
+	// drained loop, never a later run's. One task and one iterator per copy
+	// are the call's allocations.
+	t := &chunksTask{body: body, callerRuns: r.callerRuns}
+	copies := t.loop.reset(n, r.crowded())
+	w.runN("ForChunks", t, copies)
+	if t.loop.claimed() < n {
+		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.claimed(), n))
+	}
+}
+
+// chunksTask is the task ForChunks runs: each copy hands body an iterator
+// over the chunks it claims.
+type chunksTask struct {
+	loop       rangeLoop
+	body       func(chunks iter.Seq2[int, int])
+	callerRuns bool
+}
+
+func (t *chunksTask) Name() string       { return "workers.ForChunks" }
+func (t *chunksTask) CallerCanRun() bool { return t.callerRuns }
+
+func (t *chunksTask) Work(int) {
+	t.body(func(yield func(lo, hi int) bool) {
+		for {
+			lo, hi, ok := t.loop.next()
+			if !ok || !yield(lo, hi) {
+				return
+			}
+		}
+	})
+}
+
 // rangeConfig is ForRange's options applied: copies, the schedule (chunk for
 // the dynamic one, or minChunk > 0 for the guided one) and caller-runs.
 type rangeConfig struct {
@@ -86,7 +176,7 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	r.copies, r.callerRuns = w.ActiveWorkers(), true
+	r.copies, r.callerRuns = w.defaultCopies(), true
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -114,6 +204,15 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 		r.chunk = ranges.ChunkSize(n, r.copies)
 	}
 	return r
+}
+
+// defaultCopies is the copies of a loop without WithCopies: ActiveWorkers,
+// but never more than the processors the program may use now (GOMAXPROCS,
+// read at most every few milliseconds), so that a loop follows GOMAXPROCS
+// down when the program lowers it.
+func (w *set) defaultCopies() int {
+	procs, _ := spin.Procs()
+	return max(1, min(w.ActiveWorkers(), procs))
 }
 
 // crowded is r for a loop on a contended machine (the wait policy's hint
@@ -199,14 +298,22 @@ func (w *set) panicRangeOption(op string, i int, o RangeOption) {
 // has returned, so no copy of an old run can touch a recycled task.
 var rangePool = sync.Pool{New: func() any { return new(rangeTask) }}
 
-// rangeTask is the task ForRange runs: copies drain loop.
+// rangeTask is the task ForRange and Do run: copies drain loop, calling body
+// for each chunk (ForRange) or each for each of its iterations (Do).
 type rangeTask struct {
 	loop       rangeLoop
 	body       func(worker, lo, hi int)
+	each       func(i int)
+	cur        []int // Do: cur[copy] is the i copy is running
 	callerRuns bool
 }
 
-func (t *rangeTask) Name() string       { return "workers.ForRange" }
+func (t *rangeTask) Name() string {
+	if t.each != nil {
+		return "workers.Do"
+	}
+	return "workers.ForRange"
+}
 func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeTask) Work(worker int) {
@@ -215,6 +322,13 @@ func (t *rangeTask) Work(worker int) {
 		if !ok {
 			return
 		}
-		t.body(worker, lo, hi)
+		if t.each == nil {
+			t.body(worker, lo, hi)
+			continue
+		}
+		for i := lo; i < hi; i++ {
+			t.cur[worker] = i // read after the run, which ends after this copy
+			t.each(i)
+		}
 	}
 }

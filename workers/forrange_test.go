@@ -3,7 +3,9 @@ package workers_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -276,6 +278,42 @@ func TestForRangeAllocatesNothing(t *testing.T) {
 	}
 }
 
+// Do is the fork-join of go + sync.WaitGroup on the set: fn(i) for every i,
+// the caller taking part.
+func ExampleWorkers_Do() {
+	w := workers.New("parts", 2)
+	defer w.Close()
+
+	parts := make([]int, 4)
+	w.Do(len(parts), func(i int) {
+		parts[i] = 10 * i // each call writes only its own element
+	})
+	fmt.Println(parts)
+	// Output: [0 10 20 30]
+}
+
+// ForChunks gives each copy its chunks to range over, so that scratch
+// memory is made once per copy, not once per chunk.
+func ExampleWorkers_ForChunks() {
+	w := workers.New("rows", 2)
+	defer w.Close()
+
+	rows := make([][]int, 6)
+	w.ForChunks(len(rows), func(chunks iter.Seq2[int, int]) {
+		scratch := make([]int, 3) // once per copy
+		for lo, hi := range chunks {
+			for r := lo; r < hi; r++ {
+				for j := range scratch {
+					scratch[j] = r + j
+				}
+				rows[r] = slices.Clone(scratch)
+			}
+		}
+	}, workers.WithChunk(2))
+	fmt.Println(rows)
+	// Output: [[0 1 2] [1 2 3] [2 3 4] [3 4 5] [4 5 6] [5 6 7]]
+}
+
 // ForRange splits [0, n) into chunks that the copies claim one at a time;
 // body gets the bounds of each chunk and the id of the copy running it.
 func ExampleWorkers_ForRange() {
@@ -349,4 +387,128 @@ func TestForRangeOnCrowdedMachine(t *testing.T) {
 	before = w.Stats()
 	w.ForRange(64, body, workers.WithChunk(1))
 	assert.Equal(t, before.InlineRuns, w.Stats().InlineRuns, "a free machine gets the copies back")
+}
+
+func TestDoCallsEachIndexOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		opts []workers.Option
+	}{
+		{"none", 0, nil},
+		{"one", 1, nil},
+		{"two", 2, nil},
+		{"many", 1000, nil},
+		{"concurrent runs", 100, []workers.Option{workers.WithConcurrentRuns()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("do", 3, tc.opts...)
+			defer w.Close()
+			hits := make([]atomic.Int32, tc.n)
+			for round := range 3 {
+				w.Do(tc.n, func(i int) { hits[i].Add(1) })
+				for i := range hits {
+					if got := hits[i].Swap(0); got != 1 {
+						t.Fatalf("round %d: fn(%d) ran %d times; want 1", round, i, got)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDoPanicNamesTheIndex(t *testing.T) {
+	w := workers.New("do", 2)
+	defer w.Close()
+	v := panicValue(func() {
+		w.Do(100, func(i int) {
+			if i == 37 {
+				panic("boom")
+			}
+		})
+	})
+	pe, ok := v.(*workers.PanicError)
+	require.True(t, ok, "got %#v; want a *workers.PanicError", v)
+	assert.Equal(t, 37, pe.Worker, "the i that panicked")
+	assert.Equal(t, "workers.Do", pe.Task)
+	assert.Equal(t, "boom", pe.Value)
+	var hits atomic.Int32
+	w.Do(5, func(int) { hits.Add(1) })
+	assert.Equal(t, int32(5), hits.Load(), "the set stays usable")
+}
+
+func TestDoAndForChunksMisuse(t *testing.T) {
+	w := workers.New("m", 2)
+	defer w.Close()
+	assert.PanicsWithValue(t, `workers: Do on "m": negative length -1`, func() { w.Do(-1, func(int) {}) })
+	assert.PanicsWithValue(t, `workers: Do on "m": nil body`, func() { w.Do(1, nil) })
+	assert.PanicsWithValue(t, `workers: ForChunks on "m": nil body`, func() { w.ForChunks(1, nil) })
+	assert.PanicsWithValue(t,
+		`workers: ForChunks on "m": 9 of 10 iterations never claimed: every copy's body must range over its chunks to the end`,
+		func() {
+			w.ForChunks(10, func(chunks iter.Seq2[int, int]) {
+				for range chunks {
+					break
+				}
+			}, workers.WithChunk(1), workers.WithCopies(1))
+		})
+}
+
+// ForChunks runs body once per copy, so state made at its top is made once
+// per copy, however many chunks the copy claims.
+func TestForChunksBodyOncePerCopy(t *testing.T) {
+	w := workers.New("chunks", 3, workers.WithConcurrentRuns())
+	defer w.Close()
+	const n = 1000
+	hits := make([]atomic.Int32, n)
+	var bodies atomic.Int32
+	var kept iter.Seq2[int, int]
+	var keptMu sync.Mutex
+	w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
+		bodies.Add(1)
+		scratch := 0 // per-copy state: no other copy sees it
+		for lo, hi := range chunks {
+			for i := lo; i < hi; i++ {
+				hits[i].Add(1)
+				scratch++
+			}
+		}
+		keptMu.Lock()
+		kept = chunks
+		keptMu.Unlock()
+	}, workers.WithChunk(7))
+	for i := range hits {
+		require.Equal(t, int32(1), hits[i].Load(), "iteration %d", i)
+	}
+	assert.LessOrEqual(t, int(bodies.Load()), w.ActiveWorkers(), "one body call per copy")
+	assert.GreaterOrEqual(t, int(bodies.Load()), 1)
+	for lo, hi := range kept {
+		t.Errorf("an iterator kept past its run yielded [%d, %d); want nothing", lo, hi)
+	}
+}
+
+// A loop's default copies follow GOMAXPROCS down: a program that lowers it
+// gets no more copies than processors.
+func TestLoopCopiesFollowGOMAXPROCS(t *testing.T) {
+	w := workers.New("procs", 4)
+	defer w.Close()
+	maxID := func(call func(body func(worker, lo, hi int))) int32 {
+		var m atomic.Int32
+		call(func(worker, lo, hi int) {
+			for c := m.Load(); int32(worker) > c && !m.CompareAndSwap(c, int32(worker)); c = m.Load() {
+			}
+		})
+		return m.Load()
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer spin.Refresh()
+	spin.Refresh()
+	for range 20 {
+		id := maxID(func(body func(worker, lo, hi int)) { w.ForRange(4000, body, workers.WithChunk(1)) })
+		require.Equal(t, int32(0), id, "GOMAXPROCS 1: one copy")
+	}
+	id := maxID(func(body func(worker, lo, hi int)) {
+		w.ForRange(4000, body, workers.WithChunk(1), workers.WithCopies(4))
+	})
+	assert.LessOrEqual(t, id, int32(3), "WithCopies still decides")
 }
