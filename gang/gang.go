@@ -214,7 +214,10 @@ func (d *Dispatcher) SetSpin(s time.Duration) {
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool
-	name       string
+	// name is set only while tracing: a pointer, not a string, keeps a
+	// Plan at four words, which the inline run measurably needs
+	// (BenchmarkRun, n=1/workers+caller, in package workers).
+	name *string
 }
 
 // CallerRuns reports whether the task opted in to caller-runs.
@@ -222,7 +225,12 @@ func (p Plan) CallerRuns() bool { return p.callerRuns }
 
 // Name is the task's name if runtime/trace was on when Prepare made the plan
 // (the copies' trace regions carry it), else "".
-func (p Plan) Name() string { return p.name }
+func (p Plan) Name() string {
+	if p.name == nil {
+		return ""
+	}
+	return *p.name
+}
 
 // Prepare asks t once whether it opts in to caller-runs and, while
 // runtime/trace is on, its name. A panic in CallerCanRun or Name is returned
@@ -237,7 +245,7 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
 	}
 	if trace.IsEnabled() {
-		if panicked, v, stack := call(func() { p.name = t.Name() }); panicked {
+		if panicked, v, stack := call(func() { name := t.Name(); p.name = &name }); panicked {
 			return Plan{}, methodPanic(t, "Name", v, stack)
 		}
 	}

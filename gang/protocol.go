@@ -52,7 +52,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	}
 	d.gen++ // starts at 1: 0 is the initial claim and seen value
 	gen := d.gen
-	d.task, d.name = p.t, p.name
+	d.task, d.name = p.t, p.Name()
 	groups := (n + groupSize - 1) / groupSize
 	for g := range groups {
 		d.groups[g].left.Store(int64(min(groupSize, n-g*groupSize)))
@@ -404,22 +404,29 @@ func (d *Dispatcher) Stop(k int) {
 // Plan, n < 1, or n > 1 for a task that did not opt in to caller-runs.
 func RunOnCaller(p Plan, n int) *PanicError {
 	if n == 1 && p.t != nil {
-		return runOne(p) // the common inline run, in a frame of its own
+		if p.name != nil && trace.IsEnabled() {
+			return runOneTraced(p)
+		}
+		return runOne(p.t) // the common inline run, in a frame of its own
 	}
 	return runAll(p, n)
 }
 
-// runOne runs the single copy of p on the caller: nothing to go on with
+// runOne runs the single copy of t on the caller: nothing to go on with
 // after a Goexit, and no record to keep (a record on the stack would escape
 // through its atomics: one allocation per run).
-func runOne(p Plan) *PanicError {
-	if p.name != "" && trace.IsEnabled() {
-		defer trace.StartRegion(context.Background(), p.name).End()
-	}
-	if panicked, v, stack := call(func() { p.t.Work(0) }); panicked {
-		return &PanicError{Task: safeName(p.t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+func runOne(t tasks.Task) *PanicError {
+	if panicked, v, stack := call(func() { t.Work(0) }); panicked {
+		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
 	}
 	return nil
+}
+
+// runOneTraced is runOne inside a trace region named after the task, in a
+// frame of its own so that the common path has no defer.
+func runOneTraced(p Plan) *PanicError {
+	defer trace.StartRegion(context.Background(), p.Name()).End()
+	return runOne(p.t)
 }
 
 // runAll is RunOnCaller for any n.
@@ -434,9 +441,6 @@ func runAll(p Plan, n int) (pe *PanicError) {
 		// A plain task's copies may wait for each other (a barrier): one
 		// after another on one goroutine they would deadlock.
 		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
-	}
-	if n == 1 {
-		return runOne(p)
 	}
 	// The record comes from a pool: one on the stack would escape through
 	// its atomics. take clears it before it goes back.
@@ -466,7 +470,7 @@ func copiesFrom(p Plan, c, n int, f *failures) {
 		}
 	}()
 	for ; c < n; c++ {
-		runCopy(p.t, p.name, c, true, f)
+		runCopy(p.t, p.Name(), c, true, f)
 	}
 	returned = true
 }

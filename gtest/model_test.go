@@ -87,7 +87,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 		"gang/protocol.go": {
 			// Run.
 			"d.gen++",
-			"d.task, d.name = p.t, p.name",
+			"d.task, d.name = p.t, p.Name()",
 			"d.groups[g].left.Store(int64(min(groupSize, n-g*groupSize)))",
 			"d.groupsLeft.Store(int64(groups))",
 			"d.runGen.Store(gen)",
@@ -154,7 +154,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"d.wake(i)",
 			// RunOnCaller, copiesFrom, runCopy.
 			"copiesFrom(p, 0, n, f)",
-			"runCopy(p.t, p.name, c, true, f)",
+			"runCopy(p.t, p.Name(), c, true, f)",
 			"panicked, v, stack := call(func() { t.Work(c) })",
 		},
 		// The slot states; workers and the coordinator park on semaphores

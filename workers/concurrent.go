@@ -17,8 +17,7 @@ func (w *set) runInlineConcurrent(op string, plan gang.Plan) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
-	w.inlineRuns.Add(1)
-	w.onCaller(plan, 1)
+	w.inlineCopy(plan, false)
 }
 
 // runBusy runs the n copies of a caller-runs task that found the run lock

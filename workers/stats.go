@@ -6,9 +6,9 @@ import (
 )
 
 // Stats is a snapshot of a set's counters since New; each is read
-// atomically, the whole is not. Runs are counted when they start, worker
-// copies when they start, caller copies when their run returns (a caller's
-// Goexit skips them); no counter goes down.
+// atomically, the whole is not. Runs are counted when they start (inline runs
+// when they end), worker copies when they start, caller copies when their run
+// returns (a caller's Goexit skips them); no counter goes down.
 type Stats struct {
 	Runs         uint64 // every run, inline and busy ones included
 	InlineRuns   uint64 // runs of one caller-runs copy, run inline
@@ -33,12 +33,13 @@ type Stats struct {
 
 // Stats returns the set's counters (one load per counter per worker).
 func (w *set) Stats() Stats {
-	inline := w.inlineRuns.Load()
+	ended := w.inlineRuns.Load()
+	inline := ended + w.inlineExits.Load()
 	s := Stats{
 		Runs:         w.runs.Load() + inline,
 		InlineRuns:   inline,
 		BusyRuns:     w.busyRuns.Load(),
-		CallerCopies: w.callerCopies.Load(),
+		CallerCopies: w.callerCopies.Load() + ended,
 		Created:      w.CreatedWorkers(),
 		Waits:        w.waits.Load(),
 		WaitTime:     time.Duration(w.waitNanos.Load()),

@@ -98,8 +98,12 @@ type set struct {
 	// so Stats may read them at any time). They share the coordinator's
 	// line with mu, which the coordinator owns during a run anyway.
 	runs         atomic.Uint64
-	inlineRuns   atomic.Uint64
-	callerCopies atomic.Uint64
+	callerCopies atomic.Uint64 // of runs that are not inline
+
+	// Inline runs, counted when they end: inlineRuns when the copy returned
+	// or panicked (a caller copy each), inlineExits when it called
+	// runtime.Goexit. One atomic add per inline run.
+	inlineRuns, inlineExits atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
@@ -289,13 +293,34 @@ func (w *set) runInline(ctx context.Context, op string, plan gang.Plan) error {
 	if err := w.lockContext(ctx, op, true); err != nil {
 		return err
 	}
-	defer w.mu.unlock()
 	if w.closed.Load() {
+		w.mu.unlock()
 		w.panicClosed(op)
 	}
-	w.inlineRuns.Add(1)
-	w.onCaller(plan, 1)
+	w.inlineCopy(plan, true)
 	return nil
+}
+
+// inlineCopy runs an inline run's copy, counts the run when it ends and, if
+// locked, releases the run lock. One counter (inlineRuns) counts the run and
+// its caller copy when the copy returns or panics, another, off the common
+// path, a copy that called runtime.Goexit. One deferred call does both: a
+// second defer costs the inline run measurably (BenchmarkRun,
+// n=1/workers+caller).
+func (w *set) inlineCopy(plan gang.Plan, locked bool) {
+	ended := false
+	defer func() {
+		if !ended {
+			w.inlineExits.Add(1)
+		}
+		if locked {
+			w.mu.unlock()
+		}
+	}()
+	p := gang.RunOnCaller(plan, 1) // returns after a panic too
+	ended = true
+	w.inlineRuns.Add(1)
+	repanic(p)
 }
 
 // onCaller runs the n copies of plan on the caller (gang.RunOnCaller) and
