@@ -69,11 +69,11 @@ func (s *Semaphore) SetSpin(d time.Duration) {
 	s.spin.Store(int64(d) + 1) // +1 so that an explicit 0 differs from unset
 }
 
-// Spin returns the spin budget Wait uses: the one set with SetSpin or, if none
+// spinBudget returns the spin budget Wait uses: the one set with SetSpin or, if none
 // was set, 50 us, or 0 when GOMAXPROCS is 1 (spinning cannot help when
 // nobody else can run at the same time) or while other processes' threads
 // wait for the machine's CPUs (see WORKGANG_WAIT in the README).
-func (s *Semaphore) Spin() time.Duration {
+func (s *Semaphore) spinBudget() time.Duration {
 	if v := s.spin.Load(); v != 0 {
 		return time.Duration(v - 1)
 	}
@@ -149,7 +149,7 @@ func (s *Semaphore) Wait() {
 	if s.TryWait() {
 		return
 	}
-	if budget := s.Spin(); budget > 0 && spin.Until(budget, s.TryWait) {
+	if budget := s.spinBudget(); budget > 0 && spin.Until(budget, s.TryWait) {
 		return
 	}
 	s.park()

@@ -57,8 +57,8 @@ func TestSpinBudget(t *testing.T) {
 			if tc.set != nil {
 				s.SetSpin(*tc.set)
 			}
-			if got := s.Spin(); got != tc.want {
-				t.Errorf("Spin() = %v; want %v", got, tc.want)
+			if got := s.spinBudget(); got != tc.want {
+				t.Errorf("spinBudget() = %v; want %v", got, tc.want)
 			}
 		})
 	}
