@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,21 +48,30 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	}
 	runCtx, cancel := withCancelCause(ctx)
 	defer cancel(nil) // on every return: the run's context ends with the call
-	t := takeTask(&w.ctxTasks.run, &runCtxPool)
-	t.fn = fn
+	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
+	// runs every id even once the context is done.
+	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
+	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true})
+	t.each, t.callerRuns = fn, true
+	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	t.start(runCtx, cancel)
-	copies := t.reset(n, w.MaxWorkers())
-	defer renameCopy(t.cur, copies < n)
-	// Like w.RunN(t, copies), but giving up (running nothing) if the run's
-	// context, hence ctx, is done while the run waits for the set.
-	waitErr := w.runNContext(runCtx, "RunContext", t, copies)
-	err := t.end()
-	t.fn = nil
-	putTask(&w.ctxTasks.run, &runCtxPool, t) // after RunN returned, no copy touches t any more
+	err, waitErr := t.runEach(w, runCtx, copies)
+	t.each = nil
+	putTask(&w.ctxTasks.rng, &rangeCtxPool, t) // after the run returned, no copy touches t any more
 	if waitErr != nil {
 		return waitErr
 	}
 	return err
+}
+
+// runEach is RunContext's run, in a frame of its own for the deferred
+// renameCopy: a *PanicError names the id that panicked, not the copy. Like
+// w.RunN(t, copies), but giving up (running nothing) if the run's context,
+// hence ctx, is done while the run waits for the set.
+func (t *rangeCtxTask) runEach(w *set, runCtx context.Context, copies int) (err, waitErr error) {
+	defer renameCopy(t.cur)
+	waitErr = w.runNContext(runCtx, "RunContext", t, copies)
+	return t.end(), waitErr
 }
 
 // ForRangeContext is ForRange with a context and errors, for CPU-bound
@@ -252,7 +262,6 @@ func parentFailed(v any) error {
 // (WithConcurrentRuns) take the others from the package's pools. A kept task
 // holds nothing of its last run but its buffers.
 type ctxTasks struct {
-	run atomic.Pointer[runCtxTask]
 	rng atomic.Pointer[rangeCtxTask]
 }
 
@@ -261,9 +270,6 @@ type ctxTasks struct {
 // used, rather than a fresh object) instead of allocating. Close holds the
 // run lock and the set is closed: no run of this set takes them again.
 func (c *ctxTasks) release() {
-	if t := c.run.Swap(nil); t != nil {
-		runCtxPool.Put(t)
-	}
 	if t := c.rng.Swap(nil); t != nil {
 		rangeCtxPool.Put(t)
 	}
@@ -331,49 +337,10 @@ func (r *ctxRun) guard(returned *bool) {
 	}
 }
 
-var runCtxPool = sync.Pool{New: func() any { return new(runCtxTask) }}
-
-// runCtxTask is the task RunContext runs. It always lets the caller run
-// copies (see RunContext). With n ids on k < n copies, copy c runs id c,
-// then ids k, k+1, ... from the shared counter until they are all taken.
-type runCtxTask struct {
-	ctxRun
-	fn   func(ctx context.Context, i int) error
-	n, k int
-	// next counts the ids from k on that copies have taken: the Add is the
-	// claim, so each id is returned to exactly one copy. It counts past
-	// n-k by at most one failed claim per copy, far below overflow.
-	next atomic.Uint64
-	// cur[c] is the id copy c is running, for naming it in a panic; written
-	// only by copy c, read after RunN panicked, which is synchronized after
-	// every copy's return. Used only when k < n.
-	cur []int
-}
-
-// reset prepares a run of n ids on a set of max workers and returns the
-// number of copies to run.
-func (t *runCtxTask) reset(n, max int) (copies int) {
-	t.n, t.k = n, min(n, max)
-	t.next.Store(0)
-	if t.k < n {
-		if cap(t.cur) < t.k {
-			t.cur = make([]int, t.k)
-		}
-		t.cur = t.cur[:t.k]
-	}
-	return t.k
-}
-
-// renameCopy is deferred by runs whose ids are not copies (RunContext with
-// more ids than copies, Do): if the run panics with a *PanicError, it puts
-// the id the failed copy was running, cur[copy], in place of the copy's
-// number. With claimed false (ids are copies) it does nothing, and cur may
-// be stale: a run that returned may already have handed its task to
-// another run.
-func renameCopy(cur []int, claimed bool) {
-	if !claimed {
-		return
-	}
+// renameCopy is deferred by runs whose copies claim ids (RunContext, Do): if
+// the run panics with a *PanicError, it puts the id the failed copy was
+// running, cur[copy], in place of the copy's number.
+func renameCopy(cur []int) {
 	v := recover()
 	if v == nil {
 		return // returned, or a Goexit, which goes on
@@ -384,41 +351,28 @@ func renameCopy(cur []int, claimed bool) {
 	panic(v)
 }
 
-func (t *runCtxTask) Name() string       { return "workers.RunContext" }
-func (t *runCtxTask) CallerCanRun() bool { return true }
-
-func (t *runCtxTask) Work(copy int) {
-	returned := false
-	defer t.guard(&returned)
-	id := copy
-	for {
-		if t.k < t.n {
-			t.cur[copy] = id
-		}
-		if err := t.fn(t.ctx, id); err != nil {
-			t.fail(err)
-		}
-		i := t.next.Add(1) - 1
-		if i >= uint64(t.n-t.k) {
-			break
-		}
-		id = t.k + int(i) // < n: no overflow
-	}
-	returned = true
-}
-
 var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 
-// rangeCtxTask is the task ForRangeContext runs: copies drain loop until it
-// is empty, the run's context is done, or a body call fails.
+// rangeCtxTask is the task ForRangeContext and RunContext run. For
+// ForRangeContext (body set) copies drain loop until it is empty, the run's
+// context is done, or a body call fails; for RunContext (each set) they
+// claim one id at a time and run every id, whatever the context.
 type rangeCtxTask struct {
 	ctxRun
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
+	each       func(ctx context.Context, i int) error
+	cur        []int // RunContext: cur[copy] is the id copy is running
 	callerRuns bool
 }
 
-func (t *rangeCtxTask) Name() string       { return "workers.ForRangeContext" }
+func (t *rangeCtxTask) Name() string {
+	if t.each != nil {
+		return "workers.RunContext"
+	}
+	return "workers.ForRangeContext"
+}
+
 func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
@@ -426,10 +380,17 @@ func (t *rangeCtxTask) Work(worker int) {
 	defer t.guard(&returned)
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
-	for t.ctx.Err() == nil {
+	for t.each != nil || t.ctx.Err() == nil {
 		lo, hi, ok := t.loop.next()
 		if !ok {
 			break
+		}
+		if t.each != nil {
+			t.cur[worker] = lo // read after the run, which ends after this copy
+			if err := t.each(t.ctx, lo); err != nil {
+				t.fail(err)
+			}
+			continue
 		}
 		if err := t.body(t.ctx, worker, lo, hi); err != nil {
 			t.fail(err)

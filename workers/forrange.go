@@ -3,6 +3,7 @@ package workers
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 
 	"github.com/workgang/workgang/internal/spin"
@@ -92,10 +93,7 @@ func (w *set) Do(n int, fn func(i int)) {
 	t := rangePool.Get().(*rangeTask)
 	copies := t.loop.reset(n, r.crowded())
 	t.each, t.callerRuns = fn, true
-	if cap(t.cur) < copies {
-		t.cur = make([]int, copies)
-	}
-	t.cur = t.cur[:copies]
+	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	w.doRun(t, copies)
 	t.each = nil
 	rangePool.Put(t)
@@ -104,7 +102,7 @@ func (w *set) Do(n int, fn func(i int)) {
 // doRun is Do's run, in a frame of its own for the deferred renameCopy: a
 // *PanicError names the i that panicked, not the copy.
 func (w *set) doRun(t *rangeTask, copies int) {
-	defer renameCopy(t.cur, true)
+	defer renameCopy(t.cur)
 	w.runN("Do", t, copies)
 }
 
