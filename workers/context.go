@@ -17,25 +17,20 @@ import (
 // stop early; the panic itself reaches the caller as a *PanicError.
 var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 
-// RunContext runs n copies of fn (ids 0..n-1) and returns when all have
-// returned, as errgroup.Group runs functions: the copies get a context
-// derived from ctx (context.WithCancelCause), cancelled once a copy returns
-// an error (its cause) or panics, or ctx is done. RunContext returns the
-// first non-nil error a copy returned, or nil. That context, and every
-// context derived from it, is done when RunContext returns.
+// RunContext runs fn(ctx, i) for each i in [0, n) and returns when all have
+// returned, as errgroup.Group runs functions: fn gets a context derived from
+// ctx (context.WithCancelCause), cancelled once a call returns an error (its
+// cause) or panics, or ctx is done; RunContext returns the first error, or
+// nil. That context, and every context derived from it, is done when
+// RunContext returns.
 //
-// n may be any number >= 1. At most min(n, MaxWorkers) copies run at once,
-// the caller's among them, each taking the next id not yet started: an id
-// names a copy of the work, not a goroutine. Every id runs, even once the
-// context is cancelled. It is for CPU-bound copies: blocking ones may start
-// late, and take turns on a set smaller than n; give those a goroutine each
-// (errgroup).
-//
+// At most min(n, MaxWorkers) calls run at once, the caller's among them, each
+// copy taking the next i; every i runs, even once the context is cancelled.
+// It is for CPU-bound calls: give blocking ones a goroutine each (errgroup).
 // If ctx is done while the run waits for the set, RunContext returns
-// context.Cause(ctx) having run nothing; otherwise a busy set, the memory
-// model and nested runs are as for RunN. A copy's panic is re-raised, once
-// every copy has returned, as a *PanicError naming its id. RunContext panics
-// if ctx or fn is nil, n < 1, or where RunN panics.
+// context.Cause(ctx) having run nothing. A busy set, the memory model and
+// panics are as for RunN, a *PanicError naming the i. It panics if ctx or fn
+// is nil or n < 1.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
@@ -74,17 +69,13 @@ func (t *rangeCtxTask) runEach(w *set, runCtx context.Context, copies int) (err,
 	return t.end(), waitErr
 }
 
-// ForRangeContext is ForRange with a context and errors, for CPU-bound
-// bodies as RunContext: it runs body over [0, n) in chunks as ForRange does,
-// with the same options, and each body call gets a context derived from ctx
-// as in RunContext. Copies stop claiming chunks once a body call returned an
-// error or ctx is done; a call already running is not interrupted, so a
-// smaller WithChunk stops a loop sooner.
-//
-// It returns the first non-nil error a body call returned; otherwise, if ctx
-// was done before every chunk was handed out, context.Cause(ctx) (a ctx done
-// before the loop starts runs nothing); otherwise nil. It panics where
-// ForRange panics, and if ctx is nil.
+// ForRangeContext is ForRange with a context and errors: body calls get a
+// context derived from ctx as in RunContext, and copies stop claiming chunks
+// once a call returned an error or ctx is done (a running call is not
+// interrupted: a smaller WithChunk stops sooner). It returns the first error
+// a call returned; otherwise context.Cause(ctx) if ctx was done before every
+// chunk was handed out; otherwise nil. It panics where ForRange panics, and
+// if ctx is nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
 		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))

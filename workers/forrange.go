@@ -10,10 +10,9 @@ import (
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// A RangeOption tunes ForRange and ForRangeContext: WithChunk, WithGuided,
-// WithCopies, WithWorkersOnly. A later option overrides an earlier one of the
-// same kind (WithChunk and WithGuided are both the schedule). The zero
-// RangeOption is invalid.
+// A RangeOption tunes a loop (ForRange, ForChunks, ForRangeContext); a later
+// option overrides an earlier one of its kind (WithChunk and WithGuided are
+// both the schedule). The zero RangeOption is invalid.
 type RangeOption struct {
 	kind rangeOptionKind
 	n    int
@@ -38,25 +37,22 @@ func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
 // schedule). ForRange panics if minChunk < 1.
 func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
-// WithCopies sets the number of copies instead of ActiveWorkers (never more
-// than the chunks; a smaller chunk, not more copies, balances finer).
+// WithCopies sets the number of copies (never more than the chunks).
 // ForRange panics if n is outside [1, MaxWorkers].
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
-// WithWorkersOnly runs the body only on the workers, never on the caller (for
-// placed threads, WithAffinity); each loop then pays a hand-off.
+// WithWorkersOnly keeps the body off the caller (for placed workers); each
+// loop then pays a hand-off.
 func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 
 // ForRange runs body over [0, n) and returns when every iteration is done.
-// The range is split into chunks that copies claim one at a time, so faster
-// copies take more; body(worker, lo, hi) runs iterations lo..hi-1 for copy
-// worker. The caller runs copies too (WithWorkersOnly keeps body on the
-// workers), so a loop of one chunk runs inline. Options set the schedule
-// (WithChunk, WithGuided) and the copies (WithCopies; default ActiveWorkers,
-// never more than the chunks). The memory model and panics are those of
-// RunN. ForRange is for CPU-bound bodies and allocates nothing once warm.
-// It panics if n < 0, body is nil, an option is invalid, or where RunN
-// panics.
+// Copies claim chunks of the range one at a time, so faster copies take
+// more; body(worker, lo, hi) runs iterations lo..hi-1 for copy worker. The
+// caller runs copies too (not WithWorkersOnly), so a loop of one chunk runs
+// inline. Options set the schedule (WithChunk, WithGuided) and the copies
+// (WithCopies; default ActiveWorkers, at most GOMAXPROCS and the chunks).
+// ForRange allocates nothing once warm; the memory model and panics are
+// those of RunN. It panics if n < 0, body is nil or an option is invalid.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	// Only the exported API of Workers is used below: ForRange is what a
 	// user would write with package ranges, plus a pool of tasks.
@@ -75,16 +71,10 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 	rangePool.Put(t)
 }
 
-// Do calls fn(i) for every i in [0, n), each once, and returns when all
-// calls have returned: the fork-join of go + sync.WaitGroup, on the set. The
-// calls are spread over at most ActiveWorkers copies (never more than
-// GOMAXPROCS), the caller's among them, each copy taking the next i not yet
-// started; n = 1 runs inline. Calls must not wait for each other (on a busy
-// set they may run one after another on the caller; RunTeam is for copies
-// that meet at barriers). For many small calls ForRange is cheaper: Do claims
-// one i at a time. The memory model and panics are those of RunN (a
-// *PanicError names the i); Do panics if n < 0 or fn is nil, or where RunN
-// panics.
+// Do calls fn(i) for each i in [0, n) and returns when all have returned: go
+// + sync.WaitGroup on the set, the caller taking part. At most ActiveWorkers
+// calls (and GOMAXPROCS) run at once; they must not wait for each other.
+// Memory model and panics are those of RunN. It panics if n < 0 or fn is nil.
 func (w *set) Do(n int, fn func(i int)) {
 	r := w.rangeSetup("Do", n, fn != nil, doOptions)
 	if n == 0 {
@@ -109,20 +99,11 @@ func (w *set) doRun(t *rangeTask, copies int) {
 // doOptions is Do's schedule: one i per claim.
 var doOptions = []RangeOption{WithChunk(1)}
 
-// ForChunks is ForRange for bodies that need scratch state of their own: body
-// runs once per copy, with that copy's chunks to range over, so that it can
-// make its state once and use it for every chunk it claims (keying state by
-// a copy's id is not safe on a set with concurrent runs, where two runs may
-// both have a copy 0). Each copy must range over chunks to the end: ForChunks
-// panics, once every copy has returned, if iterations were left unclaimed.
-// The options, the memory model and the other panics are those of ForRange.
-//
-//	set.ForChunks(len(rows), func(chunks iter.Seq2[int, int]) {
-//		buf := make([]float64, width) // once per copy
-//		for lo, hi := range chunks {
-//			blurRows(rows[lo:hi], buf)
-//		}
-//	})
+// ForChunks is ForRange for bodies with state of their own: body runs once
+// per copy and ranges over the chunks that copy claims, so scratch memory is
+// made once per copy (copy ids are not safe keys on a set with concurrent
+// runs). Each body must range over its chunks to the end; ForChunks panics if
+// iterations were left unclaimed. Options and panics are those of ForRange.
 func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
 	r := w.rangeSetup("ForChunks", n, body != nil, opts)
 	if n == 0 {

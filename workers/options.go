@@ -51,11 +51,10 @@ type placement struct {
 	nice       *int  // the nice value for the worker's thread, if set
 }
 
-// WithSpin sets how long an idle worker polls for the next run, and the
-// caller for the end of its run, before parking (default 50 us; 0 parks at
-// once). The budget is cut to 0 with one processor and while other
-// processes wait for the CPUs.
-// It panics if d is negative.
+// WithSpin sets how long an idle worker polls for the next run, and a caller
+// for the end of its run, before parking (default 50 us; 0 parks at once; 0
+// too with one processor or while other processes wait for the CPUs). It
+// panics if d is negative.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
@@ -70,26 +69,24 @@ func WithActiveWorkers(n int) Option {
 }
 
 // WithConcurrentRuns is for a set that independent goroutines share (sets
-// from Acquire have it): a caller-runs run (ForRange, RunContext) that finds
-// another run in progress, or is nested in a copy of the set, does not wait
-// but runs every copy on its caller (Stats.BusyRuns); plain runs still wait.
-// Overlapping runs share copy ids: key scratch data by run, not by id.
+// from Acquire have it): a caller-runs run (ForRange, Do, RunContext) that
+// finds the set busy, or is nested in one of its copies, runs every copy on
+// its caller instead of waiting; plain runs still wait. Overlapping runs
+// share copy ids.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
 
-// WithLockOSThread locks each worker goroutine to its own OS thread for its
-// whole life, so thread-level settings stay with it. Hand-offs to locked
-// goroutines cost OS thread switches: plain runs of short tasks get much
-// slower, caller-runs runs barely (docs/perf.md, go run ./perf -pin).
+// WithLockOSThread locks each worker goroutine to an OS thread of its own for
+// life, so thread settings stay with it; hand-offs to it then cost thread
+// switches (docs/perf.md).
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
 
-// WithAffinity pins worker i to CPU cpus[i % len(cpus)], or with no cpus to
-// the (i % k)-th CPU the process may use, and implies WithLockOSThread. A
-// pin that fails (Linux only has it) leaves the worker unpinned and is
-// reported by PlacementErrors. It panics if a CPU number is negative.
+// WithAffinity pins worker i to CPU cpus[i % len(cpus)] (no cpus: the CPUs
+// the process may use, in turn) and implies WithLockOSThread; a failed pin
+// is reported by PlacementErrors. It panics if a CPU number is negative.
 func WithAffinity(cpus ...int) Option {
 	for _, cpu := range cpus {
 		if cpu < 0 {
@@ -103,8 +100,8 @@ func WithAffinity(cpus ...int) Option {
 }
 
 // WithNice sets each worker thread's nice value and implies
-// WithLockOSThread; a failure (lowering it needs privilege) is reported by
-// PlacementErrors. It panics if nice is outside [-20, 19].
+// WithLockOSThread; a failure is reported by PlacementErrors. It panics if
+// nice is outside [-20, 19].
 func WithNice(nice int) Option {
 	if nice < -20 || nice > 19 {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))

@@ -21,15 +21,12 @@ type sharedEntry struct {
 	refs int
 }
 
-// Acquire returns the process-wide set named name, creating it with
-// New(name, maxWorkers, opts...) and WithConcurrentRuns if no holder has it,
-// and the holder's release function (later calls do nothing); the last
-// release closes the set, and Close on it panics (a holder must not close
-// the set under the others). Libraries share one set this way instead of each
-// starting GOMAXPROCS goroutines; later holders get the existing set and size
-// their runs with its MaxWorkers. The last release panics, changing nothing,
-// if called from inside a run that holds the set. Acquire panics for the
-// arguments New rejects.
+// Acquire returns the process-wide set named name, made with New(name,
+// maxWorkers, opts...) and WithConcurrentRuns if no holder has it (later
+// holders get it as it is), and this holder's release function (calls after
+// the first do nothing). The last release closes the set; Close on it
+// panics, and so does a last release from inside a run that holds the set.
+// Acquire panics for the arguments New rejects.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
 	c.concurrent = true                               // independent holders cannot coordinate copy ids

@@ -5,15 +5,14 @@ import (
 	"time"
 )
 
-// Stats is a snapshot of a set's counters since New; each is read
-// atomically, the whole is not. Runs are counted when they start (inline runs
-// when they end), worker copies when they start, caller copies when their run
-// returns (a caller's Goexit skips them); no counter goes down.
+// Stats is a snapshot of a set's counters since New, each read atomically.
+// Runs and worker copies are counted when they start, inline runs and caller
+// copies when their run returns; no counter goes down.
 type Stats struct {
 	Runs         uint64 // every run, inline and busy ones included
-	InlineRuns   uint64 // runs of one caller-runs copy, run inline
-	BusyRuns     uint64 // caller-runs runs that found the set busy and ran on their caller
-	CallerCopies uint64 // copies run by the goroutines that called the runs
+	InlineRuns   uint64 // runs of one caller-runs copy
+	BusyRuns     uint64 // runs that found the set busy and ran on their caller
+	CallerCopies uint64 // copies run by the runs' callers
 	WorkerCopies uint64 // copies run by workers
 
 	// How workers found the runs they looked at.

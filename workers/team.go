@@ -6,12 +6,11 @@ import (
 	"github.com/workgang/workgang/tasks/team"
 )
 
-// RunTeam runs n copies of fn as one gang-scheduled team, each on a worker of
-// its own (never the caller) with a *team.Member of id 0..n-1, and returns
-// when all returned. Members may wait for each other at m.Barrier() and share
-// loops with m.For, as OpenMP threads do in a parallel region. A member that
-// panics breaks the barrier, the others stop, and RunTeam panics as RunN
-// does. It waits its turn for the set like any plain run.
+// RunTeam runs n copies of fn as one team, each on a worker of its own with
+// a *team.Member of id 0..n-1, and returns when all returned. Members may
+// meet at m.Barrier() and share loops with m.For, as OpenMP threads do in a
+// parallel region. A member's panic breaks the barrier and RunTeam panics as
+// RunN does. It waits for the set like any plain run.
 func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))

@@ -3,17 +3,20 @@
 // counterpart of HotSpot's WorkerThreads.
 //
 // Make one set per process and run every parallel phase on it: ForRange for
-// loops, RunContext for errgroup-style fan-outs, RunN for tasks that use
-// their worker id, RunTeam for copies that wait for each other at barriers.
-// Workers start when a run first needs them, spin briefly between runs, then
-// park; the calling goroutine runs copies itself where the call allows it
-// (caller-runs), so a run of one copy wakes nobody.
+// loops (ForChunks when each copy needs scratch memory), Do for a fork-join
+// of n calls, RunContext for errgroup-style fan-outs, RunN for tasks that
+// use their worker id, RunTeam for copies that meet at barriers. Workers
+// start when a run first needs them, spin briefly between runs, then park;
+// the caller runs copies itself where the call allows it, so a run of one
+// copy wakes nobody.
 //
-// Runs on a set from New wait for each other in FIFO order, so one
-// coordinator may key scratch data by worker id. A set that independent
-// goroutines share (a server's handlers, several libraries) should be made
-// WithConcurrentRuns, or come from Acquire: there a loop or fan-out that
-// finds the set busy runs on its caller instead of waiting.
+// Runs on a set from New wait for each other in FIFO order. A set that
+// independent goroutines share (a server's handlers, libraries) should come
+// from Acquire or be made WithConcurrentRuns: there a call that finds the set
+// busy runs on its caller instead of waiting. A library takes its set with
+// Acquire(name, runtime.NumCPU()) and never releases it, or releases it when
+// it is closed. A set never has more than MaxWorkers workers; loops and Do
+// use no more copies than GOMAXPROCS, read as they start.
 package workers
 
 import (
@@ -31,27 +34,24 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// PanicError is what a run panics with when a copy of its task panicked or
-// called runtime.Goexit on a worker, or a task method other than Work
-// panicked: the first such event of the run, once every copy has returned.
-// The set stays usable. errors.As finds it in a recovered value; Unwrap
-// returns Value when Value is an error.
+// PanicError is what a run panics with, once every copy has returned, when a
+// copy panicked or called runtime.Goexit on a worker, or a task method
+// panicked: it reports the first. The set stays usable.
 type PanicError struct {
-	Task     string // the task's Name ("workers.ForRange" and so on for the set's own calls)
-	Worker   int    // the copy's id (RunContext: the work index); -1 outside any copy
-	OnCaller bool   // the panic happened on the goroutine that made the call
-	Goexit   bool   // the copy called runtime.Goexit instead of panicking
-	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
-	Stack    []byte // the panicking goroutine's stack, taken where it panicked
-	Panics   int    // how many copies of the run panicked in all
-	Method   string // the task method that panicked if not Work ("CallerCanRun", "Name")
+	Task     string // the task's Name ("workers.ForRange" for the set's own calls)
+	Worker   int    // the copy's id (Do, RunContext: the i); -1 outside any copy
+	OnCaller bool   // it happened on the goroutine that made the call
+	Goexit   bool   // runtime.Goexit, not a panic
+	Value    any    // the value passed to panic
+	Stack    []byte // the stack where it panicked
+	Panics   int    // how many copies of the run panicked
+	Method   string // the task method if not Work ("CallerCanRun", "Name")
 }
 
-// Error returns the panic value, where it happened and its stack.
+// Error returns the value, where it happened and the stack.
 func (p *PanicError) Error() string { return (*gang.PanicError)(p).Error() }
 
-// Unwrap returns Value if it is an error, so that errors.Is and errors.As see
-// through a re-raised panic.
+// Unwrap returns Value if it is an error.
 func (p *PanicError) Unwrap() error { return (*gang.PanicError)(p).Unwrap() }
 
 // repanic raises gang's report of a run's panics as the set's *PanicError
@@ -159,9 +159,9 @@ type worker struct {
 	placed chan struct{}
 }
 
-// New returns a set named name of at most maxWorkers workers (about 300 bytes
-// each up front; the goroutines start when a run first needs them). It
-// panics if maxWorkers is outside [1, tasks.MaxCopies] or an option is invalid.
+// New returns a set named name of at most maxWorkers workers, started when a
+// run first needs them. It panics if maxWorkers is outside [1,
+// tasks.MaxCopies] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
 	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 }
@@ -191,13 +191,12 @@ func (w *set) MaxWorkers() int { return w.max }
 // ActiveWorkers returns the number of copies Run runs.
 func (w *set) ActiveWorkers() int { return int(w.active.Load()) }
 
-// CreatedWorkers returns the number of worker goroutines created so far; it
-// never exceeds MaxWorkers.
+// CreatedWorkers returns the number of workers started so far.
 func (w *set) CreatedWorkers() int { return int(w.created.Load()) }
 
-// SetActiveWorkers sets the number of copies Run runs (for every holder of an
-// acquired set), creates the workers it needs, and returns it. It panics if n
-// is outside [1, MaxWorkers] or the set is closed.
+// SetActiveWorkers sets the number of copies Run runs, creates the workers it
+// needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
+// is closed.
 func (w *set) SetActiveWorkers(n int) int {
 	w.checkN("SetActiveWorkers", n)
 	w.ensureCreated("SetActiveWorkers", n)
@@ -210,11 +209,10 @@ func (w *set) SetActiveWorkers(n int) int {
 func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs n copies of t, ids 0..n-1, each once, and returns when all have
-// returned; n is at most MaxWorkers (ForRange and RunContext take any amount
-// of work). Copies run on the workers; if t opts in to caller-runs
-// (tasks.CallerRuns), the caller runs copy n-1 and every copy no worker has
-// started yet, and runs a single copy inline. Every copy's writes are
-// visible when RunN returns, and the set keeps no reference to t. With
+// returned; n is at most MaxWorkers. Copies run on the workers; if t opts in
+// to caller-runs (tasks.CallerRuns), the caller runs copy n-1 and every copy
+// no worker has started yet, and a single copy inline. Every copy's writes
+// are visible when RunN returns; the set keeps no reference to t. With
 // runtime/trace on, the run and each copy are regions named after t.
 //
 // If copies panic (or call runtime.Goexit on a worker), the others still
@@ -374,11 +372,10 @@ func token(runsUserCode bool) uintptr {
 	return anonToken
 }
 
-// Close waits for the run in progress, stops every worker and waits for its
-// goroutine to exit; later runs panic, and Close again does nothing. Close
-// from inside a copy of the set's run panics, and so does Close on a set
-// from Acquire. Runs that run on their caller
-// without holding the set (see WithConcurrentRuns) are not waited for.
+// Close waits for the run in progress, stops the workers and waits for their
+// goroutines to exit; later runs panic, a second Close does nothing. Busy
+// runs on their callers (WithConcurrentRuns) are not waited for. Close
+// panics from inside a copy of the set's run and on a set from Acquire.
 func (w *Workers) Close() {
 	if w.acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
@@ -554,8 +551,8 @@ func (w *set) recordPlacement(i int, errs []error) {
 	}
 }
 
-// PlacementErrors returns the placement failures so far, one per failed
-// setting per worker start (the worker runs unplaced).
+// PlacementErrors returns the placement failures so far (the workers run
+// unplaced).
 func (w *set) PlacementErrors() []error {
 	w.createMu.Lock()
 	defer w.createMu.Unlock()
