@@ -94,7 +94,7 @@ type slot struct {
 // group is one countdown line of a run's end accounting.
 type group struct {
 	left atomic.Int64
-	_    [cacheLine - 8]byte
+	_    [cacheLine - unsafe.Sizeof(atomic.Int64{})]byte
 }
 
 // runLine is written by the coordinator once per run (and cleared after it)
