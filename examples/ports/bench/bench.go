@@ -77,11 +77,18 @@ type Row struct {
 	// it) and runs of one copy (one chunk, or a machine crowded by other
 	// processes, where a loop runs on its caller alone).
 	OnCaller float64 `json:"on_caller"`
+	// WorkerCopies is the share of the port's copies that workers ran (the
+	// rest ran on the calling goroutines), Wakeups the parked workers woken
+	// per call.
+	WorkerCopies float64 `json:"worker_copies"`
+	Wakeups      float64 `json:"wakeups"`
 }
 
 // sample is one variant's batch in one round.
 type sample struct {
-	wall, cpu, allocs, onCaller float64 // per call, per call, per call, share
+	wall, cpu, allocs float64 // per call
+	onCaller, worker  float64 // shares of the set's runs, copies
+	wakeups           float64 // per call
 }
 
 // Run measures every pair at every size and caller count. It holds the
@@ -206,7 +213,9 @@ func measure(set *workers.Workers, side, callers int, o Options) ([]Row, error) 
 			Ratio: median(ratios), RatioMin: slices.Min(ratios), RatioMax: slices.Max(ratios),
 			CPURatio:   median(cpu),
 			PortAllocs: med(port[j], allocs), OrigAllocs: med(orig[j], allocs),
-			OnCaller: med(port[j], func(s sample) float64 { return s.onCaller }),
+			OnCaller:     med(port[j], func(s sample) float64 { return s.onCaller }),
+			WorkerCopies: med(port[j], func(s sample) float64 { return s.worker }),
+			Wakeups:      med(port[j], func(s sample) float64 { return s.wakeups }),
 		})
 	}
 	return rows, nil
@@ -240,9 +249,14 @@ func batch(m *meter, x *variant, src *image.RGBA, dsts []*image.RGBA) sample {
 		cpu:    float64(after.cpu-before.cpu) / calls,
 		allocs: float64(after.allocs-before.allocs) / calls,
 	}
-	if runs := after.st.Runs - before.st.Runs; runs > 0 {
-		s.onCaller = float64(after.st.BusyRuns+after.st.InlineRuns-before.st.BusyRuns-before.st.InlineRuns) / float64(runs)
+	a, b := after.st, before.st
+	if runs := a.Runs - b.Runs; runs > 0 {
+		s.onCaller = float64(a.BusyRuns+a.InlineRuns-b.BusyRuns-b.InlineRuns) / float64(runs)
 	}
+	if copies := a.WorkerCopies + a.CallerCopies - b.WorkerCopies - b.CallerCopies; copies > 0 {
+		s.worker = float64(a.WorkerCopies-b.WorkerCopies) / float64(copies)
+	}
+	s.wakeups = float64(a.Wakeups-b.Wakeups) / calls
 	return s
 }
 
