@@ -82,6 +82,11 @@ type Row struct {
 	// per call.
 	WorkerCopies float64 `json:"worker_copies"`
 	Wakeups      float64 `json:"wakeups"`
+	// PortLag and OrigLag are, with more than one caller, the share of a
+	// batch's wall time during which some caller had finished its calls
+	// and another had not: how unevenly the callers shared the CPUs.
+	PortLag float64 `json:"port_lag"`
+	OrigLag float64 `json:"orig_lag"`
 }
 
 // sample is one variant's batch in one round.
@@ -89,6 +94,7 @@ type sample struct {
 	wall, cpu, allocs float64 // per call
 	onCaller, worker  float64 // shares of the set's runs, copies
 	wakeups           float64 // per call
+	lag               float64 // share of the wall time
 }
 
 // Run measures every pair at every size and caller count. It holds the
@@ -200,6 +206,7 @@ func measure(set *workers.Workers, side, callers int, o Options) ([]Row, error) 
 	}
 	wall := func(s sample) float64 { return s.wall }
 	allocs := func(s sample) float64 { return s.allocs }
+	lag := func(s sample) float64 { return s.lag }
 	var rows []Row
 	for j, p := range Pairs {
 		ratios, cpu := make([]float64, o.Rounds), make([]float64, o.Rounds)
@@ -216,6 +223,8 @@ func measure(set *workers.Workers, side, callers int, o Options) ([]Row, error) 
 			OnCaller:     med(port[j], func(s sample) float64 { return s.onCaller }),
 			WorkerCopies: med(port[j], func(s sample) float64 { return s.worker }),
 			Wakeups:      med(port[j], func(s sample) float64 { return s.wakeups }),
+			PortLag:      med(port[j], lag),
+			OrigLag:      med(orig[j], lag),
 		})
 	}
 	return rows, nil
@@ -228,17 +237,20 @@ func measure(set *workers.Workers, side, callers int, o Options) ([]Row, error) 
 func batch(m *meter, x *variant, src *image.RGBA, dsts []*image.RGBA) sample {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for _, d := range dsts {
+	var t0 time.Time
+	done := make([]time.Duration, len(dsts)) // when each caller finished
+	for i, d := range dsts {
 		wg.Go(func() {
-			<-start
+			<-start // t0 is written before start is closed
 			for range x.calls {
 				x.v.Run(m.set, d, src)
 			}
+			done[i] = time.Since(t0) // read after wg.Wait
 		})
 	}
 	runtime.Gosched() // let the callers reach start
 	before := m.read()
-	t0 := time.Now()
+	t0 = time.Now()
 	close(start)
 	wg.Wait()
 	wall := time.Since(t0)
@@ -257,6 +269,7 @@ func batch(m *meter, x *variant, src *image.RGBA, dsts []*image.RGBA) sample {
 		s.worker = float64(a.WorkerCopies-b.WorkerCopies) / float64(copies)
 	}
 	s.wakeups = float64(a.Wakeups-b.Wakeups) / calls
+	s.lag = float64(wall-slices.Min(done)) / float64(wall)
 	return s
 }
 
