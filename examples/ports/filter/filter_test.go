@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/ranges"
 	"github.com/workgang/workgang/workers"
@@ -163,6 +164,9 @@ func TestConcurrentCallers(t *testing.T) {
 // function of the body's loop, and the scratch row), the ForRange port one
 // scratch row per chunk (ranges.ChunksPerWorker chunks) and 2 more.
 func TestForChunksScratchPerCopy(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the race detector adds allocations of its own")
+	}
 	set := workers.New("filter-test", 2, workers.WithConcurrentRuns())
 	defer set.Close()
 	r := image.Rect(0, 0, 64, 256)
