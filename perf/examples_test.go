@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpdbench "github.com/workgang/workgang/examples/httpd/bench"
+	portsbench "github.com/workgang/workgang/examples/ports/bench"
+	"github.com/workgang/workgang/examples/ports/filter"
 	powbench "github.com/workgang/workgang/examples/pow/bench"
 	"github.com/workgang/workgang/examples/shared/fleet"
 )
@@ -59,4 +61,24 @@ func TestPowTargets(t *testing.T) {
 	ts := powTargets(r)
 	require.Len(t, ts, 7, "4 first calls, 2 one-hash first calls, the tail")
 	assert.Equal(t, []string{statusMiss, statusPass, statusPass, statusPass, statusPass, statusMiss, statusPass}, statuses(ts))
+}
+
+func TestPortsTargets(t *testing.T) {
+	row := func(side, callers int, p portsbench.Pair, ratio, portAllocs, origAllocs float64) portsbench.Row {
+		return portsbench.Row{Pair: p, Side: side, Callers: callers, Ratio: ratio, PortAllocs: portAllocs, OrigAllocs: origAllocs}
+	}
+	do := portsbench.Pair{Op: "blur", Port: filter.RowsDo, Orig: filter.RowsGo}
+	chunks := portsbench.Pair{Op: "blur", Port: filter.ForChunks, Orig: filter.RowsGo}
+	ts := portsTargets([]portsbench.Row{
+		row(64, 1, do, 0.7, 5, 9), row(64, 1, chunks, 1.01, 10, 9), // worst 1.01 > 1.0; 10 allocs > 9
+		row(64, 2, do, 1.04, 5, 9), row(64, 2, chunks, 0.9, 6, 9),
+		row(2048, 1, do, 1.2, 5, 9), row(2048, 1, chunks, 1.0, 6, 9),
+	})
+	require.Len(t, ts, 3+1, "3 size and caller pairs, the allocations")
+	assert.Equal(t, []string{statusMiss, statusPass, statusMiss, statusMiss}, statuses(ts))
+	assert.InDelta(t, 1.01, ts[0].Ratio, 1e-9)
+	assert.Contains(t, ts[0].Detail, "ForChunks")
+	assert.Contains(t, ts[2].Name, "2048x2048, 1 callers")
+	assert.InDelta(t, 10.0/9, ts[3].Ratio, 1e-9)
+	assert.Empty(t, portsTargets(nil))
 }

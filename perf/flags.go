@@ -50,7 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
 	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
 	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
-	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+"), all (every section but targets and the examples), or examples (httpd, shared, pow: the many-submitter examples, about 15 s)")
+	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+"), all (every section but targets and the examples), or examples (httpd, shared, pow, ports: the examples' own measurements, about 40 s)")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
 	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark, gc, openmp) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")

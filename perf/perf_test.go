@@ -238,13 +238,16 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	var hr httpdResult
 	var sr sharedResult
 	var pw powResult
+	var pt portsResult
 	require.NoError(t, json.Unmarshal(rep.Sections["httpd"], &hr))
 	require.NoError(t, json.Unmarshal(rep.Sections["shared"], &sr))
 	require.NoError(t, json.Unmarshal(rep.Sections["pow"], &pw))
+	require.NoError(t, json.Unmarshal(rep.Sections["ports"], &pt))
 	require.NotEmpty(t, hr.Targets, "httpd targets")
 	require.NotEmpty(t, sr.Targets, "shared targets")
 	require.NotEmpty(t, pw.Targets, "pow targets")
-	want += len(hr.Targets) + len(sr.Targets) + len(pw.Targets)
+	require.Len(t, pt.Targets, 2*2+1, "ports: 2 sizes x 2 callers, the allocations")
+	want += len(hr.Targets) + len(sr.Targets) + len(pw.Targets) + len(pt.Targets)
 	// And the openmp section's: one per row of its mixed-process mode.
 	var om struct {
 		Mixed struct {

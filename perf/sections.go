@@ -52,13 +52,15 @@ var sections = []section{
 	{name: "httpd", title: "httpd: the scatter-gather server example under closed-loop keep-alive load (req/s, wrk-style latency)", run: runHTTPD, optIn: true},
 	{name: "shared", title: "shared: 4096 instances at once, short parallel jobs after a 1 ms wait, on one shared set, a set each, go+WaitGroup, serial", run: runShared, optIn: true},
 	{name: "pow", title: "pow: split proof of work, first finder stops the rest; first and later calls; the one-hash tail", run: runPow, optIn: true},
+	{name: "ports", title: "ports: a library's own fork-join helpers (channel of rows, split range) ported onto one acquired set: image blur and grayscale, port / original", run: runPorts, optIn: true},
 	{name: "contended", title: "contended: speedup over serial on a shared machine (busy processes, one CPU, a CPU quota), each condition in a process of its own", run: runContended, optIn: true},
 	{name: "targets", title: "targets: the project's performance goals, checked on this run's figures (opt-in: -targets)", needs: []string{"peers", "grain", "surplus", "pause", "kernel", "gc"}, run: runTargets, optIn: true},
 }
 
-// exampleSections are the opt-in sections that run the many-submitter
-// examples; -scenario examples selects them all.
-var exampleSections = []string{"httpd", "shared", "pow"}
+// exampleSections are the opt-in sections that run the examples' own
+// measurements (many submitters, a library's ported helpers); -scenario
+// examples selects them all.
+var exampleSections = []string{"httpd", "shared", "pow", "ports"}
 
 // sectionNames returns the names in the table, in order.
 func sectionNames() []string {

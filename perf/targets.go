@@ -166,6 +166,9 @@ func runTargets(h *harness) (any, error) {
 	if r, ok := h.results["pow"].(*powResult); ok {
 		ts = append(ts, r.Targets...)
 	}
+	if r, ok := h.results["ports"].(*portsResult); ok {
+		ts = append(ts, r.Targets...)
+	}
 	printTargets(h.out, ts)
 	return ts, nil
 }
