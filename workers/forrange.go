@@ -110,9 +110,10 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 		return
 	}
 	// Not pooled: a chunks iterator kept past its copy must find its own,
-	// drained loop, never a later run's. One task and one iterator per copy
-	// are the call's allocations.
+	// drained loop, never a later run's. The task and its iterator (one for
+	// every copy: each call of it claims afresh) are the call's allocations.
 	t := &chunksTask{body: body, callerRuns: r.callerRuns}
+	t.chunks = t.claim
 	copies := t.loop.reset(n, r.crowded())
 	w.runN("ForChunks", t, copies)
 	if t.loop.claimed() < n {
@@ -125,21 +126,24 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 type chunksTask struct {
 	loop       rangeLoop
 	body       func(chunks iter.Seq2[int, int])
+	chunks     iter.Seq2[int, int] // claim, as a func value made once per call
 	callerRuns bool
 }
 
 func (t *chunksTask) Name() string       { return "workers.ForChunks" }
 func (t *chunksTask) CallerCanRun() bool { return t.callerRuns }
 
-func (t *chunksTask) Work(int) {
-	t.body(func(yield func(lo, hi int) bool) {
-		for {
-			lo, hi, ok := t.loop.next()
-			if !ok || !yield(lo, hi) {
-				return
-			}
+func (t *chunksTask) Work(int) { t.body(t.chunks) }
+
+// claim yields the chunks the ranging copy claims, until the loop is drained
+// or the copy stops ranging.
+func (t *chunksTask) claim(yield func(lo, hi int) bool) {
+	for {
+		lo, hi, ok := t.loop.next()
+		if !ok || !yield(lo, hi) {
+			return
 		}
-	})
+	}
 }
 
 // rangeConfig is ForRange's options applied: copies, the schedule (chunk for

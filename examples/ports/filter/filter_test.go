@@ -159,8 +159,8 @@ func TestConcurrentCallers(t *testing.T) {
 // TestForChunksScratchPerCopy checks what ForChunks is for: the blur's
 // scratch row is made once per copy, while the ForRange port makes one per
 // chunk. AllocsPerRun runs at GOMAXPROCS 1, where a loop runs one copy, on
-// its caller: ForChunks then makes 6 objects (the task and the body's
-// closure; the copy's iterator, the range-over-func state and yield
+// its caller: ForChunks then makes at most 6 objects (the task, its
+// iterator and the body's closure; the range-over-func state and yield
 // function of the body's loop, and the scratch row), the ForRange port one
 // scratch row per chunk (ranges.ChunksPerWorker chunks) and 2 more.
 func TestForChunksScratchPerCopy(t *testing.T) {
