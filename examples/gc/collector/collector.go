@@ -62,12 +62,13 @@ type Collector struct {
 	sweepP, freeP policy.Active
 
 	// Per-collection state, read by the copies of a run.
-	h         *heap.Heap
-	buf       []uint32 // the sweep's output: chunk c's free slots at buf[64*lo:]
-	chunkFree []int    // free slots found per sweep chunk
-	offsets   []int    // chunk c's free slots go to the free list at offsets[c]
-	list      []uint32 // the free list being filled
-	result    heap.Result
+	h              *heap.Heap
+	buf            []uint32 // the sweep's output: chunk c's free slots at buf[64*lo:]
+	chunkFree      []int    // free slots found per sweep chunk
+	sweepChunkSize int      // the sweep's chunk, in allocation words
+	offsets        []int    // chunk c's free slots go to the free list at offsets[c]
+	list           []uint32 // the free list being filled
+	result         heap.Result
 
 	sweep, copyFree *ranges.Task
 	sweepT, copyT   tasks.Task // opted in to caller-runs
@@ -190,8 +191,9 @@ func (c *Collector) Collect(h *heap.Heap) Stats {
 	words := h.Words()
 	n := c.sweepP.Next(words)
 	chunk := ranges.ChunkSize(words, n)
-	c.sweep.Reset(words, chunk)
-	chunks := c.sweep.NumChunks()
+	c.sweep.Loop().Reset(words, chunk)
+	c.sweepChunkSize = chunk
+	chunks := c.sweep.Loop().NumChunks()
 	if cap(c.chunkFree) < chunks {
 		c.chunkFree = make([]int, chunks)
 		c.offsets = make([]int, chunks)
@@ -208,7 +210,7 @@ func (c *Collector) Collect(h *heap.Heap) Stats {
 		total += k
 	}
 	c.list = h.FreeList(total)
-	c.copyFree.Reset(chunks, 1)
+	c.copyFree.Loop().Reset(chunks, 1)
 	s.FreeWorkers = min(c.freeP.Next(total), chunks)
 	c.r.RunN(c.copyT, s.FreeWorkers)
 	c.h, c.list = nil, nil
@@ -237,7 +239,7 @@ func (c *Collector) processWeak(w int) {
 func (c *Collector) sweepChunk(w, lo, hi int) {
 	t0 := time.Now()
 	free, freed := c.h.SweepWords(c.b, lo, hi, c.buf[64*lo:64*hi])
-	c.chunkFree[lo/c.sweep.Chunk()] = free
+	c.chunkFree[lo/c.sweepChunkSize] = free
 	c.freed.Add(w, int64(freed))
 	c.sweepTime.Add(w, time.Since(t0))
 }
@@ -246,7 +248,7 @@ func (c *Collector) sweepChunk(w, lo, hi int) {
 // the free list; the places are disjoint.
 func (c *Collector) copyChunks(w, lo, hi int) {
 	t0 := time.Now()
-	chunk := 64 * c.sweep.Chunk()
+	chunk := 64 * c.sweepChunkSize
 	for i := lo; i < hi; i++ {
 		copy(c.list[c.offsets[i]:], c.buf[i*chunk:i*chunk+c.chunkFree[i]])
 	}

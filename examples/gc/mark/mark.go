@@ -320,8 +320,8 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	// below the policy's unit is cleared inline.
 	m.b = b
 	nc := min(m.clearP.Next(b.Words()), limit)
-	m.clear.Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
-	nc = min(nc, max(1, m.clear.NumChunks()))
+	m.clear.Loop().Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
+	nc = min(nc, max(1, m.clear.Loop().NumChunks()))
 	m.r.RunN(m.clearT, nc)
 
 	// Choose the copies: the policy's answer for this many objects is the
