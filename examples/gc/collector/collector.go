@@ -74,8 +74,8 @@ type Collector struct {
 	sweepT, copyT   tasks.Task // opted in to caller-runs
 	weakT           tasks.Task
 
-	weakTime, sweepTime, freeTime *phases.Times
-	freed                         *phases.Counts
+	weakTime, sweepTime, freeTime *phases.Phase[time.Duration]
+	freed                         *phases.Phase[int64]
 }
 
 // New returns a Collector that runs its phases on r.
@@ -86,10 +86,10 @@ func New(r mark.Runner) *Collector {
 		marker:    mark.NewMarker(r),
 		sweepP:    policy.Active{WorkPerWorker: sweepWordsPerWorker, Max: maxW},
 		freeP:     policy.Active{WorkPerWorker: freePerWorker, Max: maxW},
-		weakTime:  phases.NewTimes("Weak refs", 1),
-		sweepTime: phases.NewTimes("Sweep", maxW),
-		freeTime:  phases.NewTimes("Free list", maxW),
-		freed:     phases.NewCounts("Freed", maxW),
+		weakTime:  phases.New[time.Duration]("Weak refs", 1),
+		sweepTime: phases.New[time.Duration]("Sweep", maxW),
+		freeTime:  phases.New[time.Duration]("Free list", maxW),
+		freed:     phases.New[int64]("Freed", maxW),
 	}
 	c.sweep = ranges.NewTask("gc: sweep", 0, 1, c.sweepChunk)
 	c.sweepT = tasks.CallerRuns(c.sweep)

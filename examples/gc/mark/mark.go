@@ -188,8 +188,8 @@ type Marker struct {
 	marked     []paddedCount // objects scanned, per worker
 	steals0    []int64       // Set.Steals per worker before the mark
 
-	clearTime, rootTime, drainTime *phases.Times
-	markedP, steals                *phases.Counts
+	clearTime, rootTime, drainTime *phases.Phase[time.Duration]
+	markedP, steals                *phases.Phase[int64]
 }
 
 // paddedCount is a per-worker counter on its own cache line.
@@ -206,11 +206,11 @@ func NewMarker(r Runner) *Marker {
 		r:         r,
 		policy:    policy.Active{WorkPerWorker: objectsPerWorker, Max: maxW},
 		clearP:    policy.Active{WorkPerWorker: wordsPerClearWorker, Max: maxW},
-		clearTime: phases.NewTimes("Clear", maxW),
-		rootTime:  phases.NewTimes("Roots", maxW),
-		drainTime: phases.NewTimes("Mark", maxW),
-		markedP:   phases.NewCounts("Marked", maxW),
-		steals:    phases.NewCounts("Steals", maxW),
+		clearTime: phases.New[time.Duration]("Clear", maxW),
+		rootTime:  phases.New[time.Duration]("Roots", maxW),
+		drainTime: phases.New[time.Duration]("Mark", maxW),
+		markedP:   phases.New[int64]("Marked", maxW),
+		steals:    phases.New[int64]("Steals", maxW),
 		marked:    make([]paddedCount, maxW),
 		steals0:   make([]int64, maxW),
 		sets:      make([]*steal.Set[span], maxW+1),
