@@ -12,7 +12,7 @@
 //   - Roots and Mark: one batched run (tasks/batch, the costs picking the
 //     copies): a serial subtask scans the global roots, a parallel one hands
 //     out root groups (tasks/claim), and a parallel one marks with work
-//     stealing (tasks/steal: Set.DrainLocal and a Terminator); see package
+//     stealing (tasks/steal: Set.Drain and a Terminator); see package
 //     mark;
 //   - Weak refs: reference processing, a serial step run as a caller-runs
 //     task of one copy (inline: no worker is woken);

@@ -15,7 +15,7 @@
 //   - a tasks/batch Batch runs the mark: a serial subtask scans the global
 //     roots (claimed once, tasks/claim.Subtasks underneath), a parallel one
 //     hands out root "stacks" in order (tasks/claim.Sequential), and a
-//     parallel one drains the work with tasks/steal's Set.DrainLocal (a
+//     parallel one drains the work with tasks/steal's Set.Drain (a
 //     private stack per worker published to its Chase-Lev deque only when
 //     another worker is hungry, best-of-two stealing, a Terminator); its
 //     cost estimates pick the number of copies;
@@ -235,7 +235,7 @@ func NewMarker(r Runner) *Marker {
 // that panics (a bug, or a fault in the graph) before or during the drain
 // would otherwise leave the other copies waiting for its offer forever, the
 // run would never end, and RunN could never re-raise the panic. (A panic in
-// the drain itself is handled by DrainLocal; this covers the root scans.)
+// the drain itself is handled by Drain; this covers the root scans.)
 type markTask struct{ m *Marker }
 
 func (t markTask) Name() string { return "mark" }
@@ -409,10 +409,9 @@ func (m *Marker) scanRoots(w int, roots []uint32) {
 		}
 		return
 	}
-	q := m.set.Queue(w)
 	for _, r := range roots {
 		if b.MarkAtomic(r) {
-			q.Push(span{obj: r})
+			m.set.Push(w, span{obj: r})
 		}
 	}
 }
@@ -436,7 +435,7 @@ func (m *Marker) scanStacks(w int) {
 	m.rootTime.Add(w, time.Since(t0))
 }
 
-// drain is the stealing loop, steal.Set.DrainLocal: newly marked objects go
+// drain is the stealing loop, steal.Set.Drain: newly marked objects go
 // to the worker's private stack (plain appends), and are published to its
 // deque only when another worker is hungry.
 func (m *Marker) drain(w int) {
@@ -448,7 +447,7 @@ func (m *Marker) drain(w int) {
 		m.stack, n = dfs(m.g, m.b, m.stack, false)
 		m.marked[w].n += int64(n)
 	} else {
-		m.set.DrainLocal(w, m.term, m.scan)
+		m.set.Drain(w, m.term, m.scan)
 	}
 	m.drainTime.Set(w, time.Since(t0))
 }
@@ -456,7 +455,7 @@ func (m *Marker) drain(w int) {
 // chainMax is how many objects scanObject scans in one call at most, going
 // from an object straight to its last newly marked child instead of through
 // the private stack: a chain (a list) then costs no stack traffic and no call
-// per object, while DrainLocal still gets to publish work for the hungry, and
+// per object, while Drain still gets to publish work for the hungry, and
 // to notice an abort, every chainMax objects.
 const chainMax = 32
 
