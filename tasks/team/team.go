@@ -29,7 +29,8 @@
 // identity is cheap (amd64 and arm64).
 //
 // The package imports only the standard library and the module's internal
-// spin policy, goroutine identity and padding unit.
+// spin policy, goroutine identity, padding unit and schedule engine (the one
+// tasks/ranges' loops use).
 package team
 
 import (
