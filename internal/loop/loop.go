@@ -57,6 +57,33 @@ func (s *Schedule) Next(next *atomic.Uint64) (lo, hi int, ok bool) {
 	if s.div != 0 {
 		return s.nextGuided(next)
 	}
+	return s.nextDynamic(next)
+}
+
+// Drain claims chunks as Next does and calls body for each until the loop is
+// drained, with the claims inlined into its loop: for a caller that drains a
+// loop with a func body anyway (tasks/team's For), it saves Next's call per
+// claim.
+func (s *Schedule) Drain(next *atomic.Uint64, body func(lo, hi int)) {
+	if s.div != 0 {
+		for {
+			lo, hi, ok := s.nextGuided(next)
+			if !ok {
+				return
+			}
+			body(lo, hi)
+		}
+	}
+	for {
+		lo, hi, ok := s.nextDynamic(next)
+		if !ok {
+			return
+		}
+		body(lo, hi)
+	}
+}
+
+func (s *Schedule) nextDynamic(next *atomic.Uint64) (lo, hi int, ok bool) {
 	// The Add is the claim: it returns distinct, increasing chunk indices
 	// to concurrent callers. Chunk i < chunks starts at i*chunk <= n-1, and
 	// n - start bounds its length, so nothing below can overflow; next

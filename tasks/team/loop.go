@@ -97,13 +97,7 @@ func (m *Member) For(n int, body func(lo, hi int), sched Schedule) {
 		} else {
 			s = loop.Guided(n, sched.chunk, size)
 		}
-		for {
-			lo, hi, ok := s.Next(&t.next)
-			if !ok {
-				break
-			}
-			body(lo, hi)
-		}
+		s.Drain(&t.next, body)
 	}
 	// The last member to finish its share resets the shared counter before
 	// it releases the others, so the next loop claims from 0: nobody reads
