@@ -17,14 +17,14 @@ func ExampleCallerRuns() {
 	// scan-roots true
 }
 
-// A task type opts in by implementing CallerRunnable.
+// A task type opts in with a method CallerCanRun() bool that returns true.
 type markRoots struct{}
 
 func (markRoots) Name() string       { return "mark-roots" }
 func (markRoots) Work(worker int)    {}
 func (markRoots) CallerCanRun() bool { return true }
 
-func ExampleCallerRunnable() {
+func ExampleCallerCanRun() {
 	fmt.Println(tasks.CallerCanRun(markRoots{}))
 	// Output: true
 }

@@ -7,11 +7,12 @@
 // goroutine may run several copies of the same run, one after another.
 //
 // By default every copy runs on a worker goroutine. A task opts in to
-// caller-runs by implementing CallerRunnable and returning true; the calling
-// goroutine may then run any number of the n copies itself, taking ids from the
-// same counter as the workers. A task should opt in only when its copies do not
-// need to run at the same time as each other (a copy that waits for its siblings
-// at a barrier must not opt in, or must tolerate running on the caller).
+// caller-runs with a method CallerCanRun() bool that returns true (or by being
+// wrapped by CallerRuns); the calling goroutine may then run any number of the
+// n copies itself, taking ids from the same counter as the workers. A task
+// should opt in only when its copies do not need to run at the same time as
+// each other (a copy that waits for its siblings at a barrier must not opt
+// in, or must tolerate running on the caller).
 //
 // The package imports only the standard library.
 package tasks
@@ -33,16 +34,18 @@ type Task interface {
 	Work(worker int)
 }
 
-// CallerRunnable is implemented by tasks that may let the goroutine calling
+// callerRunnable is implemented by tasks that may let the goroutine calling
 // Run execute some of their copies. A task opts in when CallerCanRun returns
 // true; the answer must not change while a run is in progress.
-type CallerRunnable interface {
+type callerRunnable interface {
 	CallerCanRun() bool
 }
 
-// CallerCanRun reports whether t opts in to caller-runs.
+// CallerCanRun reports whether t opts in to caller-runs: whether it has a
+// method CallerCanRun() bool that returns true. The answer must not change
+// while a run of t is in progress.
 func CallerCanRun(t Task) bool {
-	c, ok := t.(CallerRunnable)
+	c, ok := t.(callerRunnable)
 	return ok && c.CallerCanRun()
 }
 

@@ -99,7 +99,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	err := t.end()
 	if waitErr != nil {
 		err = waitErr
-	} else if err == nil && t.loop.claimed() < n {
+	} else if err == nil && t.loop.Claimed() < n {
 		// Copies stop early without an error only once the run's context
 		// is done, and only ctx being done makes it so then (a panic would
 		// have made RunN panic): its cause is ctx's.
@@ -372,7 +372,7 @@ func (t *rangeCtxTask) Work(worker int) {
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
-		lo, hi, ok := t.loop.next()
+		lo, hi, ok := t.loop.Next()
 		if !ok {
 			break
 		}

@@ -49,10 +49,11 @@ func ExampleWorkers_Run() {
 	for i := range data {
 		data[i] = i
 	}
-	partial := slots.New[int](w.ActiveWorkers())
+	n := w.ActiveWorkers() // Run's copies
+	partial := slots.New[int](n)
 	w.Run(tasks.Func("sum", func(worker int) {
 		sum := partial.At(worker)
-		for i := worker; i < len(data); i += partial.Len() {
+		for i := worker; i < len(data); i += n {
 			*sum += data[i]
 		}
 	}))

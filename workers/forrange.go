@@ -116,8 +116,8 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 	t.chunks = t.claim
 	copies := t.loop.reset(n, r.crowded())
 	w.runN("ForChunks", t, copies)
-	if t.loop.claimed() < n {
-		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.claimed(), n))
+	if t.loop.Claimed() < n {
+		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.Claimed(), n))
 	}
 }
 
@@ -139,7 +139,7 @@ func (t *chunksTask) Work(int) { t.body(t.chunks) }
 // or the copy stops ranging.
 func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 	for {
-		lo, hi, ok := t.loop.next()
+		lo, hi, ok := t.loop.Next()
 		if !ok || !yield(lo, hi) {
 			return
 		}
@@ -209,46 +209,25 @@ func (r rangeConfig) crowded() rangeConfig {
 	return r
 }
 
-// rangeLoop is the loop of a ForRange task: a fixed-chunk loop, or a guided
-// one when guided is set.
-type rangeLoop struct {
-	fixed    ranges.Loop
-	guided   ranges.Guided
-	isGuided bool
-}
+// rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
+// schedule.
+type rangeLoop struct{ ranges.Loop }
 
 // reset makes l the loop of a run over [0, n) with r's schedule and returns
 // the number of copies to run: r.copies, but never more than there are
 // chunks. It runs before the run, so no copy reads l concurrently.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
-	l.isGuided = r.minChunk > 0
-	if l.isGuided {
-		// Chunk sizes depend on the copies: reset again in the rare case
-		// of fewer chunks than copies.
-		l.guided.Reset(n, r.minChunk, r.copies)
-		if copies = min(r.copies, l.guided.MaxChunks()); copies < r.copies {
-			l.guided.Reset(n, r.minChunk, copies)
-		}
-		return copies
+	if r.minChunk == 0 {
+		l.Reset(n, r.chunk)
+		return min(r.copies, l.NumChunks())
 	}
-	l.fixed.Reset(n, r.chunk)
-	return min(r.copies, l.fixed.NumChunks())
-}
-
-// next claims the next chunk.
-func (l *rangeLoop) next() (lo, hi int, ok bool) {
-	if l.isGuided {
-		return l.guided.Next()
+	// Chunk sizes depend on the copies: reset again in the rare case of
+	// fewer chunks than copies.
+	l.ResetGuided(n, r.minChunk, r.copies)
+	if copies = min(r.copies, l.NumChunks()); copies < r.copies {
+		l.ResetGuided(n, r.minChunk, copies)
 	}
-	return l.fixed.Next()
-}
-
-// claimed returns how many iterations have been claimed.
-func (l *rangeLoop) claimed() int {
-	if l.isGuided {
-		return l.guided.Claimed()
-	}
-	return l.fixed.Claimed()
+	return copies
 }
 
 //go:noinline
@@ -301,7 +280,7 @@ func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeTask) Work(worker int) {
 	for {
-		lo, hi, ok := t.loop.next()
+		lo, hi, ok := t.loop.Next()
 		if !ok {
 			return
 		}

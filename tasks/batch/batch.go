@@ -20,8 +20,10 @@
 //	b.AddSerial(batch.Func("reset stats", 0.1, resetStats))
 //	b.AddParallel(batch.Func("sweep", float64(len(regions))/64, sweep))
 //	w.RunN(b, b.Workers(w.ActiveWorkers()))
-//	if err := b.Check(); err != nil { ... }
-//	b.Reset()
+//	b.Reset() // before the next run
+//
+// Every copy tries every serial subtask, so a run that returns normally (every
+// copy returned) has run each of them exactly once.
 //
 // The package imports only the standard library and the tasks packages.
 package batch
@@ -29,8 +31,6 @@ package batch
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/claim"
@@ -83,14 +83,14 @@ type Batch struct {
 	name     string
 	serial   []Subtask
 	parallel []Subtask
-	claims   *claim.Subtasks
+	claims   claim.Subtasks
 }
 
 var _ tasks.Task = (*Batch)(nil)
 
 // New returns an empty batch called name.
 func New(name string) *Batch {
-	return &Batch{name: name, claims: claim.NewSubtasks(0)}
+	return &Batch{name: name}
 }
 
 // Name returns the batch's name.
@@ -103,7 +103,7 @@ func (b *Batch) AddSerial(s Subtask) {
 		panic(fmt.Sprintf("batch: %q: AddSerial: nil subtask", b.name))
 	}
 	b.serial = append(b.serial, s)
-	b.claims = claim.NewSubtasks(len(b.serial))
+	b.claims.Reset(len(b.serial))
 }
 
 // AddParallel adds a subtask that every copy of each run executes. It panics
@@ -115,14 +115,14 @@ func (b *Batch) AddParallel(s Subtask) {
 	b.parallel = append(b.parallel, s)
 }
 
-// Cost returns the sum of the subtasks' costs. It panics if a cost is
+// cost returns the sum of the subtasks' costs. It panics if a cost is
 // negative or not finite.
-func (b *Batch) Cost() float64 {
+func (b *Batch) cost() float64 {
 	sum := 0.0
 	for _, list := range [][]Subtask{b.serial, b.parallel} {
 		for _, s := range list {
 			c := s.Cost()
-			checkCost("Cost", s.Name(), c)
+			checkCost("Workers", s.Name(), c)
 			sum += c
 		}
 	}
@@ -130,13 +130,13 @@ func (b *Batch) Cost() float64 {
 }
 
 // Workers returns the number of copies worth running with at most active
-// workers available: ceil(Cost()), clamped to [1, active]. It panics if
-// active < 1.
+// workers available: the ceiling of the sum of the subtasks' costs, clamped to
+// [1, active]. It panics if active < 1 or a cost is negative or not finite.
 func (b *Batch) Workers(active int) int {
 	if active < 1 {
 		panic(fmt.Sprintf("batch: %q: Workers: active = %d, want >= 1", b.name, active))
 	}
-	c := math.Ceil(b.Cost())
+	c := math.Ceil(b.cost())
 	if c >= float64(active) {
 		return active
 	}
@@ -156,20 +156,6 @@ func (b *Batch) Work(worker int) {
 	}
 }
 
-// Check returns nil if every serial subtask was claimed in the last run, and
-// otherwise an error naming the ones that were not (possible only if copies
-// panicked before reaching them). Call it after the run.
-func (b *Batch) Check() error {
-	left := b.claims.Unclaimed()
-	if left == nil {
-		return nil
-	}
-	names := make([]string, len(left))
-	for i, k := range left {
-		names[i] = strconv.Quote(b.serial[k].Name())
-	}
-	return fmt.Errorf("batch: %q: serial subtasks never claimed: %s", b.name, strings.Join(names, ", "))
-}
-
-// Reset makes every serial subtask claimable again, for the next run.
-func (b *Batch) Reset() { b.claims.Reset() }
+// Reset makes every serial subtask claimable again, for the next run. It must
+// not run concurrently with a run.
+func (b *Batch) Reset() { b.claims.Reset(len(b.serial)) }

@@ -1,29 +1,27 @@
-package claim_test
+package claim
 
-import (
-	"testing"
-
-	"github.com/workgang/workgang/tasks/claim"
-)
+import "testing"
 
 func BenchmarkSubtasksTryClaim(b *testing.B) {
-	s := claim.NewSubtasks(1024)
+	var s Subtasks
+	s.Reset(1024)
 	b.ReportAllocs()
 	for i := range b.N {
 		k := i & 1023
 		if k == 0 {
-			s.Reset()
+			s.Reset(1024)
 		}
 		s.TryClaim(k)
 	}
 }
 
 func BenchmarkSequentialNext(b *testing.B) {
-	s := claim.NewSequential(1 << 62)
+	var s Sequential
+	s.Reset(1 << 62)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, ok := s.Next(); !ok {
+			if _, ok := s.claim(); !ok {
 				b.Error("exhausted")
 				return
 			}
@@ -32,7 +30,8 @@ func BenchmarkSequentialNext(b *testing.B) {
 }
 
 func BenchmarkSequentialAll(b *testing.B) {
-	s := claim.NewSequential(b.N)
+	var s Sequential
+	s.Reset(b.N)
 	b.ReportAllocs()
 	n := 0
 	for range s.All() {

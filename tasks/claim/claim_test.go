@@ -1,7 +1,6 @@
-package claim_test
+package claim
 
 import (
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/testutil"
-	"github.com/workgang/workgang/tasks/claim"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -27,8 +25,8 @@ func TestSubtasksEachClaimedOnce(t *testing.T) {
 		{"more than copies", 100, 4, 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := claim.NewSubtasks(tc.k)
-			require.Equal(t, tc.k, s.Len())
+			var s Subtasks
+			s.Reset(tc.k)
 			for range tc.rounds {
 				wins := make([]atomic.Int32, tc.k)
 				testutil.RunCopies(tc.n, func(int) {
@@ -43,79 +41,41 @@ func TestSubtasksEachClaimedOnce(t *testing.T) {
 						t.Fatalf("subtask %d won %d times; want 1", i, got)
 					}
 				}
-				assert.NoError(t, s.Check())
-				assert.Nil(t, s.Unclaimed())
-				s.Reset()
+				for i := range tc.k {
+					require.False(t, s.TryClaim(i), "subtask %d after the run", i)
+				}
+				s.Reset(tc.k)
 			}
 		})
 	}
 }
 
-func TestSubtasksAll(t *testing.T) {
-	s := claim.NewSubtasks(50)
-	var mu sync.Mutex
-	seen := map[int]int{}
-	testutil.RunCopies(3, func(int) {
-		for i := range s.All() {
-			mu.Lock()
-			seen[i]++
-			mu.Unlock()
-		}
-	})
-	require.Len(t, seen, 50)
-	for i, c := range seen {
-		assert.Equal(t, 1, c, "subtask %d", i)
+func TestSubtasksResetReusesAndGrows(t *testing.T) {
+	var s Subtasks
+	assert.Panics(t, func() { s.TryClaim(0) }, "the zero value has no subtasks")
+	s.Reset(4)
+	for i := range 4 {
+		require.True(t, s.TryClaim(i))
 	}
-
-	// Breaking out of the loop leaves the rest claimable.
-	s.Reset()
-	for i := range s.All() {
-		if i == 2 {
-			break
-		}
+	arr := &s.claimed[0]
+	s.Reset(2) // shrinks in place, every flag unclaimed
+	assert.Same(t, arr, &s.claimed[0])
+	assert.Len(t, s.claimed, 2)
+	require.True(t, s.TryClaim(0))
+	require.True(t, s.TryClaim(1))
+	s.Reset(4) // grows back within the array: the old flags 2, 3 are cleared too
+	for i := range 4 {
+		require.True(t, s.TryClaim(i), "subtask %d", i)
 	}
-	assert.Equal(t, []int{3, 4}, s.Unclaimed()[:2])
-}
-
-func TestSubtasksCheckNamesSkipped(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		k       int
-		claimed []int
-		want    string
-	}{
-		{"all claimed", 3, []int{0, 1, 2}, ""},
-		{"one skipped", 3, []int{0, 2}, "claim: 1 of 3 subtasks never claimed: 1"},
-		{"several skipped", 5, []int{1, 3}, "claim: 3 of 5 subtasks never claimed: 0, 2, 4"},
-		{"none claimed", 2, nil, "claim: 2 of 2 subtasks never claimed: 0, 1"},
-		{"no subtasks", 0, nil, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := claim.NewSubtasks(tc.k)
-			for _, i := range tc.claimed {
-				require.True(t, s.TryClaim(i))
-				require.False(t, s.TryClaim(i), "second claim of %d", i)
-				require.True(t, s.Claimed(i))
-			}
-			err := s.Check()
-			if tc.want == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			if got := err.Error(); got != tc.want {
-				t.Errorf("Check() = %q; want %q", got, tc.want)
-			}
-			var se *claim.SkippedError
-			require.ErrorAs(t, err, &se)
-			assert.Equal(t, tc.k, se.Total)
-		})
-	}
+	s.Reset(64) // grows past it
+	assert.Len(t, s.claimed, 64)
+	assert.True(t, s.TryClaim(63))
 }
 
 func TestSubtasksPanics(t *testing.T) {
-	assert.PanicsWithValue(t, "claim: NewSubtasks: negative count -1", func() { claim.NewSubtasks(-1) })
-	s := claim.NewSubtasks(2)
+	var s Subtasks
+	assert.PanicsWithValue(t, "claim: Subtasks.Reset: negative count -1", func() { s.Reset(-1) })
+	s.Reset(2)
 	assert.Panics(t, func() { s.TryClaim(2) })
 }
 
@@ -129,14 +89,14 @@ func TestSequentialInOrderOnce(t *testing.T) {
 		{"many", 1000, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := claim.NewSequential(tc.k)
-			require.Equal(t, tc.k, s.Len())
+			var s Sequential
+			s.Reset(tc.k)
 			for round := range 20 {
 				counts := make([]atomic.Int32, tc.k)
 				testutil.RunCopies(tc.n, func(int) {
 					last := -1
 					for {
-						i, ok := s.Next()
+						i, ok := s.claim()
 						if !ok {
 							break
 						}
@@ -152,8 +112,7 @@ func TestSequentialInOrderOnce(t *testing.T) {
 						t.Fatalf("round %d: index %d handed out %d times; want 1", round, i, got)
 					}
 				}
-				assert.Equal(t, tc.k, s.Claimed())
-				_, ok := s.Next()
+				_, ok := s.claim()
 				assert.False(t, ok)
 				s.Reset(tc.k)
 			}
@@ -162,8 +121,8 @@ func TestSequentialInOrderOnce(t *testing.T) {
 }
 
 func TestSequentialZeroValueAndAll(t *testing.T) {
-	var s claim.Sequential
-	_, ok := s.Next()
+	var s Sequential
+	_, ok := s.claim()
 	assert.False(t, ok, "zero value hands out nothing")
 	s.Reset(4)
 	var got []int
@@ -171,5 +130,15 @@ func TestSequentialZeroValueAndAll(t *testing.T) {
 		got = append(got, i)
 	}
 	assert.Equal(t, []int{0, 1, 2, 3}, got)
+
+	// Breaking out of the loop consumes only the index it saw.
+	s.Reset(4)
+	for i := range s.All() {
+		if i == 1 {
+			break
+		}
+	}
+	i, ok := s.claim()
+	assert.Equal(t, []any{2, true}, []any{i, ok})
 	assert.PanicsWithValue(t, "claim: Sequential.Reset: negative count -2", func() { s.Reset(-2) })
 }

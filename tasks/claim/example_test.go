@@ -12,7 +12,8 @@ import (
 // whichever copy claims it first.
 func ExampleSubtasks() {
 	names := []string{"scan stacks", "scan globals", "scan finalizers", "scan handles"}
-	subtasks := claim.NewSubtasks(len(names))
+	var subtasks claim.Subtasks
+	subtasks.Reset(len(names)) // before each run
 	var ran [4]atomic.Int32
 
 	var wg sync.WaitGroup
@@ -20,8 +21,10 @@ func ExampleSubtasks() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range subtasks.All() {
-				ran[i].Add(1) // run subtask i
+			for i := range names {
+				if subtasks.TryClaim(i) {
+					ran[i].Add(1) // run subtask i
+				}
 			}
 		}()
 	}
@@ -30,28 +33,17 @@ func ExampleSubtasks() {
 	for i, name := range names {
 		fmt.Printf("%s: ran %d time(s)\n", name, ran[i].Load())
 	}
-	fmt.Println("check:", subtasks.Check())
 	// Output:
 	// scan stacks: ran 1 time(s)
 	// scan globals: ran 1 time(s)
 	// scan finalizers: ran 1 time(s)
 	// scan handles: ran 1 time(s)
-	// check: <nil>
-}
-
-// Check names the subtasks nobody claimed.
-func ExampleSubtasks_Check() {
-	subtasks := claim.NewSubtasks(4)
-	subtasks.TryClaim(0)
-	subtasks.TryClaim(2)
-	fmt.Println(subtasks.Check())
-	// Output:
-	// claim: 2 of 4 subtasks never claimed: 1, 3
 }
 
 // Copies hand out region indices in order; together they visit each once.
 func ExampleSequential() {
-	regions := claim.NewSequential(10)
+	var regions claim.Sequential
+	regions.Reset(10) // before each run
 	var visited atomic.Int64
 
 	var wg sync.WaitGroup
@@ -65,7 +57,7 @@ func ExampleSequential() {
 		}()
 	}
 	wg.Wait()
-	fmt.Println("sum of indices:", visited.Load(), "claimed:", regions.Claimed())
+	fmt.Println("sum of indices:", visited.Load())
 	// Output:
-	// sum of indices: 45 claimed: 10
+	// sum of indices: 45
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func BenchmarkAdd(b *testing.B) {
-	p := phases.NewTimes("Mark", 8)
+	p := phases.New[time.Duration]("Mark", 8)
 	b.ReportAllocs()
 	for i := range b.N {
 		p.Add(i&7, time.Nanosecond)
@@ -18,7 +18,7 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 func BenchmarkSet(b *testing.B) {
-	p := phases.NewCounts("Marked", 8)
+	p := phases.New[int64]("Marked", 8)
 	b.ReportAllocs()
 	for i := range b.N {
 		if i&7 == 0 {
@@ -33,11 +33,11 @@ func BenchmarkSet(b *testing.B) {
 // If two slots shared a cache line (or an adjacent-line pair), every Add
 // would move the line between the goroutines' processors.
 func BenchmarkAddParallel(b *testing.B) {
-	p := phases.NewTimes("Mark", runtime.GOMAXPROCS(0))
+	p := phases.New[time.Duration]("Mark", runtime.GOMAXPROCS(0))
 	var next atomic.Int32
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		w := int(next.Add(1)-1) % p.Workers()
+		w := int(next.Add(1)-1) % runtime.GOMAXPROCS(0)
 		for pb.Next() {
 			p.Add(w, time.Nanosecond)
 		}

@@ -10,8 +10,8 @@ import (
 // Each worker records its own time and count; the coordinator prints one line
 // per phase after the run. (Fixed values here, for a stable output.)
 func ExamplePhase() {
-	mark := phases.NewTimes("Mark", 3)
-	marked := phases.NewCounts("Marked objects", 3)
+	mark := phases.New[time.Duration]("Mark", 3)
+	marked := phases.New[int64]("Marked objects", 3)
 
 	// Inside copy w of the task: mark.Set(w, time.Since(start)) and so on.
 	mark.Set(0, 12*time.Millisecond)
@@ -21,8 +21,8 @@ func ExamplePhase() {
 	marked.Add(1, 35000)
 	// Worker 2 found nothing to mark and reported nothing.
 
-	fmt.Println(mark)
-	fmt.Println(marked)
+	fmt.Println(mark.Summary())
+	fmt.Println(marked.Summary())
 	s := marked.Summary()
 	fmt.Println("reported:", s.Workers, "total:", s.Sum)
 	// Output:

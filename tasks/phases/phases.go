@@ -6,10 +6,12 @@
 //
 //	Mark (ms): Min: 10.0, Avg: 11.5, Max: 13.0, Diff: 3.0, Sum: 23.0, Workers: 2
 //
-// A Phase holds one slot per worker id. Worker w writes only slot w, with Set
-// (once per run) or Add (any number of times), from inside its copy of the
-// task; the coordinator reads the summary after the run, which the run's
-// synchronization orders after every write. Recording is allocation-free.
+// A Phase holds one slot per worker id: a Phase[time.Duration] for times,
+// printed in milliseconds, or a Phase[int64] for counts (work items, bytes,
+// steals). Worker w writes only slot w, with Set (once per run) or Add (any
+// number of times), from inside its copy of the task; the coordinator reads
+// the Summary after the run, which the run's synchronization orders after
+// every write. Recording is allocation-free.
 //
 // Arithmetic saturates instead of wrapping: Add, Summary's Sum and Diff stop
 // at the largest (or smallest) int64 value, and Avg is then the
@@ -25,47 +27,49 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
 )
 
-// Value is the type of a phase's values: time.Duration for times (printed in
+// value is the type of a phase's values: time.Duration for times (printed in
 // milliseconds), any other type of underlying type int64 for counts.
-type Value interface{ ~int64 }
+type value interface{ ~int64 }
 
-// Phase holds one value per worker for a named phase. Create one with New.
+// Phase holds one value per worker for a named phase. Create one with New;
+// V is time.Duration for times, or any type of underlying type int64 for
+// counts.
 // Distinct workers may record concurrently; one worker's slot must be written
-// by one goroutine at a time. Summary, String and Reset must not run
+// by one goroutine at a time. Summary and Reset must not run
 // concurrently with recording.
-type Phase[V Value] struct {
+type Phase[V value] struct {
 	name  string
-	slots []slot[V]
+	slots []slot
 }
 
-// slot is one worker's value, padded to the module's padding unit
-// (pad.CacheLine: an adjacent-line pair on x86) so that workers recording at
-// the same time write neither one line nor one pair of lines.
-// BenchmarkAddParallel records into neighbouring slots from every processor.
-type slot[V Value] struct {
-	v   V
+// slot is one worker's value (as an int64, V's underlying type), padded to
+// the module's padding unit (pad.CacheLine: an adjacent-line pair on x86) so
+// that workers recording at the same time write neither one line nor one
+// pair of lines. BenchmarkAddParallel records into neighbouring slots from
+// every processor.
+type slot struct {
+	slotValue
+	_ [uintptr(pad.CacheLine) - unsafe.Sizeof(slotValue{})]byte
+}
+
+type slotValue struct {
+	v   int64
 	set bool
-	_   [pad.CacheLine - 16]byte
 }
 
 // New returns a phase called name with a slot for each of workers workers, all
 // unset. It panics if workers < 1.
-func New[V Value](name string, workers int) *Phase[V] {
+func New[V value](name string, workers int) *Phase[V] {
 	if workers < 1 {
 		panic(fmt.Sprintf("phases: New(%q): workers = %d, want >= 1", name, workers))
 	}
-	return &Phase[V]{name: name, slots: make([]slot[V], workers)}
+	return &Phase[V]{name: name, slots: make([]slot, workers)}
 }
-
-// Name returns the phase's name.
-func (p *Phase[V]) Name() string { return p.name }
-
-// Workers returns the number of slots.
-func (p *Phase[V]) Workers() int { return len(p.slots) }
 
 // Set records v as worker's value. It panics if worker already has a value
 // in this run (use Add to accumulate) or is out of range.
@@ -74,7 +78,7 @@ func (p *Phase[V]) Set(worker int, v V) {
 	if s.set {
 		p.panicSet(worker)
 	}
-	s.v, s.set = v, true
+	s.v, s.set = int64(v), true
 }
 
 func (p *Phase[V]) panicSet(worker int) {
@@ -85,12 +89,12 @@ func (p *Phase[V]) panicSet(worker int) {
 // The sum saturates at the int64 limits instead of wrapping.
 func (p *Phase[V]) Add(worker int, v V) {
 	s := &p.slots[worker]
-	s.v = satAdd(s.v, v)
+	s.v = satAdd(s.v, int64(v))
 	s.set = true
 }
 
 // satAdd returns a + b, or the int64 limit on b's side if that overflows.
-func satAdd[V Value](a, b V) V {
+func satAdd(a, b int64) int64 {
 	sum := a + b
 	// Without overflow, sum > a exactly when b > 0; a wrapped sum lands on
 	// the other side of a.
@@ -103,12 +107,6 @@ func satAdd[V Value](a, b V) V {
 	return sum
 }
 
-// Get returns worker's value and whether it was set.
-func (p *Phase[V]) Get(worker int) (V, bool) {
-	s := &p.slots[worker]
-	return s.v, s.set
-}
-
 // Reset unsets every slot.
 func (p *Phase[V]) Reset() { clear(p.slots) }
 
@@ -117,41 +115,43 @@ func (p *Phase[V]) Reset() { clear(p.slots) }
 // and Diff saturate at the int64 limits; Avg is the mean to float64 precision
 // either way.
 func (p *Phase[V]) Summary() Summary[V] {
-	s := Summary[V]{Name: p.name}
+	var lo, hi, sum int64
 	var fsum float64 // the sum without saturation, for Avg
 	saturated := false
+	workers := 0
 	for i := range p.slots {
 		sl := &p.slots[i]
 		if !sl.set {
 			continue
 		}
-		if s.Workers == 0 || sl.v < s.Min {
-			s.Min = sl.v
+		if workers == 0 || sl.v < lo {
+			lo = sl.v
 		}
-		if s.Workers == 0 || sl.v > s.Max {
-			s.Max = sl.v
+		if workers == 0 || sl.v > hi {
+			hi = sl.v
 		}
-		sum := satAdd(s.Sum, sl.v)
-		saturated = saturated || sum != s.Sum+sl.v
-		s.Sum = sum
+		next := satAdd(sum, sl.v)
+		saturated = saturated || next != sum+sl.v
+		sum = next
 		fsum += float64(sl.v)
-		s.Workers++
+		workers++
 	}
-	if s.Workers > 0 {
-		// float64(Sum) is the exact sum rounded once unless Sum
+	s := Summary[V]{Name: p.name, Min: V(lo), Max: V(hi), Sum: V(sum), Workers: workers}
+	if workers > 0 {
+		// float64(sum) is the exact sum rounded once unless sum
 		// saturated; then the float sum stands in for the true one.
 		if saturated {
-			s.Avg = fsum / float64(s.Workers)
+			s.Avg = fsum / float64(workers)
 		} else {
-			s.Avg = float64(s.Sum) / float64(s.Workers)
+			s.Avg = float64(sum) / float64(workers)
 		}
-		s.Diff = diff(s.Max, s.Min)
+		s.Diff = V(diff(hi, lo))
 	}
 	return s
 }
 
 // diff returns hi - lo (hi >= lo), saturated at MaxInt64.
-func diff[V Value](hi, lo V) V {
+func diff(hi, lo int64) int64 {
 	d := hi - lo
 	if d < 0 { // a true difference is >= 0; a negative one wrapped
 		return math.MaxInt64
@@ -159,11 +159,8 @@ func diff[V Value](hi, lo V) V {
 	return d
 }
 
-// String returns the phase's summary as one log line; see Summary.String.
-func (p *Phase[V]) String() string { return p.Summary().String() }
-
 // Summary is a phase's values summarized across the workers that reported.
-type Summary[V Value] struct {
+type Summary[V value] struct {
 	Name    string  `json:"name"`
 	Min     V       `json:"min"`
 	Avg     float64 `json:"avg"` // in units of V
@@ -225,15 +222,3 @@ func (s Summary[V]) String() string {
 	b.WriteString(strconv.Itoa(s.Workers))
 	return b.String()
 }
-
-// Times is a phase of durations, printed in milliseconds.
-type Times = Phase[time.Duration]
-
-// Counts is a phase of counts (work items, bytes, steals).
-type Counts = Phase[int64]
-
-// NewTimes returns New[time.Duration](name, workers).
-func NewTimes(name string, workers int) *Times { return New[time.Duration](name, workers) }
-
-// NewCounts returns New[int64](name, workers).
-func NewCounts(name string, workers int) *Counts { return New[int64](name, workers) }

@@ -1,4 +1,4 @@
-package phases_test
+package phases
 
 import (
 	"math"
@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/workgang/workgang/tasks/phases"
 )
 
 // Sums and averages saturate: values MaxInt64 and 1 once gave a negative sum
@@ -28,7 +26,7 @@ func TestSummarySaturates(t *testing.T) {
 		{"no overflow", []int64{3, 4}, 7, 1, 3.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := phases.NewCounts("c", len(tc.values))
+			p := New[int64]("c", len(tc.values))
 			for w, v := range tc.values {
 				p.Set(w, v)
 			}
@@ -42,22 +40,22 @@ func TestSummarySaturates(t *testing.T) {
 }
 
 func TestAddSaturates(t *testing.T) {
-	p := phases.NewCounts("c", 2)
+	p := New[int64]("c", 2)
 	p.Add(0, math.MaxInt64)
 	p.Add(0, 1)
-	v, _ := p.Get(0)
+	v, _ := get(p, 0)
 	assert.Equal(t, int64(math.MaxInt64), v, "Add saturates up")
 	p.Add(0, -1)
-	v, _ = p.Get(0)
+	v, _ = get(p, 0)
 	assert.Equal(t, int64(math.MaxInt64-1), v, "a saturated value is a value like any other")
 	p.Add(1, math.MinInt64)
 	p.Add(1, -1)
-	v, _ = p.Get(1)
+	v, _ = get(p, 1)
 	assert.Equal(t, int64(math.MinInt64), v, "Add saturates down")
 
-	d := phases.NewTimes("t", 2)
+	d := New[time.Duration]("t", 2)
 	d.Add(0, time.Duration(math.MaxInt64))
 	d.Add(0, time.Nanosecond)
-	got, _ := d.Get(0)
+	got, _ := get(d, 0)
 	assert.Equal(t, time.Duration(math.MaxInt64), got, "durations saturate too")
 }

@@ -5,8 +5,8 @@
 // that follows the amount of work from one phase to the next (HotSpot's
 // WorkerPolicy).
 //
-// DefaultFor(ncpu) is every CPU up to 8, and 8 plus 5/8 of the CPUs beyond
-// 8: parallel phases such as marking stop scaling linearly well before the
+// Default() is every CPU up to 8, and 8 plus 5/8 of the CPUs beyond 8:
+// parallel phases such as marking stop scaling linearly well before the
 // CPU count on large machines, and leaving some CPUs to the rest of the
 // program costs little.
 //
@@ -20,18 +20,21 @@
 //	p := policy.Active{WorkPerWorker: 10000, Max: w.MaxWorkers()}
 //	w.SetActiveWorkers(p.Next(len(roots)))
 //
-// The package imports only the standard library.
+// The package imports only the standard library and the module's internal
+// rounding helper.
 package policy
 
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/workgang/workgang/internal/loop"
 )
 
-// DefaultFor returns the default maximum number of workers for ncpu CPUs:
+// defaultFor returns the default maximum number of workers for ncpu CPUs:
 // ncpu when ncpu <= 8, and 8 + (ncpu-8)*5/8 otherwise. It returns 1 when ncpu
 // < 1.
-func DefaultFor(ncpu int) int {
+func defaultFor(ncpu int) int {
 	switch {
 	case ncpu < 1:
 		return 1
@@ -42,14 +45,15 @@ func DefaultFor(ncpu int) int {
 	}
 }
 
-// Default returns DefaultFor(runtime.GOMAXPROCS(0)): the CPUs this
-// process may run Go code on at once (which, since Go 1.25, respects a
-// container's CPU limit).
-func Default() int { return DefaultFor(runtime.GOMAXPROCS(0)) }
+// Default returns the default maximum number of workers for the CPUs this
+// process may run Go code on at once, runtime.GOMAXPROCS(0) (which, since Go
+// 1.25, respects a container's CPU limit): all of them up to 8, and 8 plus
+// 5/8 of those beyond 8.
+func Default() int { return defaultFor(runtime.GOMAXPROCS(0)) }
 
 // Active chooses the active worker count for successive phases. The zero
 // value uses one unit of work per worker and Default as the cap,
-// and has no history (its first Next returns Need). An Active is not safe for
+// and has no history (its first Next returns what the work alone asks for). An Active is not safe for
 // concurrent use: it is meant for the goroutine that starts the runs.
 type Active struct {
 	// WorkPerWorker is the least work worth one worker; values below 1
@@ -61,18 +65,13 @@ type Active struct {
 	last int // the count returned last, 0 before the first call
 }
 
-// Need returns the count the work alone asks for, without history:
+// need returns the count the work alone asks for, without history:
 // ceil(work / WorkPerWorker), clamped to [1, Max].
-func (a *Active) Need(work int) int {
+func (a *Active) need(work int) int {
 	if work < 0 {
-		panic(fmt.Sprintf("policy: Active.Need: negative work %d", work))
+		panic(fmt.Sprintf("policy: Active.Next: negative work %d", work))
 	}
-	per := max(1, a.WorkPerWorker)
-	need := work / per
-	if work%per != 0 {
-		need++
-	}
-	return min(max(1, need), a.limit())
+	return min(max(1, loop.CeilDiv(work, max(1, a.WorkPerWorker))), a.limit())
 }
 
 func (a *Active) limit() int {
@@ -83,11 +82,12 @@ func (a *Active) limit() int {
 }
 
 // Next returns the active count for a phase with the given amount of work and
-// remembers it: Need(work) if that is at least the last count (grow at once),
-// otherwise halfway from the last count down to the need, rounding toward the
-// need (shrink by halves). It panics if work is negative.
+// remembers it: the count the work alone asks for, ceil(work /
+// WorkPerWorker) clamped to [1, Max], if that is at least the last count (grow
+// at once), otherwise halfway from the last count down to the need, rounding
+// toward the need (shrink by halves). It panics if work is negative.
 func (a *Active) Next(work int) int {
-	need := a.Need(work)
+	need := a.need(work)
 	n := need
 	if a.last > need {
 		// Halve the distance: last=8, need=1 gives 4, 2, 1 on successive
@@ -97,6 +97,3 @@ func (a *Active) Next(work int) int {
 	a.last = min(n, a.limit())
 	return a.last
 }
-
-// Last returns the count Next returned last, or 0 before the first call.
-func (a *Active) Last() int { return a.last }

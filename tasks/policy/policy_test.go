@@ -1,4 +1,4 @@
-package policy_test
+package policy
 
 import (
 	"runtime"
@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
-
-	"github.com/workgang/workgang/tasks/policy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,53 +19,53 @@ func TestDefaultFor(t *testing.T) {
 		{64, 43},
 		{128, 83},
 	} {
-		if got := policy.DefaultFor(tc.ncpu); got != tc.want {
-			t.Errorf("DefaultFor(%d) = %d; want %d", tc.ncpu, got, tc.want)
+		if got := defaultFor(tc.ncpu); got != tc.want {
+			t.Errorf("defaultFor(%d) = %d; want %d", tc.ncpu, got, tc.want)
 		}
 	}
-	assert.Equal(t, policy.DefaultFor(runtime.GOMAXPROCS(0)), policy.Default())
+	assert.Equal(t, defaultFor(runtime.GOMAXPROCS(0)), Default())
 }
 
 func TestActiveGrowsAtOnceShrinksByHalves(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    policy.Active
+		p    Active
 		work []int
 		want []int
 	}{
 		{
 			name: "grow at once",
-			p:    policy.Active{WorkPerWorker: 100, Max: 16},
+			p:    Active{WorkPerWorker: 100, Max: 16},
 			work: []int{50, 300, 1600, 5000},
 			want: []int{1, 3, 16, 16},
 		},
 		{
 			name: "shrink by halves",
-			p:    policy.Active{WorkPerWorker: 100, Max: 16},
+			p:    Active{WorkPerWorker: 100, Max: 16},
 			work: []int{1600, 0, 0, 0, 0, 0},
 			want: []int{16, 8, 4, 2, 1, 1},
 		},
 		{
 			name: "shrink toward the need, not below",
-			p:    policy.Active{WorkPerWorker: 10, Max: 16},
+			p:    Active{WorkPerWorker: 10, Max: 16},
 			work: []int{160, 50, 50, 50, 50},
 			want: []int{16, 10, 7, 6, 5},
 		},
 		{
 			name: "grow again mid-shrink",
-			p:    policy.Active{WorkPerWorker: 1, Max: 8},
+			p:    Active{WorkPerWorker: 1, Max: 8},
 			work: []int{8, 1, 6, 1},
 			want: []int{8, 4, 6, 3},
 		},
 		{
 			name: "ceil of the need",
-			p:    policy.Active{WorkPerWorker: 100, Max: 8},
+			p:    Active{WorkPerWorker: 100, Max: 8},
 			work: []int{101, 99, 0},
 			want: []int{2, 1, 1},
 		},
 		{
 			name: "zero WorkPerWorker means 1",
-			p:    policy.Active{Max: 4},
+			p:    Active{Max: 4},
 			work: []int{3, 9},
 			want: []int{3, 4},
 		},
@@ -79,15 +77,15 @@ func TestActiveGrowsAtOnceShrinksByHalves(t *testing.T) {
 				got = append(got, p.Next(w))
 			}
 			assert.Equal(t, tc.want, got, "work %v", tc.work)
-			assert.Equal(t, tc.want[len(tc.want)-1], p.Last())
+			assert.Equal(t, tc.want[len(tc.want)-1], p.last)
 		})
 	}
 }
 
 func TestActiveZeroValue(t *testing.T) {
-	var p policy.Active
-	assert.Equal(t, 0, p.Last())
+	var p Active
+	assert.Equal(t, 0, p.last)
 	assert.Equal(t, 1, p.Next(0))
-	assert.Equal(t, policy.Default(), p.Next(1<<30), "capped by the default maximum")
-	assert.PanicsWithValue(t, "policy: Active.Need: negative work -1", func() { p.Next(-1) })
+	assert.Equal(t, Default(), p.Next(1<<30), "capped by the default maximum")
+	assert.PanicsWithValue(t, "policy: Active.Next: negative work -1", func() { p.Next(-1) })
 }

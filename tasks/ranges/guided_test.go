@@ -25,14 +25,11 @@ func TestGuidedSequentialChunks(t *testing.T) {
 		{"one copy halves", 8, 1, 1, [][2]int{{0, 4}, {4, 6}, {6, 7}, {7, 8}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := ranges.NewGuided(tc.n, tc.minChunk, tc.copies)
-			var got [][2]int
-			for lo, hi := range g.Chunks() {
-				got = append(got, [2]int{lo, hi})
-			}
+			g := newGuided(tc.n, tc.minChunk, tc.copies)
+			got := chunks(g)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.n, g.Claimed())
-			assert.LessOrEqual(t, len(got), g.MaxChunks())
+			assert.LessOrEqual(t, len(got), g.NumChunks())
 			_, _, ok := g.Next()
 			assert.False(t, ok)
 		})
@@ -40,14 +37,14 @@ func TestGuidedSequentialChunks(t *testing.T) {
 }
 
 func TestGuidedZeroValueAndPanics(t *testing.T) {
-	var g ranges.Guided
+	var g ranges.Loop
 	_, _, ok := g.Next()
 	assert.False(t, ok)
-	assert.Equal(t, 0, g.MaxChunks())
+	assert.Equal(t, 0, g.NumChunks())
 	assert.Equal(t, 0, g.Claimed())
-	assert.PanicsWithValue(t, "ranges: Guided.Reset: negative length -1", func() { ranges.NewGuided(-1, 1, 1) })
-	assert.PanicsWithValue(t, "ranges: Guided.Reset: minChunk = 0, want >= 1", func() { ranges.NewGuided(1, 0, 1) })
-	assert.PanicsWithValue(t, "ranges: Guided.Reset: copies = 0, want >= 1", func() { ranges.NewGuided(1, 1, 0) })
+	assert.PanicsWithValue(t, "ranges: Loop.ResetGuided: negative length -1", func() { newGuided(-1, 1, 1) })
+	assert.PanicsWithValue(t, "ranges: Loop.ResetGuided: minChunk = 0, want >= 1", func() { newGuided(1, 0, 1) })
+	assert.PanicsWithValue(t, "ranges: Loop.ResetGuided: copies = 0, want >= 1", func() { newGuided(1, 1, 0) })
 }
 
 // checkGuided drains a guided loop from several goroutines and checks that
@@ -56,7 +53,7 @@ func TestGuidedZeroValueAndPanics(t *testing.T) {
 // interleaving: min(max(minChunk, (n-lo)/(2*copies)), n-lo).
 func checkGuided(t *testing.T, n, minChunk, copies, goroutines int) {
 	t.Helper()
-	g := ranges.NewGuided(n, minChunk, copies)
+	g := newGuided(n, minChunk, copies)
 	div := uint64(2) * uint64(copies)
 	// The chunk sequence does not depend on the interleaving: simulate it to
 	// see whether it is short enough to drain.
@@ -73,7 +70,7 @@ func checkGuided(t *testing.T, n, minChunk, copies, goroutines int) {
 			lo, hi, ok := g.Next()
 			rem := uint64(n - next)
 			if want := min(max(uint64(minChunk), rem/div), rem); !ok || lo != next || uint64(hi-lo) != want {
-				t.Fatalf("NewGuided(%d, %d, %d): chunk [%d, %d) %v; want [%d, %d)", n, minChunk, copies, lo, hi, ok, next, uint64(next)+want)
+				t.Fatalf("ResetGuided(%d, %d, %d): chunk [%d, %d) %v; want [%d, %d)", n, minChunk, copies, lo, hi, ok, next, uint64(next)+want)
 			}
 			next = hi
 		}
@@ -81,20 +78,20 @@ func checkGuided(t *testing.T, n, minChunk, copies, goroutines int) {
 	}
 	got := drain(g.Next, goroutines)
 	if err := tiles(got, n); err != nil {
-		t.Fatalf("NewGuided(%d, %d, %d) on %d goroutines: %v", n, minChunk, copies, goroutines, err)
+		t.Fatalf("ResetGuided(%d, %d, %d) on %d goroutines: %v", n, minChunk, copies, goroutines, err)
 	}
 	for _, ch := range got {
 		rem := uint64(n - ch[0])
 		want := min(max(uint64(minChunk), rem/div), rem)
 		if uint64(ch[1]-ch[0]) != want {
-			t.Fatalf("NewGuided(%d, %d, %d): chunk [%d, %d) has %d iterations; want %d", n, minChunk, copies, ch[0], ch[1], ch[1]-ch[0], want)
+			t.Fatalf("ResetGuided(%d, %d, %d): chunk [%d, %d) has %d iterations; want %d", n, minChunk, copies, ch[0], ch[1], ch[1]-ch[0], want)
 		}
 	}
-	if len(got) > g.MaxChunks() {
-		t.Fatalf("NewGuided(%d, %d, %d): %d chunks; MaxChunks() = %d", n, minChunk, copies, len(got), g.MaxChunks())
+	if len(got) > g.NumChunks() {
+		t.Fatalf("ResetGuided(%d, %d, %d): %d chunks; NumChunks() = %d", n, minChunk, copies, len(got), g.NumChunks())
 	}
 	if g.Claimed() != n {
-		t.Fatalf("NewGuided(%d, %d, %d): Claimed() = %d; want %d", n, minChunk, copies, g.Claimed(), n)
+		t.Fatalf("ResetGuided(%d, %d, %d): Claimed() = %d; want %d", n, minChunk, copies, g.Claimed(), n)
 	}
 }
 

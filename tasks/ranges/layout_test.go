@@ -9,15 +9,13 @@ import (
 )
 
 // TestLoopLayout: next, the word every claim writes, shares line 1 only with
-// the read-only bounds every claim reads (n, chunk, chunks), a whole
-// pad.CacheLine after the struct's start and before its end.
+// the read-only schedule every claim reads, a whole pad.CacheLine after the
+// struct's start and before its end.
 func TestLoopLayout(t *testing.T) {
 	var l Loop
 	for _, f := range []testutil.Line{
 		{Name: "next", Offset: unsafe.Offsetof(l.next), Size: unsafe.Sizeof(l.next)},
-		{Name: "n", Offset: unsafe.Offsetof(l.n), Size: unsafe.Sizeof(l.n)},
-		{Name: "chunk", Offset: unsafe.Offsetof(l.chunk), Size: unsafe.Sizeof(l.chunk)},
-		{Name: "chunks", Offset: unsafe.Offsetof(l.chunks), Size: unsafe.Sizeof(l.chunks)},
+		{Name: "s", Offset: unsafe.Offsetof(l.s), Size: unsafe.Sizeof(l.s)},
 	} {
 		testutil.OnLine(t, f, 1)
 	}

@@ -47,8 +47,8 @@ func TestNumChunksNoOverflow(t *testing.T) {
 		{10, math.MaxInt, 1},
 		{1 << 62, 1 << 61, 2},
 	} {
-		if got := ranges.NewLoop(tc.n, tc.chunk).NumChunks(); got != tc.want {
-			t.Errorf("NewLoop(%d, %d).NumChunks() = %d; want %d", tc.n, tc.chunk, got, tc.want)
+		if got := newLoop(tc.n, tc.chunk).NumChunks(); got != tc.want {
+			t.Errorf("Reset(%d, %d).NumChunks() = %d; want %d", tc.n, tc.chunk, got, tc.want)
 		}
 	}
 }
@@ -56,7 +56,7 @@ func TestNumChunksNoOverflow(t *testing.T) {
 // A huge chunk hands out its one chunk once, however often Next is called
 // after that.
 func TestLoopHugeChunkDrainsOnce(t *testing.T) {
-	l := ranges.NewLoop(10, math.MaxInt)
+	l := newLoop(10, math.MaxInt)
 	lo, hi, ok := l.Next()
 	require.Equal(t, []any{0, 10, true}, []any{lo, hi, ok})
 	for i := range 1000 {
@@ -71,13 +71,9 @@ func TestLoopHugeChunkDrainsOnce(t *testing.T) {
 // must not wrap next back into [0, n).
 func TestLoopNearMaxIntDrainsOnce(t *testing.T) {
 	n := math.MaxInt
-	l := ranges.NewLoop(n, 1<<31)
+	l := newLoop(n, 1<<31)
 	l.Reset(n, n-5) // two chunks: [0, n-5), [n-5, n)
-	var got [][2]int
-	for lo, hi := range l.Chunks() {
-		got = append(got, [2]int{lo, hi})
-	}
-	assert.Equal(t, [][2]int{{0, n - 5}, {n - 5, n}}, got)
+	assert.Equal(t, [][2]int{{0, n - 5}, {n - 5, n}}, chunks(l))
 	for range 1000 {
 		_, _, ok := l.Next()
 		require.False(t, ok)
@@ -98,7 +94,7 @@ func TestTaskHugeChunkThreeCopies(t *testing.T) {
 		got = nil
 		testutil.RunCopies(3, task.Work)
 		require.Equal(t, [][2]int{{0, 10}}, got)
-		task.Reset(10, 1<<62)
+		task.Loop().Reset(10, 1<<62)
 	}
 }
 
@@ -115,14 +111,14 @@ const maxDrain = 1 << 12
 // cases with few, huge chunks).
 func checkCover(t *testing.T, n, chunk, copies int) {
 	t.Helper()
-	l := ranges.NewLoop(n, chunk)
+	l := newLoop(n, chunk)
 	want := l.NumChunks()
 	c := chunk
 	if c == 0 {
 		c = ranges.ChunkSize(n, 1)
 	}
 	if n > 0 && want != (n-1)/c+1 {
-		t.Fatalf("NewLoop(%d, %d).NumChunks() = %d; want %d", n, chunk, want, (n-1)/c+1)
+		t.Fatalf("Reset(%d, %d).NumChunks() = %d; want %d", n, chunk, want, (n-1)/c+1)
 	}
 	if want > maxDrain {
 		// Too many to drain: check the first chunks' bounds (the tail of
@@ -130,20 +126,20 @@ func checkCover(t *testing.T, n, chunk, copies int) {
 		for i := range maxDrain {
 			lo, hi, ok := l.Next()
 			if !ok || lo != i*c || hi != lo+c {
-				t.Fatalf("NewLoop(%d, %d): chunk %d = [%d, %d) %v; want [%d, %d)", n, chunk, i, lo, hi, ok, i*c, i*c+c)
+				t.Fatalf("Reset(%d, %d): chunk %d = [%d, %d) %v; want [%d, %d)", n, chunk, i, lo, hi, ok, i*c, i*c+c)
 			}
 		}
 		return
 	}
 	got := drain(l.Next, copies)
 	if len(got) != want {
-		t.Fatalf("NewLoop(%d, %d) on %d copies: %d chunks; want %d: %v", n, chunk, copies, len(got), want, got)
+		t.Fatalf("Reset(%d, %d) on %d copies: %d chunks; want %d: %v", n, chunk, copies, len(got), want, got)
 	}
 	if err := tiles(got, n); err != nil {
-		t.Fatalf("NewLoop(%d, %d) on %d copies: %v", n, chunk, copies, err)
+		t.Fatalf("Reset(%d, %d) on %d copies: %v", n, chunk, copies, err)
 	}
 	if l.Claimed() != n {
-		t.Fatalf("NewLoop(%d, %d): Claimed() = %d; want %d", n, chunk, l.Claimed(), n)
+		t.Fatalf("Reset(%d, %d): Claimed() = %d; want %d", n, chunk, l.Claimed(), n)
 	}
 }
 

@@ -1,51 +1,57 @@
 // Package ranges splits a loop over [0, n) into chunks that the copies of a
 // task claim atomically, so that a fast copy takes more chunks than a slow
 // one (dynamic scheduling in OpenMP's terms, the self-scheduling loop of
-// Go's old runtime parfor).
+// Go's old runtime parfor). Package workers' ForRange runs such a loop on a
+// worker set in one call; this package is for runtimes that run their loops
+// as tasks of their own (Task), or on other runners.
 //
-// A Loop is the shared state of one loop: n, the chunk size and the index of
-// the next unclaimed iteration. Every copy drains it:
+// A Loop is the shared state of one loop: n, the schedule and the claim
+// counter. Every copy drains it:
 //
-//	for lo, hi := range loop.Chunks() {
-//		for i := lo; i < hi; i++ {
-//			body(i)
+//	for {
+//		lo, hi, ok := loop.Next()
+//		if !ok {
+//			break
 //		}
+//		body(lo, hi)
 //	}
 //
-// A claim is one atomic add, so the chunk size trades balance (small chunks)
-// against contention on that word (large chunks); ChunkSize picks a default
-// from n and the worker count. Loop and its iterators are allocation-free.
+// Reset gives a Loop chunks of a fixed size: a claim is one atomic add, so the
+// chunk size trades balance (small chunks) against contention on that word
+// (large chunks); ChunkSize picks a default from n and the worker count.
+// ResetGuided gives it chunks that shrink as it drains (OpenMP's guided
+// schedule): each claim takes max(minChunk, remaining/(2*copies)) iterations
+// with one compare-and-swap, so a loop costs few claims and the small chunks
+// at its end even out copies that started late. A Loop and its Task are
+// allocation-free once made.
 //
-// Guided is the same loop with chunks that shrink as it drains (OpenMP's
-// guided schedule): each claim takes max(minChunk, remaining/(2*copies))
-// iterations with one compare-and-swap, so a loop costs few claims and the
-// small chunks at its end even out copies that started late.
-//
-// Package workers' ForRange runs such a loop on a worker set in one call.
-//
-// The package imports only the standard library and internal/pad.
+// The package imports only the standard library and the module's internal
+// padding unit and schedule engine (which tasks/team's loops use too).
 package ranges
 
 import (
 	"fmt"
-	"iter"
 	"math"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/workgang/workgang/internal/loop"
 	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/tasks"
 )
 
-// ChunksPerWorker is the number of chunks per worker ChunkSize aims for: enough
-// that a copy which starts late or runs slow is made up for by the others
-// (with one chunk per worker the slowest copy sets the pace), few enough that
-// the claims cost nothing next to any real loop body.
-const ChunksPerWorker = 8
+// chunksPerWorker is the number of chunks per worker ChunkSize aims for:
+// enough that a copy which starts late or runs slow is made up for by the
+// others (with one chunk per worker the slowest copy sets the pace), few
+// enough that the claims cost nothing next to any real loop body.
+const chunksPerWorker = 8
 
 // ChunkSize returns the default chunk size for a loop of n iterations run by
-// the given number of workers: ceil(n / (workers * ChunksPerWorker)), at least
-// 1. The arithmetic cannot overflow: a product workers * ChunksPerWorker past
-// MaxInt counts as MaxInt. It panics if n is negative or workers < 1.
+// the given number of workers: ceil(n / (8 * workers)), at least 1, so that
+// every worker gets about eight chunks: enough that a copy which starts late
+// or runs slow is made up for by the others, few enough that the claims cost
+// nothing next to any real loop body. The arithmetic cannot overflow. It
+// panics if n is negative or workers < 1.
 func ChunkSize(n, workers int) int {
 	if n < 0 {
 		panic(fmt.Sprintf("ranges: ChunkSize: negative length %d", n))
@@ -53,61 +59,35 @@ func ChunkSize(n, workers int) int {
 	if workers < 1 {
 		panic(fmt.Sprintf("ranges: ChunkSize: workers = %d, want >= 1", workers))
 	}
-	per := math.MaxInt
-	if workers <= math.MaxInt/ChunksPerWorker {
-		per = workers * ChunksPerWorker
+	per := math.MaxInt // a product past MaxInt counts as MaxInt
+	if workers <= math.MaxInt/chunksPerWorker {
+		per = workers * chunksPerWorker
 	}
-	return max(1, ceilDiv(n, per))
+	return max(1, loop.CeilDiv(n, per))
 }
 
-// ceilDiv returns ceil(a / b) for a >= 0, b >= 1 with one division and
-// without forming a + b - 1, which overflows near MaxInt.
-func ceilDiv[T int | uint64](a, b T) T {
-	if a == 0 {
-		return 0
-	}
-	return (a-1)/b + 1
-}
-
-// Loop is a loop over [0, n) handed out in chunks of a fixed size. The zero
-// value is an empty loop; Reset (or NewLoop) gives it a length. Next and the
-// iterators are safe for concurrent use; Reset is not (call it between runs,
-// see package claim for why a claim must belong to one run). A Loop must not
-// be copied after first use.
+// Loop is a loop over [0, n) handed out in chunks. The zero value is an empty
+// loop; Reset or ResetGuided gives it a length and a schedule. Next is safe
+// for concurrent use; the Resets are not (call them between runs, see
+// package claim for why a claim must belong to one run). A Loop must not be
+// copied after first use.
 //
 // Memory model: claiming orders nothing; the iterations' writes are published
 // to the caller by whatever runs the copies (package workers' Run).
 type Loop struct {
-	// next is the index of the next unclaimed chunk. n, chunk and chunks
-	// share its line on purpose: every claim reads them and writes next, so
-	// one line moves per claim. The pads keep the neighbours of an enclosing
-	// struct off it.
-	//
-	// Counting chunks rather than iterations keeps every bound in range for
-	// any n and chunk: a claim adds 1, so next could only wrap after 2^64
-	// claims (centuries at one per nanosecond), and chunk i starts at
-	// i*chunk < n only for i < chunks.
-	_      pad.Line
-	next   atomic.Uint64
-	n      uint64 // read-only during a run; <= MaxInt64
-	chunk  uint64 // read-only during a run; >= 1 once Reset
-	chunks uint64 // ceil(n / chunk); read-only during a run
-	_      [pad.CacheLine - 32]byte
-}
-
-// NewLoop returns a loop over [0, n) in chunks of chunk iterations. Chunk 0
-// picks ChunkSize(n, 1); pass ChunkSize(n, workers) instead when the worker
-// count is known. Any n and chunk >= 0 work, up to MaxInt. It panics if n or
-// chunk is negative.
-func NewLoop(n, chunk int) *Loop {
-	l := new(Loop)
-	l.Reset(n, chunk)
-	return l
+	// next is the claim counter. The schedule shares its line on purpose:
+	// every claim reads it and writes next, so one line moves per claim.
+	// The pads keep the neighbours of an enclosing struct off it.
+	_    pad.Line
+	next atomic.Uint64
+	s    loop.Schedule // read-only during a run
+	_    [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(loop.Schedule{})]byte
 }
 
 // Reset makes l a fresh loop over [0, n) in chunks of chunk iterations
-// (chunk 0 picks ChunkSize(n, 1)). It panics if n or chunk is negative. It
-// must not run concurrently with Next.
+// (chunk 0 picks ChunkSize(n, 1); pass ChunkSize(n, workers) when the worker
+// count is known). Any n and chunk up to MaxInt work. It panics if n or
+// chunk is negative. It must not run concurrently with Next.
 func (l *Loop) Reset(n, chunk int) {
 	if n < 0 {
 		panic(fmt.Sprintf("ranges: Loop.Reset: negative length %d", n))
@@ -118,71 +98,47 @@ func (l *Loop) Reset(n, chunk int) {
 	if chunk == 0 {
 		chunk = ChunkSize(n, 1)
 	}
-	l.n, l.chunk = uint64(n), uint64(chunk)
-	l.chunks = ceilDiv(l.n, l.chunk)
+	l.s = loop.Dynamic(n, chunk)
 	l.next.Store(0)
 }
 
-// Len returns n, the number of iterations of the loop.
-func (l *Loop) Len() int { return int(l.n) }
+// ResetGuided makes l a fresh loop over [0, n) whose chunks shrink as it
+// drains: each claim takes max(minChunk, remaining/(2*copies)) iterations
+// (fewer only at the end). Early claims are large, so a loop of even
+// iterations costs few claims; late claims are small, so copies that start
+// late or run slow are made up for at the end. It panics if n is negative,
+// minChunk < 1 or copies < 1. It must not run concurrently with Next.
+func (l *Loop) ResetGuided(n, minChunk, copies int) {
+	switch {
+	case n < 0:
+		panic(fmt.Sprintf("ranges: Loop.ResetGuided: negative length %d", n))
+	case minChunk < 1:
+		panic(fmt.Sprintf("ranges: Loop.ResetGuided: minChunk = %d, want >= 1", minChunk))
+	case copies < 1:
+		panic(fmt.Sprintf("ranges: Loop.ResetGuided: copies = %d, want >= 1", copies))
+	}
+	l.s = loop.Guided(n, minChunk, copies)
+	l.next.Store(0)
+}
 
-// Chunk returns the chunk size (0 for a zero Loop, which has no chunks).
-func (l *Loop) Chunk() int { return int(l.chunk) }
-
-// NumChunks returns the number of chunks the loop is split into: the most
-// copies that can get any work.
-func (l *Loop) NumChunks() int { return int(l.chunks) }
+// NumChunks returns the number of chunks the loop is split into, the most
+// copies that can get any work: ceil(n / chunk), or, for a guided loop, the
+// bound ceil(n / minChunk).
+func (l *Loop) NumChunks() int { return l.s.Chunks() }
 
 // Next claims the next chunk and returns its bounds, lo < hi <= n, with ok
-// true; once every chunk is claimed it returns ok false, however often it is
-// called. Each iteration of [0, n) lies in exactly one chunk returned over all
-// callers, for every n and chunk.
-func (l *Loop) Next() (lo, hi int, ok bool) {
-	// The Add is the claim: it returns distinct, increasing chunk indices
-	// to concurrent callers. Chunk i < chunks starts at i*chunk <= n-1, and
-	// n - start bounds its length, so nothing below can overflow.
-	i := l.next.Add(1) - 1
-	if i >= l.chunks {
-		return 0, 0, false
-	}
-	start := i * l.chunk
-	return int(start), int(start + min(l.chunk, l.n-start)), true
-}
-
-// Chunks returns an iterator over the chunks the caller claims, as (lo, hi)
-// pairs, until the loop is drained.
-func (l *Loop) Chunks() iter.Seq2[int, int] {
-	return func(yield func(lo, hi int) bool) {
-		for {
-			lo, hi, ok := l.Next()
-			if !ok || !yield(lo, hi) {
-				return
-			}
-		}
-	}
-}
-
-// Do calls body for every chunk the caller claims, until the loop is drained.
-func (l *Loop) Do(body func(lo, hi int)) {
-	for {
-		lo, hi, ok := l.Next()
-		if !ok {
-			return
-		}
-		body(lo, hi)
-	}
-}
+// true; once every iteration is claimed it returns ok false, however often it
+// is called. Each iteration of [0, n) lies in exactly one chunk returned over
+// all callers, for every n and schedule.
+func (l *Loop) Next() (lo, hi int, ok bool) { return l.s.Next(&l.next) }
 
 // Claimed returns how many iterations have been claimed so far (at most n).
-func (l *Loop) Claimed() int {
-	// min(next, chunks) * chunk < n + chunk <= 2^64 - 2: no overflow.
-	return int(min(min(l.next.Load(), l.chunks)*l.chunk, l.n))
-}
+func (l *Loop) Claimed() int { return l.s.Claimed(l.next.Load()) }
 
 // Task is a tasks.Task whose copies drain a Loop, calling a body for each
-// chunk they claim. Create one with NewTask; Reset its loop between runs.
+// chunk they claim. Create one with NewTask; reset its Loop between runs.
 type Task struct {
-	Loop
+	loop Loop
 	name string
 	body func(worker, lo, hi int)
 }
@@ -198,9 +154,12 @@ func NewTask(name string, n, chunk int, body func(worker, lo, hi int)) *Task {
 		panic(fmt.Sprintf("ranges: NewTask(%q): nil body", name))
 	}
 	t := &Task{name: name, body: body}
-	t.Reset(n, chunk)
+	t.loop.Reset(n, chunk)
 	return t
 }
+
+// Loop returns the task's loop, to Reset between runs.
+func (t *Task) Loop() *Loop { return &t.loop }
 
 // Name returns the task's name.
 func (t *Task) Name() string { return t.name }
@@ -208,7 +167,7 @@ func (t *Task) Name() string { return t.name }
 // Work drains the loop on behalf of copy worker.
 func (t *Task) Work(worker int) {
 	for {
-		lo, hi, ok := t.Next()
+		lo, hi, ok := t.loop.Next()
 		if !ok {
 			return
 		}

@@ -46,13 +46,9 @@ func TestLoopSequentialChunks(t *testing.T) {
 		{"chunk 0 picks eighths", 16, 0, [][2]int{{0, 2}, {2, 4}, {4, 6}, {6, 8}, {8, 10}, {10, 12}, {12, 14}, {14, 16}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := ranges.NewLoop(tc.n, tc.chunk)
+			l := newLoop(tc.n, tc.chunk)
 			assert.Equal(t, len(tc.want), l.NumChunks())
-			var got [][2]int
-			for lo, hi := range l.Chunks() {
-				got = append(got, [2]int{lo, hi})
-			}
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, chunks(l))
 			assert.Equal(t, tc.n, l.Claimed())
 			_, _, ok := l.Next()
 			assert.False(t, ok)
@@ -92,35 +88,44 @@ func TestLoopConcurrentCoversEachIterationOnce(t *testing.T) {
 						t.Fatalf("round %d: iteration %d ran %d times; want 1", round, i, got)
 					}
 				}
-				task.Reset(tc.n, tc.chunk)
+				task.Loop().Reset(tc.n, tc.chunk)
 			}
 		})
 	}
 }
 
-func TestLoopDoAndBreak(t *testing.T) {
-	l := ranges.NewLoop(10, 4)
-	var got [][2]int
-	l.Do(func(lo, hi int) { got = append(got, [2]int{lo, hi}) })
-	assert.Equal(t, [][2]int{{0, 4}, {4, 8}, {8, 10}}, got)
-
-	l.Reset(10, 4)
-	for lo := range l.Chunks() {
-		if lo == 0 {
-			break
-		}
-	}
-	lo, hi, ok := l.Next()
-	assert.Equal(t, []any{4, 8, true}, []any{lo, hi, ok}, "breaking out consumed only the chunk it saw")
-}
-
 func TestTask(t *testing.T) {
 	task := ranges.NewTask("sum", 100, 10, func(worker, lo, hi int) {})
 	assert.Equal(t, "sum", task.Name())
-	assert.Equal(t, 10, task.Chunk())
-	assert.Equal(t, 100, task.Len())
+	assert.Equal(t, 10, task.Loop().NumChunks())
 	assert.PanicsWithValue(t, `ranges: NewTask("x"): nil body`, func() { ranges.NewTask("x", 1, 1, nil) })
-	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative length -1", func() { ranges.NewLoop(-1, 1) })
-	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative chunk -1", func() { ranges.NewLoop(1, -1) })
+	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative length -1", func() { newLoop(-1, 1) })
+	assert.PanicsWithValue(t, "ranges: Loop.Reset: negative chunk -1", func() { newLoop(1, -1) })
 	require.NotPanics(t, func() { testutil.RunCopies(3, task.Work) })
+	assert.Equal(t, 100, task.Loop().Claimed())
+}
+
+// newLoop returns a loop reset to [0, n) in chunks of chunk iterations.
+func newLoop(n, chunk int) *ranges.Loop {
+	l := new(ranges.Loop)
+	l.Reset(n, chunk)
+	return l
+}
+
+// newGuided returns a loop reset to a guided [0, n).
+func newGuided(n, minChunk, copies int) *ranges.Loop {
+	l := new(ranges.Loop)
+	l.ResetGuided(n, minChunk, copies)
+	return l
+}
+
+// chunks drains l on the calling goroutine and returns its chunks in order.
+func chunks(l *ranges.Loop) (got [][2]int) {
+	for {
+		lo, hi, ok := l.Next()
+		if !ok {
+			return got
+		}
+		got = append(got, [2]int{lo, hi})
+	}
 }

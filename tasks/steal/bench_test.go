@@ -1,4 +1,4 @@
-package steal_test
+package steal
 
 import (
 	"fmt"
@@ -6,13 +6,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/workgang/workgang/tasks/steal"
 )
 
 // BenchmarkDequePushPop is the owner's fast path: one push and one pop.
 func BenchmarkDequePushPop(b *testing.B) {
-	var d steal.Deque[int]
+	var d deque[int]
 	d.Push(0) // keep one value below so that Pop never takes the last one
 	b.ReportAllocs()
 	for i := range b.N {
@@ -23,7 +21,7 @@ func BenchmarkDequePushPop(b *testing.B) {
 
 // BenchmarkDequePopEmpty is the owner finding its deque empty.
 func BenchmarkDequePopEmpty(b *testing.B) {
-	var d steal.Deque[int]
+	var d deque[int]
 	b.ReportAllocs()
 	for range b.N {
 		d.Pop()
@@ -33,7 +31,7 @@ func BenchmarkDequePopEmpty(b *testing.B) {
 // BenchmarkDequePushSteal pushes and steals on one goroutine: every value
 // reaches the top, so this includes the amortized renewal of the array.
 func BenchmarkDequePushSteal(b *testing.B) {
-	var d steal.Deque[int]
+	var d deque[int]
 	b.ReportAllocs()
 	for i := range b.N {
 		d.Push(i)
@@ -44,7 +42,7 @@ func BenchmarkDequePushSteal(b *testing.B) {
 // BenchmarkDequeStealContended has one owner pushing and popping while
 // GOMAXPROCS-1 thieves steal; ns/op is per owner push.
 func BenchmarkDequeStealContended(b *testing.B) {
-	var d steal.Deque[int]
+	var d deque[int]
 	var stop atomic.Bool
 	var stolen atomic.Int64
 	var wg sync.WaitGroup
@@ -77,7 +75,7 @@ func BenchmarkDequeStealContended(b *testing.B) {
 
 // BenchmarkSetSteal is a best-of-two steal among 8 queues, single-threaded.
 func BenchmarkSetSteal(b *testing.B) {
-	s := steal.NewSet[int](8)
+	s := NewSet[int](8)
 	for q := 1; q < 8; q++ {
 		for i := range 1024 {
 			s.Push(q, i)
@@ -85,7 +83,7 @@ func BenchmarkSetSteal(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := range b.N {
-		if _, ok := s.Steal(0); !ok {
+		if _, ok := s.steal(0); !ok {
 			b.Fatal("empty")
 		}
 		s.Push(1+i%7, i) // refill as the owners would (same goroutine here)
@@ -94,10 +92,10 @@ func BenchmarkSetSteal(b *testing.B) {
 
 // BenchmarkTerminatorOfferSingle is Offer with one worker: one atomic add.
 func BenchmarkTerminatorOfferSingle(b *testing.B) {
-	term := steal.NewTerminator(1, func() bool { return false })
+	term := NewTerminator(1, func() bool { return false })
 	b.ReportAllocs()
 	for range b.N {
-		term.Offer()
+		term.offer()
 		term.Reset()
 	}
 }
@@ -108,9 +106,10 @@ func BenchmarkDrain(b *testing.B) {
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
 			const items = 1 << 16
-			s := steal.NewSet[int](n)
-			term := steal.NewTerminator(n, s.HasWork)
-			process := func(w, v int) {
+			s := NewSet[int](n)
+			term := NewTerminator(n, s.HasWork)
+			process := func(l *Local[int], v int) {
+				w := l.Worker()
 				for _, c := range [2]int{2*v + 1, 2*v + 2} {
 					if c < items {
 						s.Push(w, c)

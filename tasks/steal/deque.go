@@ -2,6 +2,7 @@ package steal
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
 )
@@ -15,13 +16,13 @@ const minSlots = 64
 // and a larger array makes it rarer.
 const renewSlots = 4096
 
-// Deque is a work-stealing deque of values of type T (Chase and Lev, "Dynamic
+// deque is a work-stealing deque of values of type T (Chase and Lev, "Dynamic
 // Circular Work-Stealing Deque", SPAA 2005, with the array never reused; see
 // below). One goroutine, the owner, pushes and pops at the bottom, in LIFO
 // order; any number of thieves steal from the top, in FIFO order. Push never
 // fails: the array grows as needed.
 //
-// The zero value is an empty deque ready to use. A Deque must not be copied
+// The zero value is an empty deque ready to use. A deque must not be copied
 // after first use. Ownership may pass from one goroutine to another only with
 // a happens-before edge between them (for example across the end and start of
 // a package workers run).
@@ -96,7 +97,7 @@ const renewSlots = 4096
 // consistency forbids exactly the store-load and load-load reorderings that
 // those fences exist to prevent.
 // The arguments are written next to each operation below.
-type Deque[T any] struct {
+type deque[T any] struct {
 	// top is the absolute index of the oldest value. Thieves advance it with
 	// a CAS to claim the value at top; the owner does so only when it pops
 	// the last value. It never decreases (Clear empties the deque by moving
@@ -104,7 +105,7 @@ type Deque[T any] struct {
 	// writes it, while the owner only reads it (once or twice per Pop).
 	_   pad.Line
 	top atomic.Int64
-	_   [pad.CacheLine - 8]byte
+	_   [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Int64{})]byte
 
 	// bottom is one past the newest value; only the owner stores it. Thieves
 	// load it once per steal, so it stays mostly shared in their caches while
@@ -112,7 +113,7 @@ type Deque[T any] struct {
 	// loaded by thieves after they loaded bottom.
 	bottom atomic.Int64
 	arr    atomic.Pointer[slots[T]]
-	_      [pad.CacheLine - 16]byte
+	_      [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Int64{}) - unsafe.Sizeof(atomic.Pointer[int]{})]byte
 }
 
 // slots is one array of a deque: index i lives at s.v[i-s.base].
@@ -122,7 +123,7 @@ type slots[T any] struct {
 }
 
 // Push adds v at the bottom. Only the owner may call it.
-func (d *Deque[T]) Push(v T) {
+func (d *deque[T]) Push(v T) {
 	// Only the owner stores bottom and arr, so these loads read its own
 	// latest stores.
 	b := d.bottom.Load()
@@ -140,7 +141,7 @@ func (d *Deque[T]) Push(v T) {
 // becomes the newest), publishing them to thieves with a single store: a
 // cheaper way to share a batch of work than one Push per value. Only the
 // owner may call it.
-func (d *Deque[T]) PushSlice(vs []T) {
+func (d *deque[T]) PushSlice(vs []T) {
 	if len(vs) == 0 {
 		return
 	}
@@ -160,7 +161,7 @@ func (d *Deque[T]) PushSlice(vs []T) {
 // grow copies the live values [top, b) of a into a fresh array with room for
 // at least as many more values as there will be live ones after adding k, and
 // publishes it. Arrays never shrink. The caller is the owner.
-func (d *Deque[T]) grow(a *slots[T], b, k int64) *slots[T] {
+func (d *deque[T]) grow(a *slots[T], b, k int64) *slots[T] {
 	// top may advance while we copy: values copied from below the final
 	// top are stale but harmless, because a thief only reads the slot at the
 	// top it loaded and then CASes from that top.
@@ -190,7 +191,7 @@ func (d *Deque[T]) grow(a *slots[T], b, k int64) *slots[T] {
 
 // Pop removes and returns the newest value. It reports false if the deque is
 // empty. Only the owner may call it.
-func (d *Deque[T]) Pop() (v T, ok bool) {
+func (d *deque[T]) Pop() (v T, ok bool) {
 	b := d.bottom.Load() - 1
 	if d.top.Load() > b {
 		// top only grows and only the owner grows bottom, so empty now
@@ -244,7 +245,7 @@ func (d *Deque[T]) Pop() (v T, ok bool) {
 // the deque empty. Any goroutine may call it, concurrently with the owner and
 // with other thieves. A steal that loses a race for a value retries, so a
 // false result means the deque was empty at some moment during the call.
-func (d *Deque[T]) Steal() (v T, ok bool) {
+func (d *deque[T]) Steal() (v T, ok bool) {
 	for {
 		// Load top before bottom (program order of seq-cst loads). If the
 		// value at t is still unclaimed when we CAS, t < bottom held when we
@@ -293,7 +294,7 @@ func (d *Deque[T]) Steal() (v T, ok bool) {
 // to every later one (for example between two runs of a worker set, or after
 // an aborted phase whose copies have all returned). Len and Empty, which read
 // only the indices, may run concurrently.
-func (d *Deque[T]) Clear() {
+func (d *deque[T]) Clear() {
 	a := d.arr.Load()
 	if a == nil {
 		return // never pushed to
@@ -309,7 +310,7 @@ func (d *Deque[T]) Clear() {
 
 // Len returns the number of values in the deque. When called by anyone but
 // the owner it is a snapshot that may be stale by the time it returns.
-func (d *Deque[T]) Len() int {
+func (d *deque[T]) Len() int {
 	// Load order as in Steal: a top loaded before bottom is at most top at
 	// the time of the bottom load, so the difference is at least the true
 	// size at some moment; during the owner's Pop it can read one low.
@@ -319,4 +320,4 @@ func (d *Deque[T]) Len() int {
 }
 
 // Empty reports whether Len() == 0.
-func (d *Deque[T]) Empty() bool { return d.Len() == 0 }
+func (d *deque[T]) Empty() bool { return d.Len() == 0 }

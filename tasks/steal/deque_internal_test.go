@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestDequeRetiredArraysNeverWritten checks rule 3 of the Deque doc ("an
+// TestDequeRetiredArraysNeverWritten checks rule 3 of the deque doc ("an
 // array is never reused ... the owner never writes the old one again"), which
 // is what makes a stalled thief's read of a retired array race-free. The
 // concurrent tests can hit it only by luck; this single-goroutine test checks
@@ -14,7 +14,7 @@ import (
 // (clearing and last-value), steals and Clear (which writes the current array
 // only).
 func TestDequeRetiredArraysNeverWritten(t *testing.T) {
-	var d Deque[int]
+	var d deque[int]
 	type retired struct {
 		a    *slots[int]
 		snap []int

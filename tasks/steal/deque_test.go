@@ -1,4 +1,4 @@
-package steal_test
+package steal
 
 import (
 	"flag"
@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/race"
-	"github.com/workgang/workgang/tasks/steal"
 )
 
 var long = flag.Bool("long", false, "run the stress tests for longer")
@@ -56,7 +55,7 @@ func TestDequeSequential(t *testing.T) {
 		{"last value", []op{push(1), pop, push(2), stl, push(3), pop, stl, pop}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var d steal.Deque[int]
+			var d deque[int]
 			var model []int
 			for i, o := range tc.ops {
 				switch o.kind {
@@ -103,7 +102,7 @@ func TestDequeGrowth(t *testing.T) {
 		{"steal every push", 5000, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var d steal.Deque[int]
+			var d deque[int]
 			var model []int
 			for i := range tc.n {
 				d.Push(i)
@@ -140,7 +139,7 @@ func TestDequePushSlice(t *testing.T) {
 		{"batches past the first array", 3, []int{40, 100, 1, 300}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var d steal.Deque[int]
+			var d deque[int]
 			var model []int
 			next := 0
 			for range tc.before {
@@ -184,7 +183,7 @@ func TestDequeHoldsAnyType(t *testing.T) {
 		n int
 		p *int
 	}
-	var d steal.Deque[pair]
+	var d deque[pair]
 	x := 7
 	d.Push(pair{"a", 1, &x})
 	d.Push(pair{"b", 2, nil})
@@ -224,7 +223,7 @@ func TestDequeLinearizable(t *testing.T) {
 	}()
 	for round := range rounds {
 		n := 2000 + 37*round
-		var d steal.Deque[int]
+		var d deque[int]
 		taken := make([]atomic.Int32, n)
 		var stop atomic.Bool
 		var wg, ready sync.WaitGroup
@@ -341,7 +340,7 @@ func TestDequeLinearizable(t *testing.T) {
 func TestDequeLastValueRace(t *testing.T) {
 	n := scale(20000, 400000)
 	const thieves = 2
-	var d steal.Deque[int]
+	var d deque[int]
 	taken := make([]atomic.Int32, n)
 	var stop atomic.Bool
 	var wg, ready sync.WaitGroup
@@ -395,7 +394,7 @@ func TestDequeLastValueRace(t *testing.T) {
 // TestDequeOwnerHandoff passes ownership between goroutines (with a
 // happens-before edge, as a worker set does between runs).
 func TestDequeOwnerHandoff(t *testing.T) {
-	var d steal.Deque[int]
+	var d deque[int]
 	for i := range 3 {
 		done := make(chan struct{})
 		go func() {
@@ -424,7 +423,7 @@ type gcObj struct {
 // to the object survives in the caller's frame.
 //
 //go:noinline
-func pushPopObj(d *steal.Deque[*gcObj], last bool) weak.Pointer[gcObj] {
+func pushPopObj(d *deque[*gcObj], last bool) weak.Pointer[gcObj] {
 	if !last {
 		d.Push(&gcObj{}) // one value below: the pop below is not the last
 	}
@@ -437,19 +436,19 @@ func pushPopObj(d *steal.Deque[*gcObj], last bool) weak.Pointer[gcObj] {
 	return wp
 }
 
-// TestDequeLastValuePopKeepsValueReachable pins what the Deque doc says about
+// TestDequeLastValuePopKeepsValueReachable pins what the deque doc says about
 // the garbage collector: a Pop from below another value clears its slot, but
 // a Pop that takes the deque's last value (the CAS path) leaves the slot set
 // (a losing thief may be reading it), so the value stays reachable from the
 // deque; Clear releases it.
 func TestDequeLastValuePopKeepsValueReachable(t *testing.T) {
-	var notLast, last steal.Deque[*gcObj]
+	var notLast, last deque[*gcObj]
 	wCleared := pushPopObj(&notLast, false)
 	wKept := pushPopObj(&last, true)
 	runtime.GC()
 	runtime.GC()
 	assert.Nil(t, wCleared.Value(), "value popped from below another one is still reachable; want its slot cleared")
-	assert.NotNil(t, wKept.Value(), "last value popped is unreachable: the slot was cleared, update the Deque doc and this test")
+	assert.NotNil(t, wKept.Value(), "last value popped is unreachable: the slot was cleared, update the deque doc and this test")
 
 	last.Clear()
 	runtime.GC()
@@ -475,7 +474,7 @@ func TestDequeClear(t *testing.T) {
 		{"past a renewal", 5000, 10, 4000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var d steal.Deque[int]
+			var d deque[int]
 			for i := range tc.push {
 				d.Push(i)
 			}

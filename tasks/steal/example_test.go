@@ -8,9 +8,10 @@ import (
 	"github.com/workgang/workgang/tasks/steal"
 )
 
-// Two workers walk a binary tree of 1023 nodes that starts out entirely on
-// worker 0: worker 1 gets its share by stealing, and the terminator ends the
-// phase for both once the tree is done.
+// Two workers walk a binary tree of 1023 nodes that starts out on worker 0:
+// each pushes the children it discovers onto its private stack, worker 1
+// gets its share by stealing what worker 0 publishes, and the terminator ends
+// the phase for both once the tree is done.
 func ExampleSet_Drain() {
 	const nodes = 1023
 	const workers = 2
@@ -20,53 +21,50 @@ func ExampleSet_Drain() {
 	var visited atomic.Int64
 	set.Push(0, 0) // the root
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range workers { // what workers' RunN does with a task's copies
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			set.Drain(w, term, func(w, node int) {
+			set.Drain(w, term, func(l *steal.Local[int], node int) {
 				visited.Add(1)
 				for _, child := range []int{2*node + 1, 2*node + 2} {
 					if child < nodes {
-						set.Push(w, child)
+						l.Push(child)
 					}
 				}
 			})
 		}()
 	}
 	wg.Wait()
-	fmt.Println("visited:", visited.Load(), "terminated:", term.Terminated(), "left:", set.Size())
+	fmt.Println("visited:", visited.Load(), "aborted:", term.Aborted())
+	term.Reset() // before the next phase
 	// Output:
-	// visited: 1023 terminated: true left: 0
+	// visited: 1023 aborted: false
 }
 
-// The owner works at the bottom of its deque, last in first out; thieves
-// take from the top, first in first out.
-func ExampleDeque() {
-	var d steal.Deque[string]
-	d.Push("a")
-	d.Push("b")
-	d.Push("c")
-	v, _ := d.Pop()
-	fmt.Println("owner pops:", v)
-	v, _ = d.Steal()
-	fmt.Println("thief steals:", v)
-	fmt.Println("left:", d.Len())
-	// Output:
-	// owner pops: c
-	// thief steals: a
-	// left: 1
-}
-
-// A worker that runs out of work offers termination; Offer returns false when
-// work shows up (steal it), and true only when every worker has offered.
-func ExampleTerminator() {
+// A worker that fails aborts the phase: Drain returns in every worker, and
+// the values left behind are cleared before the set is used again.
+func ExampleTerminator_Abort() {
 	set := steal.NewSet[int](2)
 	term := steal.NewTerminator(2, set.HasWork)
-	results := make(chan bool, 2)
-	for range 2 {
-		go func() { results <- term.Offer() }()
+	for v := range 100 {
+		set.Push(0, v)
 	}
-	fmt.Println(<-results, <-results)
-	// Output: true true
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			set.Drain(w, term, func(_ *steal.Local[int], v int) {
+				if v == 99 { // the first value worker 0 pops
+					term.Abort()
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	fmt.Println("aborted:", term.Aborted())
+	set.Clear()
+	term.Reset()
+	// Output: aborted: true
 }

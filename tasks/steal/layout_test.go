@@ -15,11 +15,11 @@ func field(name string, off, size uintptr) testutil.Line {
 // TestDequeLayout: top, written by every steal, has line 1 to itself; bottom
 // and arr, written only by the owner, share line 2.
 func TestDequeLayout(t *testing.T) {
-	var d Deque[int]
+	var d deque[int]
 	testutil.OnLine(t, field("top", unsafe.Offsetof(d.top), unsafe.Sizeof(d.top)), 1)
 	testutil.OnLine(t, field("bottom", unsafe.Offsetof(d.bottom), unsafe.Sizeof(d.bottom)), 2)
 	testutil.OnLine(t, field("arr", unsafe.Offsetof(d.arr), unsafe.Sizeof(d.arr)), 2)
-	testutil.WholeLines(t, "Deque", unsafe.Sizeof(d))
+	testutil.WholeLines(t, "deque", unsafe.Sizeof(d))
 }
 
 // TestTerminatorLayout: offered, polled by spinning waiters, has line 1 to

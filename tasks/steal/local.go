@@ -6,18 +6,19 @@ import (
 	"github.com/workgang/workgang/internal/pad"
 )
 
-// Local is a worker's private stack in front of its deque, for Set.DrainLocal:
+// Local is a worker's private stack in front of its deque, for Set.Drain:
 // the way a collector's marker keeps the objects it discovers to itself while
 // nobody needs them. Push is a plain append, with no atomic operation, so a
 // worker that finds its own work pays what a serial traversal pays for its
-// stack; values on the stack are invisible to thieves until DrainLocal
+// stack; values on the stack are invisible to thieves until Drain
 // publishes some of them to the deque, which it does only when another worker
-// is hungry (see DrainLocal).
+// is hungry (see Set.Drain).
 //
-// Each worker of a Set has one (Set.Local); only the goroutine running copy w
-// of the phase may use Local(w), and across phases only with a happens-before
-// edge between the users (the end and start of worker-set runs give it). The
-// stack keeps its array between phases.
+// Each worker of a Set has one, which Drain hands to process; only the
+// goroutine running copy w of the phase may use worker w's, and across
+// phases only with a happens-before edge between the users (the end and
+// start of worker-set runs give it). The stack keeps its array between
+// phases.
 type Local[T any] struct {
 	stack []T // the values are stack[lo:], the newest last
 	lo    int // stack[:lo] was published to the deque; reclaimed lazily
@@ -30,8 +31,8 @@ type Local[T any] struct {
 // Push adds v to the top of the stack.
 func (l *Local[T]) Push(v T) { l.stack = append(l.stack, v) }
 
-// Len returns the number of values on the stack.
-func (l *Local[T]) Len() int { return len(l.stack) - l.lo }
+// count returns the number of values on the stack.
+func (l *Local[T]) count() int { return len(l.stack) - l.lo }
 
 // Worker returns the id of the worker that owns the stack.
 func (l *Local[T]) Worker() int { return l.w }
@@ -57,13 +58,13 @@ func (l *Local[T]) pop() (v T, ok bool) {
 // one PushSlice. The oldest values are the ones nearest the start of the
 // traversal: in a graph they usually lead to the largest parts of the work, so
 // a thief that takes one stays busy longest.
-func (l *Local[T]) publish(q *Deque[T], most int) {
-	h := min(l.Len()/2, most)
+func (l *Local[T]) publish(q *deque[T], most int) {
+	h := min(l.count()/2, most)
 	if h == 0 {
 		return
 	}
 	// PushSlice copies the values into the deque's array and publishes them
-	// with its own store of bottom (see Deque), so the prefix published here
+	// with its own store of bottom (see deque), so the prefix published here
 	// is the owner's to reuse at once: no thief ever reads l.stack.
 	q.PushSlice(l.stack[l.lo : l.lo+h])
 	l.lo += h

@@ -1,4 +1,4 @@
-package steal_test
+package steal
 
 import (
 	"sync"
@@ -10,19 +10,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/testutil"
-	"github.com/workgang/workgang/tasks/steal"
 )
 
-// drainLocalTree runs one DrainLocal phase over the binary tree of limit
+// drainLocalTree runs one Drain phase over the binary tree of limit
 // items rooted at 0 (item v spawns 2v+1 and 2v+2), all of it discovered on
 // worker 0 and kept on private stacks: the others get work only through the
 // publication to the hungry. It counts each processed item in counts and
 // returns the items processed by workers other than 0.
-func drainLocalTree(_ *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
+func drainLocalTree(_ *testing.T, s *Set[int], term *Terminator, n, limit int, counts []atomic.Int32) int64 {
 	var others atomic.Int64
-	s.Local(0).Push(0)
+	s.locals[0].Push(0)
 	testutil.RunCopies(n, func(w int) {
-		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+		s.Drain(w, term, func(l *Local[int], v int) {
 			counts[v].Add(1)
 			if l.Worker() != 0 {
 				others.Add(1)
@@ -38,12 +37,12 @@ func drainLocalTree(_ *testing.T, s *steal.Set[int], term *steal.Terminator, n, 
 }
 
 // TestStressDrainLocalCountsEveryItem: every item exactly once with
-// DrainLocal, phase after phase on the same set; nothing left afterwards,
+// Drain pushing to the private stacks, phase after phase on the same set; nothing left afterwards,
 // neither in the deques nor on the private stacks.
 func TestStressDrainLocalCountsEveryItem(t *testing.T) {
-	stressPhases(t, drainLocalTree, func(t *testing.T, s *steal.Set[int], n, run int) {
+	stressPhases(t, drainLocalTree, func(t *testing.T, s *Set[int], n, run int) {
 		for w := range n {
-			require.Zero(t, s.Local(w).Len(), "run %d: private stack %d not empty", run, w)
+			require.Zero(t, s.locals[w].count(), "run %d: private stack %d not empty", run, w)
 		}
 	})
 }
@@ -53,12 +52,12 @@ func TestStressDrainLocalCountsEveryItem(t *testing.T) {
 // only if worker 0 publishes while it is hungry. Without the publication
 // worker 0 would process all of them.
 func TestDrainLocalPublishesToHungry(t *testing.T) {
-	s := steal.NewSet[int](2)
-	term := steal.NewTerminator(2, s.HasWork)
+	s := NewSet[int](2)
+	term := NewTerminator(2, s.HasWork)
 	var byOne, processed atomic.Int64
-	s.Local(0).Push(-1) // the root: 64 children
+	s.locals[0].Push(-1) // the root: 64 children
 	testutil.RunCopies(2, func(w int) {
-		s.DrainLocal(w, term, func(l *steal.Local[int], v int) {
+		s.Drain(w, term, func(l *Local[int], v int) {
 			processed.Add(1)
 			switch {
 			case v < 0:
@@ -74,18 +73,18 @@ func TestDrainLocalPublishesToHungry(t *testing.T) {
 	})
 	assert.Positive(t, byOne.Load(), "worker 1 never got a published value")
 	assert.Equal(t, int64(65), processed.Load())
-	assert.Zero(t, s.Size())
+	assert.Zero(t, size(s))
 }
 
 // TestDrainLocalPanicAbortsAndEmpties: a panic in process aborts the phase,
 // and the private stack of the worker that panicked is emptied, so the next
 // phase does not see the abandoned values.
 func TestDrainLocalPanicAbortsAndEmpties(t *testing.T) {
-	s := steal.NewSet[int](1)
-	term := steal.NewTerminator(1, s.HasWork)
-	s.Local(0).Push(1)
+	s := NewSet[int](1)
+	term := NewTerminator(1, s.HasWork)
+	s.locals[0].Push(1)
 	assert.PanicsWithValue(t, "boom", func() {
-		s.DrainLocal(0, term, func(l *steal.Local[int], v int) {
+		s.Drain(0, term, func(l *Local[int], v int) {
 			for c := range 10 {
 				l.Push(c + 100)
 			}
@@ -93,29 +92,30 @@ func TestDrainLocalPanicAbortsAndEmpties(t *testing.T) {
 		})
 	})
 	assert.True(t, term.Aborted())
-	assert.Zero(t, s.Local(0).Len())
+	assert.Zero(t, s.locals[0].count())
 	term.Reset()
 	var got []int
-	s.Local(0).Push(7)
-	s.DrainLocal(0, term, func(_ *steal.Local[int], v int) { got = append(got, v) })
+	s.locals[0].Push(7)
+	s.Drain(0, term, func(_ *Local[int], v int) { got = append(got, v) })
 	assert.Equal(t, []int{7}, got)
 
-	other := steal.NewTerminator(2, s.HasWork)
-	assert.PanicsWithValue(t, "steal: Set.DrainLocal: Terminator for 2 workers, Set of 1 deques; want the same",
-		func() { s.DrainLocal(0, other, func(*steal.Local[int], int) {}) })
+	other := NewTerminator(2, s.HasWork)
+	assert.PanicsWithValue(t, "steal: Set.Drain: Terminator for 2 workers, Set of 1 deques; want the same",
+		func() { s.Drain(0, other, func(*Local[int], int) {}) })
 }
 
-// TestDrainAllocatesNothing: a phase of Drain or DrainLocal on a warm set
-// allocates nothing.
+// TestDrainAllocatesNothing: a phase of Drain on a warm set, its process
+// pushing to the deque or to the private stack, allocates nothing.
 func TestDrainAllocatesNothing(t *testing.T) {
-	s := steal.NewSet[int](1)
-	term := steal.NewTerminator(1, s.HasWork)
-	push := func(w, v int) {
+	s := NewSet[int](1)
+	term := NewTerminator(1, s.HasWork)
+	push := func(l *Local[int], v int) {
+		w := l.Worker()
 		if v < 100 {
 			s.Push(w, v+1)
 		}
 	}
-	pushLocal := func(l *steal.Local[int], v int) {
+	pushLocal := func(l *Local[int], v int) {
 		if v < 100 {
 			l.Push(v + 1)
 		}
@@ -124,8 +124,8 @@ func TestDrainAllocatesNothing(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"Drain", func() { s.Push(0, 0); s.Drain(0, term, push) }},
-		{"DrainLocal", func() { s.Local(0).Push(0); s.DrainLocal(0, term, pushLocal) }},
+		{"deque pushes", func() { s.Push(0, 0); s.Drain(0, term, push) }},
+		{"private pushes", func() { s.locals[0].Push(0); s.Drain(0, term, pushLocal) }},
 	} {
 		tc.run() // grow the arrays
 		term.Reset()
@@ -134,13 +134,13 @@ func TestDrainAllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestDrainLocalStealsABatch: a thief in DrainLocal takes, besides the value
+// TestDrainLocalStealsABatch: a thief in Drain takes, besides the value
 // it steals, half of what is left in the victim's deque onto its private
 // stack. Worker 0 starts only once worker 1 has processed its first value, so
 // that value came from a steal of worker 0's 40 values.
 func TestDrainLocalStealsABatch(t *testing.T) {
-	s := steal.NewSet[int](2)
-	term := steal.NewTerminator(2, s.HasWork)
+	s := NewSet[int](2)
+	term := NewTerminator(2, s.HasWork)
 	for v := range 40 {
 		s.Push(0, v)
 	}
@@ -151,10 +151,10 @@ func TestDrainLocalStealsABatch(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		s.DrainLocal(1, term, func(l *steal.Local[int], v int) {
+		s.Drain(1, term, func(l *Local[int], v int) {
 			processed.Add(1)
 			if first < 0 {
-				first = l.Len()
+				first = l.count()
 				close(started)
 			}
 		})
@@ -162,7 +162,7 @@ func TestDrainLocalStealsABatch(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		<-started
-		s.DrainLocal(0, term, func(*steal.Local[int], int) { processed.Add(1) })
+		s.Drain(0, term, func(*Local[int], int) { processed.Add(1) })
 	}()
 	wg.Wait()
 	assert.Equal(t, 19, first, "values on the thief's private stack after its first steal: half of the 39 left")

@@ -3,30 +3,32 @@ package steal
 import (
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
 )
 
-// Set is a set of deques, one per worker, with victim selection for thieves:
-// worker w owns Queue(w) and steals from the others with Steal(w). Create one
-// with NewSet. A Set must not be copied after first use.
+// Set is a set of deques, one per worker, each with a private stack (Local)
+// in front of it, and victim selection for thieves: worker w owns deque w and
+// steals from the others in Drain. Create one with NewSet. A Set must not be
+// copied after first use.
 //
 // Methods that take a worker id may be called concurrently for distinct ids;
 // calls with the same id must come from one goroutine at a time (the one
-// running copy w of a task). HasWork, Size and Len may be called by anyone.
-// Clear needs the whole set quiescent.
+// running copy w of a task). HasWork may be called by anyone. Clear needs the
+// whole set quiescent.
 type Set[T any] struct {
-	// hungry counts the workers of DrainLocal that found their own stack
+	// hungry counts the workers of Drain that found their own stack
 	// and deque empty and have not found work since (they are stealing or
 	// waiting in Offer). Workers holding private values publish some when
 	// it is above zero. Its own line: it changes only when a worker runs
 	// out of work or finds some, and is read after every value processed.
 	_      pad.Line
 	hungry atomic.Int32
-	_      [pad.CacheLine - 4]byte
+	_      [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Int32{})]byte
 
 	// Read-only after NewSet: the slice headers, on the line after hungry's.
-	queues  []Deque[T]
+	queues  []deque[T]
 	thieves []thief
 	locals  []Local[T]
 }
@@ -34,10 +36,14 @@ type Set[T any] struct {
 // thief is the per-worker victim-selection state: touched only by the worker
 // that owns it, padded so that neighbouring workers do not share a line.
 type thief struct {
+	thiefState
+	_ [uintptr(pad.CacheLine) - unsafe.Sizeof(thiefState{})]byte
+}
+
+type thiefState struct {
 	rng    uint64 // xorshift state, never 0
 	last   int    // the victim of the last successful steal, or -1
 	steals int64  // successful steals since NewSet
-	_      [pad.CacheLine - 24]byte
 }
 
 // NewSet returns a set of n empty deques. It panics if n < 1.
@@ -45,28 +51,17 @@ func NewSet[T any](n int) *Set[T] {
 	if n < 1 {
 		panic(fmt.Sprintf("steal: NewSet: n = %d, want >= 1", n))
 	}
-	s := &Set[T]{queues: make([]Deque[T], n), thieves: make([]thief, n), locals: make([]Local[T], n)}
+	s := &Set[T]{queues: make([]deque[T], n), thieves: make([]thief, n), locals: make([]Local[T], n)}
 	for i := range s.locals {
 		s.locals[i].w = i
 	}
 	for i := range s.thieves {
 		// Distinct, deterministic, non-zero seeds: a run is reproducible
 		// in its choices given the same interleaving.
-		s.thieves[i] = thief{rng: uint64(i+1) * 0x9e3779b97f4a7c15, last: -1}
+		s.thieves[i].thiefState = thiefState{rng: uint64(i+1) * 0x9e3779b97f4a7c15, last: -1}
 	}
 	return s
 }
-
-// Len returns the number of deques (workers) in the set.
-func (s *Set[T]) Len() int { return len(s.queues) }
-
-// Queue returns worker w's deque. Only worker w may Push to it and Pop from
-// it.
-func (s *Set[T]) Queue(w int) *Deque[T] { return &s.queues[w] }
-
-// Local returns worker w's private stack (see DrainLocal). Only worker w may
-// use it.
-func (s *Set[T]) Local(w int) *Local[T] { return &s.locals[w] }
 
 // Steals returns the number of values worker w has stolen since NewSet. Like
 // the other methods taking w, it is for worker w; anyone else may read it
@@ -74,22 +69,21 @@ func (s *Set[T]) Local(w int) *Local[T] { return &s.locals[w] }
 // them, say).
 func (s *Set[T]) Steals(w int) int64 { return s.thieves[w].steals }
 
-// Push adds v to worker w's deque.
+// Push adds v to worker w's deque, where thieves can see it at once: for the
+// values a phase starts from (its roots), or for values worth sharing
+// (process may push to its own worker's deque too).
 func (s *Set[T]) Push(w int, v T) { s.queues[w].Push(v) }
 
-// Pop removes the newest value from worker w's deque.
-func (s *Set[T]) Pop(w int) (T, bool) { return s.queues[w].Pop() }
-
-// Steal takes a value from another worker's deque on behalf of worker w. It
+// steal takes a value from another worker's deque on behalf of worker w. It
 // picks victims with best-of-two random selection: of two distinct candidates
 // (the victim of w's last successful steal and a random one, or two random
-// ones), it tries the one with more values. It makes up to 2*Len() attempts
-// and reports false if all found their victim empty.
+// ones), it tries the one with more values. It makes up to 2n attempts (n
+// deques) and reports false if all found their victim empty.
 //
 // Best of two random choices spreads thieves over the busiest deques with
 // far less imbalance than one random choice (the "power of two choices"),
 // while reading only two sizes per attempt instead of all of them.
-func (s *Set[T]) Steal(w int) (v T, ok bool) {
+func (s *Set[T]) steal(w int) (v T, ok bool) {
 	n := len(s.queues)
 	if n == 1 {
 		return v, false
@@ -143,7 +137,8 @@ func (th *thief) other(w, x, n int) int {
 }
 
 // HasWork reports whether any deque looked non-empty. It is a snapshot: a
-// Terminator uses it to decide whether to stop waiting and try stealing.
+// Terminator uses it to decide whether to stop waiting and try stealing (pass
+// it to NewTerminator).
 func (s *Set[T]) HasWork() bool {
 	for i := range s.queues {
 		if !s.queues[i].Empty() {
@@ -153,22 +148,12 @@ func (s *Set[T]) HasWork() bool {
 	return false
 }
 
-// Size returns the number of values in all deques, as a snapshot.
-func (s *Set[T]) Size() int {
-	total := 0
-	for i := range s.queues {
-		total += s.queues[i].Len()
-	}
-	return total
-}
-
-// Clear drops every value left in the set's deques and private stacks (see
-// Local) and zeroes their arrays,
-// keeping the arrays for later use (see Deque.Clear). It is for the owner side
-// at quiescence: call it only when no copy of a phase runs, that is when no
-// goroutine is inside any other method of the set except HasWork, Size and
-// Len, with a happens-before edge from every earlier use and to every later
-// one (the end and start of worker-set runs give both).
+// Clear drops every value left in the set's deques and private stacks and
+// zeroes their arrays, keeping the arrays for later use. It is for the owner
+// side at quiescence: call it only when no copy of a phase runs, that is when
+// no goroutine is inside any other method of the set except HasWork, with a
+// happens-before edge from every earlier use and to every later one (the end
+// and start of worker-set runs give both).
 //
 // A phase that ends normally leaves the set empty. One that is aborted (see
 // Terminator.Abort and Drain) may leave values behind, which the next phase
@@ -196,85 +181,57 @@ func (s *Set[T]) Clear() {
 // drainAbortEvery values.
 const drainAbortEvery = 32
 
-// Drain runs worker w's part of a stealing phase: it pops values from w's
-// deque and passes each to process, steals from the others when w's deque is
-// empty, and offers termination to t when stealing fails. It returns when t
+// publishMost is how many values Drain moves from a private stack to the
+// deque at most at a time (half the stack, up to this many). A thief takes a
+// batch of them at once (see Drain); the more it gets, the longer it stays
+// busy before it is hungry again, which in a graph whose workers keep finding
+// each other's objects marked already is what sets the parallel speed (see
+// BenchmarkMark in examples/gc/mark).
+const publishMost = 1024
+
+// Drain runs worker w's part of a stealing phase, the loop of a collector's
+// marker: process receives w's private stack (Local) and each value, and
+// pushes the values it discovers there (Local.Push, a plain append). Drain
+// takes values from the private stack first, then from w's deque, then by
+// stealing from the others, then offers termination to t; it returns when t
 // reports termination, that is when every worker has run out of values, or
 // soon after t is aborted: it checks t.Aborted() before every steal and after
 // every drainAbortEvery (32) values it processes, so once the abort is visible
-// it processes at most that many more values. After an abort, values may be
-// left in the set: Clear it before the next phase.
+// it processes at most that many more values. t must have been made for as
+// many workers as s has deques, with s.HasWork (see NewTerminator); Drain
+// panics if not.
 //
-// process may push new values to Queue(w). t must have been made for Len()
-// workers with s.HasWork (see NewTerminator); Drain panics if t.Workers() !=
-// Len().
-//
-// If process panics, Drain aborts t (see Terminator.Abort), so that the other
-// workers return instead of waiting for this one or processing the rest of the
-// work, and lets the panic go on.
-func (s *Set[T]) Drain(w int, t *Terminator, process func(w int, v T)) {
-	if t.Workers() != len(s.queues) {
-		panic(fmt.Sprintf("steal: Set.Drain: Terminator for %d workers, Set of %d deques; want the same", t.Workers(), len(s.queues)))
-	}
-	returned := false
-	defer func() {
-		if !returned {
-			t.Abort() // no recover: the panic keeps its stack
-		}
-	}()
-	s.drain(w, t, process)
-	returned = true
-}
-
-func (s *Set[T]) drain(w int, t *Terminator, process func(w int, v T)) {
-	s.loop(w, t, func(l *Local[T], v T) { process(l.w, v) }, false)
-}
-
-// DefaultPublish is how many values DrainLocal moves from a private stack to
-// the deque at most at a time (half the stack, up to this many). A thief takes
-// a batch of them at once (see DrainLocal); the more it gets, the longer it
-// stays busy before it is hungry again, which in a graph whose workers keep
-// finding each other's objects marked already is what sets the parallel
-// speed (see BenchmarkMark in examples/gc/mark).
-const DefaultPublish = 1024
-
-// DrainLocal is Drain with a private stack in front of w's deque: the loop of
-// a collector's marker. process receives Local(w) and pushes the values it
-// discovers there (Local.Push, a plain append); DrainLocal takes values from
-// the private stack first, then from w's deque, then by stealing, then offers
-// termination to t, and returns when t reports termination or soon after an
-// abort, like Drain.
-//
-// Thieves cannot see the private stack. So that they still find work,
-// DrainLocal keeps count of the hungry workers, those that found their own
-// stack and deque empty and have not found work since, and after each value it
+// Thieves cannot see the private stack. So that they still find work, Drain
+// keeps count of the hungry workers, those that found their own stack and
+// deque empty and have not found work since, and after each value it
 // processes, if some worker is hungry, w's deque is empty and the private
 // stack holds at least two values, it moves the oldest half of them, at most
-// DefaultPublish, to w's deque with one Deque.PushSlice. While nobody is
+// 1024, to w's deque with one store that publishes them all. While nobody is
 // hungry, the only shared-memory access per value is one load of the counter,
 // which stays in the reader's cache until the count changes. A hungry worker
 // waits for the publication at most as long as the owner takes to process one
 // value (process should not take long per value: split big values).
 //
-// A steal in DrainLocal takes a batch: after the first value it takes up to
-// half of what the victim's deque still holds (at most 255 more) onto w's
-// private stack, each with its own CAS, so that a thief does not run
-// dry again right after one stolen value.
+// A steal takes a batch: after the first value it takes up to half of what
+// the victim's deque still holds (at most 255 more) onto w's private stack,
+// each with its own CAS, so that a thief does not run dry again right after
+// one stolen value.
 //
-// Values pushed to Queue(w) directly (roots, say) are found too, and so are
-// values pushed to Local(w) before the phase. Termination needs no more than
-// in Drain: a worker offers only with an empty private stack, and while some
-// worker holds private values, it is not offering, so the phase cannot end;
-// it publishes when it sees the hungry count, the waiters' Terminator sees the
-// published values through Set.HasWork.
+// Values pushed to w's deque (Push: roots, say) are found too. Termination
+// holds: a worker offers only with an empty private stack and deque, and while
+// some worker holds private values, it is not offering, so the phase cannot
+// end; it publishes when it sees the hungry count, and the waiters'
+// Terminator sees the published values through HasWork.
 //
-// When DrainLocal returns because t was aborted (or process panicked), it
-// empties Local(w): the values left there belong to the abandoned phase.
-// Values may be left in the deques as after Drain; Clear the set before the
-// next phase. DrainLocal panics if t.Workers() != Len().
-func (s *Set[T]) DrainLocal(w int, t *Terminator, process func(l *Local[T], v T)) {
-	if t.Workers() != len(s.queues) {
-		panic(fmt.Sprintf("steal: Set.DrainLocal: Terminator for %d workers, Set of %d deques; want the same", t.Workers(), len(s.queues)))
+// If process panics, Drain aborts t (see Terminator.Abort), so that the other
+// workers return instead of waiting for this one or processing the rest of the
+// work, and lets the panic go on. When Drain returns because t was aborted (or
+// process panicked), it empties w's private stack: the values left there
+// belong to the abandoned phase. Values may be left in the deques; Clear the
+// set before the next phase.
+func (s *Set[T]) Drain(w int, t *Terminator, process func(l *Local[T], v T)) {
+	if t.workers() != len(s.queues) {
+		panic(fmt.Sprintf("steal: Set.Drain: Terminator for %d workers, Set of %d deques; want the same", t.workers(), len(s.queues)))
 	}
 	returned := false
 	defer func() {
@@ -283,14 +240,14 @@ func (s *Set[T]) DrainLocal(w int, t *Terminator, process func(l *Local[T], v T)
 			t.Abort() // no recover: the panic keeps its stack
 		}
 	}()
-	s.loop(w, t, process, true)
+	s.loop(w, t, process)
 	returned = true
 	if t.Aborted() {
 		s.locals[w].clear()
 	}
 }
 
-// stealMore is DrainLocal's batched steal: after a steal from some victim, take
+// stealMore is Drain's batched steal: after a steal from some victim, take
 // up to half of what the victim's deque still holds, at most stealBatch-1
 // more values, onto w's private stack. A thief that took a single value would
 // often run dry again soon (in a graph, most of that value's children are
@@ -314,15 +271,12 @@ func (s *Set[T]) stealMore(w int, l *Local[T]) {
 	}
 }
 
-// loop is the body of Drain and DrainLocal; batch selects stealMore (Drain's
-// process pushes to the deque, so a batch there would only move values from
-// one deque to another).
-func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batch bool) {
+// loop is the body of Drain.
+func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T)) {
 	q, l := &s.queues[w], &s.locals[w]
-	// hungry tells DrainLocal's owners to publish their private stacks:
-	// alone, nobody is ever hungry, and in Drain the private stacks stay
-	// empty (process pushes to the deque), so there is nothing to announce.
-	share := batch && len(s.queues) > 1
+	// hungry tells the owners to publish their private stacks: alone,
+	// nobody is ever hungry, so there is nothing to announce.
+	share := len(s.queues) > 1
 	hungry := false
 	var processed uint
 	for {
@@ -344,15 +298,13 @@ func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batc
 				if t.Aborted() {
 					break
 				}
-				if v, ok = s.Steal(w); !ok {
-					if t.Offer() {
+				if v, ok = s.steal(w); !ok {
+					if t.offer() {
 						break
 					}
 					continue // work showed up: Pop finds w's deque still empty, so steal it
 				}
-				if batch {
-					s.stealMore(w, l)
-				}
+				s.stealMore(w, l)
 			}
 			if hungry {
 				s.hungry.Add(-1)
@@ -360,11 +312,11 @@ func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batc
 			}
 		}
 		process(l, v)
-		// Publish for the hungry (see DrainLocal). The load of hungry
+		// Publish for the hungry (see Drain). The load of hungry
 		// orders nothing: a stale zero only delays the publication to the
 		// next value, and the PushSlice publishes the values themselves.
-		if share && l.Len() > 1 && s.hungry.Load() > 0 && q.Empty() {
-			l.publish(q, DefaultPublish)
+		if share && l.count() > 1 && s.hungry.Load() > 0 && q.Empty() {
+			l.publish(q, publishMost)
 		}
 		// aborted goes back to false only at Reset, between phases, and an
 		// atomic load that sees the abort is followed in program order only
@@ -380,5 +332,5 @@ func (s *Set[T]) loop(w int, t *Terminator, process func(l *Local[T], v T), batc
 	}
 }
 
-// stealBatch is the most values a DrainLocal steal takes at once.
+// stealBatch is the most values a Drain steal takes at once.
 const stealBatch = 256

@@ -1,4 +1,4 @@
-package steal_test
+package steal
 
 import (
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/testutil"
-	"github.com/workgang/workgang/tasks/steal"
 )
 
 func TestSetSteal(t *testing.T) {
@@ -30,14 +29,14 @@ func TestSetSteal(t *testing.T) {
 		{"four queues, own full only", 4, []int{5, 0, 0, 0}, 0, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := steal.NewSet[int](tc.n)
-			require.Equal(t, tc.n, s.Len())
+			s := NewSet[int](tc.n)
+			require.Equal(t, tc.n, len(s.queues))
 			for q, k := range tc.full {
 				for i := range k {
 					s.Push(q, q*100+i)
 				}
 			}
-			v, ok := s.Steal(tc.thief)
+			v, ok := s.steal(tc.thief)
 			require.Equal(t, tc.wantOK, ok)
 			if ok {
 				assert.Contains(t, tc.wantAny, v)
@@ -51,7 +50,7 @@ func TestSetBestOfTwoPrefersLonger(t *testing.T) {
 	// so the one long queue is drained far more often than a random
 	// choice would (1/7): every steal that sees it in its pair takes it.
 	const n = 8
-	s := steal.NewSet[int](n)
+	s := NewSet[int](n)
 	for q := 1; q < n; q++ {
 		k := 1000
 		if q == 5 {
@@ -63,7 +62,7 @@ func TestSetBestOfTwoPrefersLonger(t *testing.T) {
 	}
 	fromLong := 0
 	for range 700 {
-		v, ok := s.Steal(0)
+		v, ok := s.steal(0)
 		require.True(t, ok)
 		if v/1000000 == 5 {
 			fromLong++
@@ -75,29 +74,29 @@ func TestSetBestOfTwoPrefersLonger(t *testing.T) {
 }
 
 func TestSetHasWorkAndSize(t *testing.T) {
-	s := steal.NewSet[string](3)
+	s := NewSet[string](3)
 	assert.False(t, s.HasWork())
 	s.Push(2, "x")
 	s.Push(2, "y")
 	assert.True(t, s.HasWork())
-	assert.Equal(t, 2, s.Size())
-	v, ok := s.Pop(2)
+	assert.Equal(t, 2, size(s))
+	v, ok := s.queues[2].Pop()
 	require.True(t, ok)
 	assert.Equal(t, "y", v)
-	assert.Equal(t, 1, s.Queue(2).Len())
-	assert.PanicsWithValue(t, "steal: NewSet: n = 0, want >= 1", func() { steal.NewSet[int](0) })
+	assert.Equal(t, 1, (&s.queues[2]).Len())
+	assert.PanicsWithValue(t, "steal: NewSet: n = 0, want >= 1", func() { NewSet[int](0) })
 }
 
 // stressRun runs one phase: n workers drain a tree of items with stealing
 // and termination. Item v < limit spawns children 2v+1 and 2v+2 (a binary
 // tree rooted at 0), so the work is discovered while it is done; all of it
-// starts on worker 0, so the others must steal. Each worker counts every item
+// starts on worker 0, so the others must  Each worker counts every item
 // it processes, and checks, whenever Offer returns true, that all limit items
 // have been processed: termination declared while some worker still held
 // work would fail that check.
 //
 // It returns the number of items processed by workers other than 0.
-func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64 {
+func stressRun(t *testing.T, s *Set[int], term *Terminator, n, limit int, counts []atomic.Int32) int64 {
 	t.Helper()
 	var processed, byThieves atomic.Int64
 	var early atomic.Int64 // processed count seen by a premature termination
@@ -105,9 +104,9 @@ func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit
 	s.Push(0, 0)
 	testutil.RunCopies(n, func(w int) {
 		for {
-			v, ok := s.Pop(w)
+			v, ok := s.queues[w].Pop()
 			if !ok {
-				v, ok = s.Steal(w)
+				v, ok = s.steal(w)
 			}
 			if ok {
 				counts[v].Add(1)
@@ -122,7 +121,7 @@ func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit
 				}
 				continue
 			}
-			if term.Offer() {
+			if term.offer() {
 				if p := processed.Load(); p != int64(limit) {
 					early.Store(p)
 				}
@@ -143,13 +142,13 @@ func stressRun(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit
 // that check (if not nil) holds and that the terminator ended the phase; on
 // more than one worker, that some item was processed by a worker other than
 // 0 (phase returns how many), else the test exercised no stealing.
-func stressPhases(t *testing.T, phase func(t *testing.T, s *steal.Set[int], term *steal.Terminator, n, limit int, counts []atomic.Int32) int64,
-	check func(t *testing.T, s *steal.Set[int], n, run int)) {
+func stressPhases(t *testing.T, phase func(t *testing.T, s *Set[int], term *Terminator, n, limit int, counts []atomic.Int32) int64,
+	check func(t *testing.T, s *Set[int], n, run int)) {
 	runs := scale(15, 150)
 	for _, n := range []int{1, 2, 3, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			s := steal.NewSet[int](n)
-			term := steal.NewTerminator(n, s.HasWork)
+			s := NewSet[int](n)
+			term := NewTerminator(n, s.HasWork)
 			const limit = 1 << 13
 			counts := make([]atomic.Int32, limit)
 			var spread int64
@@ -170,7 +169,7 @@ func stressPhases(t *testing.T, phase func(t *testing.T, s *steal.Set[int], term
 				if check != nil {
 					check(t, s, n, run)
 				}
-				require.True(t, term.Terminated(), "run %d", run)
+				require.True(t, term.done(), "run %d", run)
 				term.Reset()
 			}
 		})
@@ -189,15 +188,16 @@ func TestStressCountsEveryItem(t *testing.T) {
 func TestStressThinWork(t *testing.T) {
 	const n = 3
 	runs := scale(5, 50)
-	s := steal.NewSet[int](n)
-	term := steal.NewTerminator(n, s.HasWork)
+	s := NewSet[int](n)
+	term := NewTerminator(n, s.HasWork)
 	const limit = 3000
 	for run := range runs {
 		var processed atomic.Int32
 		seen := make([]atomic.Int32, limit)
 		s.Push(0, 0)
 		testutil.RunCopies(n, func(w int) {
-			s.Drain(w, term, func(w, v int) {
+			s.Drain(w, term, func(l *Local[int], v int) {
+				w := l.Worker()
 				seen[v].Add(1)
 				processed.Add(1)
 				if v+1 < limit {
@@ -224,8 +224,8 @@ func TestStressThinWork(t *testing.T) {
 func TestTerminatorSleeperWakesForWork(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			s := steal.NewSet[int](n)
-			term := steal.NewTerminator(n, s.HasWork)
+			s := NewSet[int](n)
+			term := NewTerminator(n, s.HasWork)
 			takenBy := make(chan int, 1)
 			failed := make(chan struct{})
 			testutil.RunCopies(n, func(w int) {
@@ -242,7 +242,8 @@ func TestTerminatorSleeperWakesForWork(t *testing.T) {
 						close(failed)
 					}
 				}
-				s.Drain(w, term, func(w, v int) {
+				s.Drain(w, term, func(l *Local[int], v int) {
+					w := l.Worker()
 					if w != 0 {
 						takenBy <- w
 					}
@@ -253,7 +254,7 @@ func TestTerminatorSleeperWakesForWork(t *testing.T) {
 				t.Fatal("no sleeping worker woke up to steal the published value")
 			default:
 			}
-			assert.True(t, term.Terminated())
+			assert.True(t, term.done())
 		})
 	}
 }
@@ -263,17 +264,18 @@ func TestTerminatorSleeperWakesForWork(t *testing.T) {
 // not: there the spin master can take the one value itself.
 //
 // Here workers 1..n-1 offer first (one becomes master, the others block on
-// the wake channel); worker 0 then publishes n-1 values and every thief holds
-// the value it took until all n-1 have been taken. The master takes one and
-// holds it, so the remaining values can only be taken by sleepers, which only
-// the master's release (and then passOn) wakes. If a wake-up is lost, the
-// deadline expires and the test fails instead of hanging.
+// the wake channel); worker 0 then publishes 64 values and every thief holds
+// the first value it took until each of the n-1 thieves has taken one. The
+// master steals a batch (see Drain) and holds its first value, so the values
+// it left can only be taken by sleepers, which only the master's release (and
+// then passOn) wakes. If a wake-up is lost, the deadline expires and the test
+// fails instead of hanging.
 func TestTerminatorEverySleeperWokenForWork(t *testing.T) {
 	for _, n := range []int{3, 4} {
 		for _, delay := range []time.Duration{200 * time.Microsecond, 3 * time.Millisecond} {
 			t.Run(fmt.Sprintf("workers=%d/delay=%v", n, delay), func(t *testing.T) {
-				s := steal.NewSet[int](n)
-				term := steal.NewTerminator(n, s.HasWork)
+				s := NewSet[int](n)
+				term := NewTerminator(n, s.HasWork)
 				for round := range 4 {
 					if !holdUntilAllTaken(s, term, n, delay) {
 						t.Fatalf("round %d: published values were not all taken by sleeping workers within the deadline (a sleeper was not woken)", round)
@@ -287,8 +289,9 @@ func TestTerminatorEverySleeperWokenForWork(t *testing.T) {
 
 // holdUntilAllTaken runs one phase of TestTerminatorEverySleeperWokenForWork
 // and reports whether it ended before the deadline.
-func holdUntilAllTaken(s *steal.Set[int], term *steal.Terminator, n int, delay time.Duration) bool {
-	k := int32(n - 1)
+func holdUntilAllTaken(s *Set[int], term *Terminator, n int, delay time.Duration) bool {
+	k := int32(n - 1) // thieves
+	holding := make([]atomic.Bool, n)
 	deadline := time.Now().Add(5 * time.Second)
 	var taken atomic.Int32
 	var timedOut atomic.Bool
@@ -304,17 +307,18 @@ func holdUntilAllTaken(s *steal.Set[int], term *steal.Terminator, n int, delay t
 	testutil.RunCopies(n, func(w int) {
 		if w == 0 {
 			time.Sleep(delay) // let the others offer, spin, and sleep
-			for i := range k {
-				s.Push(0, int(i))
+			for i := range 64 {
+				s.Push(0, i)
 			}
 			waitAll()
 		}
-		s.Drain(w, term, func(w, _ int) {
-			if w == 0 {
-				return // only after a timeout: clean up the rest
+		s.Drain(w, term, func(l *Local[int], _ int) {
+			w := l.Worker()
+			if w == 0 || holding[w].Swap(true) {
+				return // the rest of a batch, or after a timeout: clean up
 			}
 			taken.Add(1)
-			waitAll() // hold the value until every value is taken
+			waitAll() // hold the value until every thief took one
 		})
 	})
 	return !timedOut.Load()
@@ -323,8 +327,8 @@ func holdUntilAllTaken(s *steal.Set[int], term *steal.Terminator, n int, delay t
 func TestTerminatorAllOffer(t *testing.T) {
 	for _, n := range []int{1, 2, 5} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			term := steal.NewTerminator(n, func() bool { return false })
-			assert.Equal(t, n, term.Workers())
+			term := NewTerminator(n, func() bool { return false })
+			assert.Equal(t, n, term.workers())
 			for range 3 {
 				var trues atomic.Int32
 				var wg sync.WaitGroup
@@ -332,7 +336,7 @@ func TestTerminatorAllOffer(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						if term.Offer() {
+						if term.offer() {
 							trues.Add(1)
 						}
 					}()
@@ -340,7 +344,7 @@ func TestTerminatorAllOffer(t *testing.T) {
 				wg.Wait()
 				assert.Equal(t, int32(n), trues.Load())
 				term.Reset()
-				assert.False(t, term.Terminated())
+				assert.False(t, term.done())
 			}
 		})
 	}
@@ -348,9 +352,9 @@ func TestTerminatorAllOffer(t *testing.T) {
 
 func TestTerminatorPanics(t *testing.T) {
 	none := func() bool { return false }
-	assert.PanicsWithValue(t, "steal: NewTerminator: n = 0 out of range [1, 1073741824]", func() { steal.NewTerminator(0, none) })
-	assert.PanicsWithValue(t, "steal: NewTerminator: n = 1073741825 out of range [1, 1073741824]", func() { steal.NewTerminator(1<<30+1, none) })
-	assert.PanicsWithValue(t, "steal: NewTerminator: nil hasWork", func() { steal.NewTerminator(1, nil) })
+	assert.PanicsWithValue(t, "steal: NewTerminator: n = 0 out of range [1, 1073741824]", func() { NewTerminator(0, none) })
+	assert.PanicsWithValue(t, "steal: NewTerminator: n = 1073741825 out of range [1, 1073741824]", func() { NewTerminator(1<<30+1, none) })
+	assert.PanicsWithValue(t, "steal: NewTerminator: nil hasWork", func() { NewTerminator(1, nil) })
 }
 
 // TestTerminatorOfferAfterTerminationPanics: an Offer after the phase
@@ -358,32 +362,32 @@ func TestTerminatorPanics(t *testing.T) {
 // already past; it panics instead. After Reset, or after an abort, offering
 // again is fine.
 func TestTerminatorOfferAfterTerminationPanics(t *testing.T) {
-	term := steal.NewTerminator(2, func() bool { return false })
+	term := NewTerminator(2, func() bool { return false })
 	done := make(chan bool)
-	go func() { done <- term.Offer() }()
-	require.True(t, term.Offer())
+	go func() { done <- term.offer() }()
+	require.True(t, term.offer())
 	require.True(t, <-done)
 	assert.PanicsWithValue(t,
-		"steal: Terminator.Offer: 3 offers, n = 2: Offer called again after the phase terminated (Reset first), or by more than n workers",
-		func() { term.Offer() })
+		"steal: Terminator: 3 offers, n = 2: Drain called again after the phase terminated (Reset the Terminator first), or by more than n workers",
+		func() { term.offer() })
 
 	term.Reset()
-	go func() { done <- term.Offer() }()
-	require.True(t, term.Offer())
+	go func() { done <- term.offer() }()
+	require.True(t, term.offer())
 	require.True(t, <-done)
 
 	term.Reset()
 	term.Abort()
 	for range 4 { // more offers than workers: allowed once aborted
-		assert.True(t, term.Offer())
+		assert.True(t, term.offer())
 	}
 }
 
 func TestDrainPanicsOnMismatchedTerminator(t *testing.T) {
-	s := steal.NewSet[int](2)
-	term := steal.NewTerminator(3, s.HasWork)
+	s := NewSet[int](2)
+	term := NewTerminator(3, s.HasWork)
 	assert.PanicsWithValue(t, "steal: Set.Drain: Terminator for 3 workers, Set of 2 deques; want the same",
-		func() { s.Drain(0, term, func(int, int) {}) })
+		func() { s.Drain(0, term, func(*Local[int], int) {}) })
 	assert.False(t, term.Aborted(), "a misuse caught before the phase starts aborts nothing")
 }
 
@@ -392,8 +396,8 @@ func TestDrainPanicsOnMismatchedTerminator(t *testing.T) {
 // the panic continue in the worker that raised it.
 func TestDrainPanicAbortsPhase(t *testing.T) {
 	const n = 3
-	s := steal.NewSet[int](n)
-	term := steal.NewTerminator(n, s.HasWork)
+	s := NewSet[int](n)
+	term := NewTerminator(n, s.HasWork)
 	s.Push(0, 0)
 	var panics atomic.Int32
 	done := make(chan struct{})
@@ -408,7 +412,7 @@ func TestDrainPanicAbortsPhase(t *testing.T) {
 					panics.Add(1)
 				}
 			}()
-			s.Drain(w, term, func(w, v int) {
+			s.Drain(w, term, func(_ *Local[int], v int) {
 				if v == 0 {
 					time.Sleep(2 * time.Millisecond) // let the others reach Offer (not asserted)
 					panic("bad item")
@@ -424,15 +428,15 @@ func TestDrainPanicAbortsPhase(t *testing.T) {
 	}
 	assert.Equal(t, int32(1), panics.Load())
 	assert.True(t, term.Aborted())
-	assert.True(t, term.Terminated())
+	assert.True(t, term.done())
 	term.Reset()
 	assert.False(t, term.Aborted())
 }
 
 func TestAbortBeforeOffer(t *testing.T) {
-	term := steal.NewTerminator(2, func() bool { return true })
+	term := NewTerminator(2, func() bool { return true })
 	term.Abort()
-	assert.True(t, term.Offer(), "Offer after Abort returns true even with work around")
+	assert.True(t, term.offer(), "Offer after Abort returns true even with work around")
 }
 
 // TestDrainReturnsSoonAfterAbort queues plenty of work on every worker and
@@ -446,8 +450,8 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 	const n = 3
 	const perQueue = 10000
 	const panicAt = 10 // worker 0 panics on its 10th value
-	s := steal.NewSet[int](n)
-	term := steal.NewTerminator(n, s.HasWork)
+	s := NewSet[int](n)
+	term := NewTerminator(n, s.HasWork)
 	for round := range 3 {
 		for w := range n {
 			for i := range perQueue {
@@ -470,7 +474,8 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 				}()
 			}
 			mine := 0
-			s.Drain(w, term, func(w, v int) {
+			s.Drain(w, term, func(l *Local[int], v int) {
+				w := l.Worker()
 				processed.Add(1)
 				mine++
 				if w == 0 {
@@ -496,15 +501,15 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 		require.True(t, term.Aborted(), "round %d", round)
 		for w := 1; w < n; w++ {
 			got := after[w].Load()
-			assert.LessOrEqual(t, got, int64(steal.DrainAbortEvery), "round %d: worker %d processed %d values after it saw the abort", round, w, got)
+			assert.LessOrEqual(t, got, int64(drainAbortEvery), "round %d: worker %d processed %d values after it saw the abort", round, w, got)
 		}
-		left := s.Size()
+		left := size(s)
 		assert.Equal(t, int64(n*perQueue), processed.Load()+int64(left), "round %d: every value processed or left", round)
 		assert.Greater(t, left, n*perQueue/2, "round %d: most of the work is left behind", round)
 		t.Logf("round %d: %d values processed, %d left; after the abort: %d and %d", round, processed.Load(), left, after[1].Load(), after[2].Load())
 
 		s.Clear()
-		assert.Zero(t, s.Size(), "round %d: after Clear", round)
+		assert.Zero(t, size(s), "round %d: after Clear", round)
 		assert.False(t, s.HasWork(), "round %d: after Clear", round)
 		term.Reset()
 	}
@@ -516,7 +521,7 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 	}
 	var processed atomic.Int64
 	testutil.RunCopies(n, func(w int) {
-		s.Drain(w, term, func(_, v int) {
+		s.Drain(w, term, func(_ *Local[int], v int) {
 			assert.Equal(t, -1, v, "a value left by an aborted phase came back")
 			processed.Add(1)
 		})
@@ -526,25 +531,34 @@ func TestDrainReturnsSoonAfterAbort(t *testing.T) {
 }
 
 func TestSetClear(t *testing.T) {
-	s := steal.NewSet[*int](3)
+	s := NewSet[*int](3)
 	x := 1
 	s.Push(0, &x)
 	s.Push(0, &x)
 	s.Push(2, &x)
-	_, ok := s.Steal(1)
+	_, ok := s.steal(1)
 	require.True(t, ok)
-	require.Equal(t, 2, s.Size())
+	require.Equal(t, 2, size(s))
 	s.Clear()
-	assert.Zero(t, s.Size())
+	assert.Zero(t, size(s))
 	assert.False(t, s.HasWork())
 	for w := range 3 {
-		_, ok := s.Pop(w)
+		_, ok := s.queues[w].Pop()
 		assert.False(t, ok, "Pop(%d) after Clear", w)
-		_, ok = s.Steal(w)
+		_, ok = s.steal(w)
 		assert.False(t, ok, "Steal(%d) after Clear", w)
 	}
 	s.Push(1, &x)
-	v, ok := s.Steal(0)
+	v, ok := s.steal(0)
 	require.True(t, ok)
 	assert.Same(t, &x, v)
+}
+
+// size returns the number of values in s's deques, as a snapshot.
+func size[T any](s *Set[T]) int {
+	total := 0
+	for i := range s.queues {
+		total += s.queues[i].Len()
+	}
+	return total
 }

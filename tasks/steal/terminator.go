@@ -5,23 +5,26 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 )
 
 // Terminator decides when a stealing phase is over: when all n workers have
-// run out of work at the same time. A worker that found its own queue empty and
-// failed to steal calls Offer. Offer returns true, in every worker, only once
-// all n workers are offering together (or the phase was aborted). When work
-// shows up in a queue while workers wait in Offer, they return false and go
-// back to stealing, though not at once: the spin master notices the work
-// within its poll period (microseconds while it spins or yields, at most
-// maxNap once it naps), and the sleepers through the chain of wake-ups that the
-// master starts when it leaves (see Waiting).
+// run out of work at the same time. A worker of Set.Drain that found its own
+// stack and deque empty and failed to steal offers termination (HotSpot's
+// offer_termination; Offer below). The offers return true, in every worker,
+// only once all n workers are offering together (or the phase was aborted).
+// When work shows up in a queue while workers wait in Offer, they return false
+// and go back to stealing, though not at once: the spin master notices the
+// work within its poll period (microseconds while it spins or yields, at most
+// maxNap once it naps), and the sleepers through the chain of wake-ups that
+// the master starts when it leaves (see Waiting).
 //
-// Create one with NewTerminator. Reset it between phases (never during one).
-// A Terminator must not be copied after first use.
+// Create one with NewTerminator and hand it to every worker's Set.Drain.
+// Reset it between phases (never during one). A Terminator must not be copied
+// after first use.
 //
 // Correctness rests on one invariant: a worker offers only when it holds no
 // work (its queue is empty and it is not processing a value), and it withdraws
@@ -64,14 +67,13 @@ type Terminator struct {
 	// line: waiters poll it while spinning.
 	_       pad.Line
 	offered atomic.Int32
-	_       [pad.CacheLine - 4]byte
+	_       [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Int32{})]byte
 
 	// master is set while one waiter is the spin master; sleeping counts
 	// waiters that committed to block on wake (the master counts while it
 	// naps). Written by waiters: their own line.
-	master   atomic.Bool
-	sleeping atomic.Int32
-	_        [pad.CacheLine - 8]byte
+	waiterLine
+	_ [uintptr(pad.CacheLine) - unsafe.Sizeof(waiterLine{})]byte
 
 	// The rest is read-mostly. aborted ends the phase without the offers
 	// (see Abort); it is stored at most once a phase, and workers that hold
@@ -93,6 +95,12 @@ type Terminator struct {
 	// nap is the master's timer; only the master (the holder of the master
 	// flag) touches it.
 	nap *time.Timer
+}
+
+// waiterLine is the Terminator's line written by waiters (see there).
+type waiterLine struct {
+	master   atomic.Bool
+	sleeping atomic.Int32
 }
 
 // maxNap is the longest nap of the spin master between two looks at the
@@ -133,12 +141,8 @@ func (t *Terminator) readProcs() {
 	t.spin = spin.Budget() == spin.Default
 }
 
-// Workers returns n, the number of workers that must offer.
-func (t *Terminator) Workers() int { return int(t.n) }
-
-// Terminated reports whether the phase is over: all n workers offered, or
-// Abort was called.
-func (t *Terminator) Terminated() bool { return t.done() }
+// workers returns n, the number of workers that must offer.
+func (t *Terminator) workers() int { return int(t.n) }
 
 // Aborted reports whether Abort was called in this phase.
 func (t *Terminator) Aborted() bool { return t.aborted.Load() }
@@ -146,8 +150,9 @@ func (t *Terminator) Aborted() bool { return t.aborted.Load() }
 // done reports whether waiters should return true.
 func (t *Terminator) done() bool { return t.offered.Load() == t.n || t.aborted.Load() }
 
-// Abort ends the phase for every worker: Offer returns true from now on, in
-// waiting workers and in later calls, whether or not work is left. A worker
+// Abort ends the phase for every worker: Drain returns soon (see Set.Drain)
+// and Offer returns true from now on, in waiting workers and in later calls,
+// whether or not work is left. A worker
 // that fails (for example, its processing panics) calls it so that its
 // siblings stop waiting for an offer that will never come; without it they
 // would wait forever, and so would the run that waits for them. Set.Drain
@@ -177,7 +182,8 @@ func (t *Terminator) Reset() {
 	}
 }
 
-// Offer offers termination on behalf of a worker that holds no work. It
+// offer (Offer in the documentation above) offers termination on behalf of
+// a worker that holds no work. It
 // returns true when all workers have offered (the phase is over: return from
 // the phase) or the phase was aborted, and false when some queue showed work
 // (try to steal again). A worker that got false has withdrawn its offer and
@@ -187,7 +193,7 @@ func (t *Terminator) Reset() {
 // was aborted: Offer panics when the offers would outnumber the workers, as
 // they do then (or when more than n workers offer), instead of waiting
 // forever for a count of n that is already past.
-func (t *Terminator) Offer() bool {
+func (t *Terminator) offer() bool {
 	// The Add both counts the offer and, in the worker that completes the
 	// count, observes every other offer (it reads the result of all the
 	// earlier Adds in the counter's modification order).
@@ -203,7 +209,7 @@ func (t *Terminator) Offer() bool {
 		return true
 	}
 	if c > t.n {
-		panic(fmt.Sprintf("steal: Terminator.Offer: %d offers, n = %d: Offer called again after the phase terminated (Reset first), or by more than n workers", c, t.n))
+		panic(fmt.Sprintf("steal: Terminator: %d offers, n = %d: Drain called again after the phase terminated (Reset the Terminator first), or by more than n workers", c, t.n))
 	}
 	return t.wait()
 }
@@ -225,7 +231,7 @@ func (t *Terminator) wait() bool {
 		// condition and do not block.
 		//
 		// Work in a queue is not such a condition: no pusher looks at
-		// sleeping (Deque.Push publishes with one store and wakes nobody).
+		// sleeping (a push publishes with one store and wakes nobody).
 		// What guarantees that work is noticed is the recheck of master:
 		// we block only if we saw master set after our commit, so a master
 		// exists, and its clearing of master comes after our load. It polls

@@ -1,6 +1,10 @@
 package team
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/workgang/workgang/internal/loop"
+)
 
 // Schedule says how For shares a loop's iterations out among the members,
 // as OpenMP's schedule clause does. The zero Schedule is Static().
@@ -75,46 +79,25 @@ func (m *Member) For(n int, body func(lo, hi int), sched Schedule) {
 		}
 	case staticChunk:
 		c := sched.chunk
-		if n > 0 {
-			chunks := (n-1)/c + 1 // no overflow, unlike (n+c-1)/c
-			for k := m.id; k < chunks; k += size {
-				lo := k * c // k < chunks, so k*c <= n-1
-				body(lo, lo+min(c, n-lo))
-				if k >= chunks-size {
-					break // the next k would pass chunks (and k+size might overflow)
-				}
+		chunks := loop.CeilDiv(n, c)
+		for k := m.id; k < chunks; k += size {
+			lo := k * c // k < chunks, so k*c <= n-1
+			body(lo, lo+min(c, n-lo))
+			if k >= chunks-size {
+				break // the next k would pass chunks (and k+size might overflow)
 			}
 		}
-	case dynamic:
-		c := sched.chunk
-		if n > 0 {
-			chunks := int64((n-1)/c + 1)
-			// Each claim is one fetch-add of the shared chunk index; every
-			// member overshoots it at most once, so it stays below
-			// chunks + Size (it could wrap only after about 2^63 claims,
-			// which no loop makes).
-			for k := t.next.Add(1) - 1; k < chunks; k = t.next.Add(1) - 1 {
-				lo := int(k) * c
-				body(lo, lo+min(c, n-lo))
-			}
+	default:
+		// Every member builds the same schedule from the same arguments and
+		// claims from the team's one counter (the module's schedule engine,
+		// the one ranges.Loop runs); the counter is 0 here, see below.
+		var s loop.Schedule
+		if sched.kind == dynamic {
+			s = loop.Dynamic(n, sched.chunk)
+		} else {
+			s = loop.Guided(n, sched.chunk, size)
 		}
-	case guided:
-		minChunk := sched.chunk
-		div := 2 * int64(size)
-		for {
-			// next is the first unclaimed iteration; a CAS claims
-			// [lo, hi). remaining is computed without overflow.
-			lo := t.next.Load()
-			if lo >= int64(n) {
-				break
-			}
-			remaining := int64(n) - lo
-			c := max(int64(minChunk), remaining/div)
-			hi := lo + min(c, remaining)
-			if t.next.CompareAndSwap(lo, hi) {
-				body(int(lo), int(hi))
-			}
-		}
+		s.Drain(&t.next, body)
 	}
 	// The last member to finish its share resets the shared counter before
 	// it releases the others, so the next loop claims from 0: nobody reads

@@ -29,7 +29,8 @@
 // identity is cheap (amd64 and arm64).
 //
 // The package imports only the standard library and the module's internal
-// spin policy, goroutine identity and padding unit.
+// spin policy, goroutine identity, padding unit and schedule engine (the one
+// tasks/ranges' loops use).
 package team
 
 import (
@@ -66,14 +67,14 @@ type Team struct {
 	// last arrival before every departure: each member's writes before a
 	// Barrier happen before every member's code after it.
 	bar atomic.Uint64
-	_   [pad.CacheLine - 8]byte
+	_   [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Uint64{})]byte
 
 	// next is the current loop's claim counter (a chunk index for dynamic
 	// schedules, an iteration for guided ones). It is reset by the last
 	// arriver of the barrier that ends each loop, before it releases the
 	// others, so the next loop starts from 0 (see For).
-	next atomic.Int64
-	_    [pad.CacheLine - 8]byte
+	next atomic.Uint64
+	_    [uintptr(pad.CacheLine) - unsafe.Sizeof(atomic.Uint64{})]byte
 
 	// The slow path: waiters that spun for their budget sleep on cond.
 	// sleepers counts them; it is the Dekker partner of bar (a sleeper
@@ -155,11 +156,8 @@ func (t *Team) Reset(n int) {
 	}
 }
 
-// Size returns the number of members.
-func (t *Team) Size() int { return t.n }
-
 // Run runs fn as member id on the calling goroutine and returns when fn
-// returns. Each id in [0, Size()) must be run exactly once per run, each on a
+// returns. Each id in [0, n) must be run exactly once per run, each on a
 // goroutine of its own, all at the same time (a plain run's copies do).
 //
 // If fn panics or calls runtime.Goexit, the barrier breaks: members waiting
@@ -212,11 +210,8 @@ func (t *Team) Run(id int, fn func(m *Member)) {
 	normal = true
 }
 
-// ID returns the member's id in [0, Size()).
+// ID returns the member's id in [0, n), n the team's size.
 func (m *Member) ID() int { return m.id }
-
-// Size returns the number of members of the team.
-func (m *Member) Size() int { return m.t.n }
 
 // brokenBarrier is the panic value of a member stopped because another one
 // failed; Run recovers it.

@@ -25,9 +25,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // Goexit), failing the test instead of hanging if a member never returns.
 func runTeam(tb testing.TB, t *Team, fn func(m *Member)) []any {
 	tb.Helper()
-	out := make([]any, t.Size())
+	out := make([]any, t.n)
 	var wg sync.WaitGroup
-	for id := range t.Size() {
+	for id := range t.n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

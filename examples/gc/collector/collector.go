@@ -12,7 +12,7 @@
 //   - Roots and Mark: one batched run (tasks/batch, the costs picking the
 //     copies): a serial subtask scans the global roots, a parallel one hands
 //     out root groups (tasks/claim), and a parallel one marks with work
-//     stealing (tasks/steal: Set.DrainLocal and a Terminator); see package
+//     stealing (tasks/steal: Set.Drain and a Terminator); see package
 //     mark;
 //   - Weak refs: reference processing, a serial step run as a caller-runs
 //     task of one copy (inline: no worker is woken);
@@ -62,19 +62,20 @@ type Collector struct {
 	sweepP, freeP policy.Active
 
 	// Per-collection state, read by the copies of a run.
-	h         *heap.Heap
-	buf       []uint32 // the sweep's output: chunk c's free slots at buf[64*lo:]
-	chunkFree []int    // free slots found per sweep chunk
-	offsets   []int    // chunk c's free slots go to the free list at offsets[c]
-	list      []uint32 // the free list being filled
-	result    heap.Result
+	h              *heap.Heap
+	buf            []uint32 // the sweep's output: chunk c's free slots at buf[64*lo:]
+	chunkFree      []int    // free slots found per sweep chunk
+	sweepChunkSize int      // the sweep's chunk, in allocation words
+	offsets        []int    // chunk c's free slots go to the free list at offsets[c]
+	list           []uint32 // the free list being filled
+	result         heap.Result
 
 	sweep, copyFree *ranges.Task
 	sweepT, copyT   tasks.Task // opted in to caller-runs
 	weakT           tasks.Task
 
-	weakTime, sweepTime, freeTime *phases.Times
-	freed                         *phases.Counts
+	weakTime, sweepTime, freeTime *phases.Phase[time.Duration]
+	freed                         *phases.Phase[int64]
 }
 
 // New returns a Collector that runs its phases on r.
@@ -85,10 +86,10 @@ func New(r mark.Runner) *Collector {
 		marker:    mark.NewMarker(r),
 		sweepP:    policy.Active{WorkPerWorker: sweepWordsPerWorker, Max: maxW},
 		freeP:     policy.Active{WorkPerWorker: freePerWorker, Max: maxW},
-		weakTime:  phases.NewTimes("Weak refs", 1),
-		sweepTime: phases.NewTimes("Sweep", maxW),
-		freeTime:  phases.NewTimes("Free list", maxW),
-		freed:     phases.NewCounts("Freed", maxW),
+		weakTime:  phases.New[time.Duration]("Weak refs", 1),
+		sweepTime: phases.New[time.Duration]("Sweep", maxW),
+		freeTime:  phases.New[time.Duration]("Free list", maxW),
+		freed:     phases.New[int64]("Freed", maxW),
 	}
 	c.sweep = ranges.NewTask("gc: sweep", 0, 1, c.sweepChunk)
 	c.sweepT = tasks.CallerRuns(c.sweep)
@@ -190,8 +191,9 @@ func (c *Collector) Collect(h *heap.Heap) Stats {
 	words := h.Words()
 	n := c.sweepP.Next(words)
 	chunk := ranges.ChunkSize(words, n)
-	c.sweep.Reset(words, chunk)
-	chunks := c.sweep.NumChunks()
+	c.sweep.Loop().Reset(words, chunk)
+	c.sweepChunkSize = chunk
+	chunks := c.sweep.Loop().NumChunks()
 	if cap(c.chunkFree) < chunks {
 		c.chunkFree = make([]int, chunks)
 		c.offsets = make([]int, chunks)
@@ -208,7 +210,7 @@ func (c *Collector) Collect(h *heap.Heap) Stats {
 		total += k
 	}
 	c.list = h.FreeList(total)
-	c.copyFree.Reset(chunks, 1)
+	c.copyFree.Loop().Reset(chunks, 1)
 	s.FreeWorkers = min(c.freeP.Next(total), chunks)
 	c.r.RunN(c.copyT, s.FreeWorkers)
 	c.h, c.list = nil, nil
@@ -237,7 +239,7 @@ func (c *Collector) processWeak(w int) {
 func (c *Collector) sweepChunk(w, lo, hi int) {
 	t0 := time.Now()
 	free, freed := c.h.SweepWords(c.b, lo, hi, c.buf[64*lo:64*hi])
-	c.chunkFree[lo/c.sweep.Chunk()] = free
+	c.chunkFree[lo/c.sweepChunkSize] = free
 	c.freed.Add(w, int64(freed))
 	c.sweepTime.Add(w, time.Since(t0))
 }
@@ -246,7 +248,7 @@ func (c *Collector) sweepChunk(w, lo, hi int) {
 // the free list; the places are disjoint.
 func (c *Collector) copyChunks(w, lo, hi int) {
 	t0 := time.Now()
-	chunk := 64 * c.sweep.Chunk()
+	chunk := 64 * c.sweepChunkSize
 	for i := lo; i < hi; i++ {
 		copy(c.list[c.offsets[i]:], c.buf[i*chunk:i*chunk+c.chunkFree[i]])
 	}

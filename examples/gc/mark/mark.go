@@ -15,7 +15,7 @@
 //   - a tasks/batch Batch runs the mark: a serial subtask scans the global
 //     roots (claimed once, tasks/claim.Subtasks underneath), a parallel one
 //     hands out root "stacks" in order (tasks/claim.Sequential), and a
-//     parallel one drains the work with tasks/steal's Set.DrainLocal (a
+//     parallel one drains the work with tasks/steal's Set.Drain (a
 //     private stack per worker published to its Chase-Lev deque only when
 //     another worker is hungry, best-of-two stealing, a Terminator); its
 //     cost estimates pick the number of copies;
@@ -188,8 +188,8 @@ type Marker struct {
 	marked     []paddedCount // objects scanned, per worker
 	steals0    []int64       // Set.Steals per worker before the mark
 
-	clearTime, rootTime, drainTime *phases.Times
-	markedP, steals                *phases.Counts
+	clearTime, rootTime, drainTime *phases.Phase[time.Duration]
+	markedP, steals                *phases.Phase[int64]
 }
 
 // paddedCount is a per-worker counter on its own cache line.
@@ -206,11 +206,11 @@ func NewMarker(r Runner) *Marker {
 		r:         r,
 		policy:    policy.Active{WorkPerWorker: objectsPerWorker, Max: maxW},
 		clearP:    policy.Active{WorkPerWorker: wordsPerClearWorker, Max: maxW},
-		clearTime: phases.NewTimes("Clear", maxW),
-		rootTime:  phases.NewTimes("Roots", maxW),
-		drainTime: phases.NewTimes("Mark", maxW),
-		markedP:   phases.NewCounts("Marked", maxW),
-		steals:    phases.NewCounts("Steals", maxW),
+		clearTime: phases.New[time.Duration]("Clear", maxW),
+		rootTime:  phases.New[time.Duration]("Roots", maxW),
+		drainTime: phases.New[time.Duration]("Mark", maxW),
+		markedP:   phases.New[int64]("Marked", maxW),
+		steals:    phases.New[int64]("Steals", maxW),
 		marked:    make([]paddedCount, maxW),
 		steals0:   make([]int64, maxW),
 		sets:      make([]*steal.Set[span], maxW+1),
@@ -235,7 +235,7 @@ func NewMarker(r Runner) *Marker {
 // that panics (a bug, or a fault in the graph) before or during the drain
 // would otherwise leave the other copies waiting for its offer forever, the
 // run would never end, and RunN could never re-raise the panic. (A panic in
-// the drain itself is handled by DrainLocal; this covers the root scans.)
+// the drain itself is handled by Drain; this covers the root scans.)
 type markTask struct{ m *Marker }
 
 func (t markTask) Name() string { return "mark" }
@@ -320,8 +320,8 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	// below the policy's unit is cleared inline.
 	m.b = b
 	nc := min(m.clearP.Next(b.Words()), limit)
-	m.clear.Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
-	nc = min(nc, max(1, m.clear.NumChunks()))
+	m.clear.Loop().Reset(b.Words(), ranges.ChunkSize(b.Words(), nc))
+	nc = min(nc, max(1, m.clear.Loop().NumChunks()))
 	m.r.RunN(m.clearT, nc)
 
 	// Choose the copies: the policy's answer for this many objects is the
@@ -365,10 +365,7 @@ func (m *Marker) Mark(g *Graph, b *Bitmap, limit int) Stats {
 	if m.alone {
 		t = m.taskInline
 	}
-	m.r.RunN(t, n)
-	if err := m.batch.Check(); err != nil {
-		panic(err) // unreachable: RunN would have re-raised a copy's panic
-	}
+	m.r.RunN(t, n) // returned normally: every copy tried, so ran, every serial subtask
 	m.g, m.b = nil, nil
 	for w := range n {
 		m.steals.Set(w, set.Steals(w)-m.steals0[w])
@@ -412,10 +409,9 @@ func (m *Marker) scanRoots(w int, roots []uint32) {
 		}
 		return
 	}
-	q := m.set.Queue(w)
 	for _, r := range roots {
 		if b.MarkAtomic(r) {
-			q.Push(span{obj: r})
+			m.set.Push(w, span{obj: r})
 		}
 	}
 }
@@ -439,7 +435,7 @@ func (m *Marker) scanStacks(w int) {
 	m.rootTime.Add(w, time.Since(t0))
 }
 
-// drain is the stealing loop, steal.Set.DrainLocal: newly marked objects go
+// drain is the stealing loop, steal.Set.Drain: newly marked objects go
 // to the worker's private stack (plain appends), and are published to its
 // deque only when another worker is hungry.
 func (m *Marker) drain(w int) {
@@ -451,7 +447,7 @@ func (m *Marker) drain(w int) {
 		m.stack, n = dfs(m.g, m.b, m.stack, false)
 		m.marked[w].n += int64(n)
 	} else {
-		m.set.DrainLocal(w, m.term, m.scan)
+		m.set.Drain(w, m.term, m.scan)
 	}
 	m.drainTime.Set(w, time.Since(t0))
 }
@@ -459,7 +455,7 @@ func (m *Marker) drain(w int) {
 // chainMax is how many objects scanObject scans in one call at most, going
 // from an object straight to its last newly marked child instead of through
 // the private stack: a chain (a list) then costs no stack traffic and no call
-// per object, while DrainLocal still gets to publish work for the hungry, and
+// per object, while Drain still gets to publish work for the hungry, and
 // to notice an abort, every chainMax objects.
 const chainMax = 32
 
