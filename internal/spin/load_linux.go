@@ -55,16 +55,21 @@ func othersWaiting(procs int) bool {
 	if load.fd < 0 || load.cpus < 1 {
 		return false
 	}
+	// Our count is read on both sides of the kernel's: a thread of ours that
+	// starts or stops running in between (every run wakes and parks some)
+	// is counted as ours, not as another process's.
+	ours := ourRunning(procs)
 	var buf [128]byte
 	n, err := syscall.Pread(load.fd, buf[:], 0)
 	if err != nil || n <= 0 {
 		return false
 	}
+	ours = max(ours, ourRunning(procs))
 	runnable, ok := runnableField(buf[:n])
 	if !ok {
 		return false
 	}
-	return crowdedBy(runnable, ourRunning(procs), procs, load.cpus, &load.others)
+	return crowdedBy(runnable, ours, procs, load.cpus, &load.others)
 }
 
 // crowdedBy is othersWaiting's arithmetic: runnable threads on the machine,
