@@ -1,6 +1,7 @@
 package spin
 
 import (
+	"runtime/metrics"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -15,6 +16,9 @@ var load struct {
 	opened bool
 	cpus   int     // CPUs online, read once
 	others float64 // smoothed count of other processes' runnable threads
+	// running is the sample ourRunning reads: a field, so that a refresh
+	// allocates nothing.
+	running [1]metrics.Sample
 }
 
 // allowedCPUs returns the number of CPUs the calling thread may run on (the
@@ -31,12 +35,13 @@ func allowedCPUs() int {
 // wants one: whether the threads of other processes that are runnable, plus
 // this process's processors, exceed the machine's CPUs. The kernel's count of
 // runnable threads (the fourth field of /proc/loadavg, "running/total", read
-// at the instant) includes this process's own threads, of which at most
-// procs run Go code (a running goroutine, or a scheduler thread spinning for
-// work, holds a processor): all procs are counted as ours, which errs towards
-// spinning (the refresh runs while a waiter is about to spin, when this
-// process's processors are mostly busy). The count is smoothed over two
-// refreshes, so that a thread passing through does not stop the spinning.
+// at the instant) includes this process's own; those are the processors
+// running Go code at the same instant (ourRunning), read from the runtime
+// rather than assumed: counting all procs as ours would let a process that
+// runs on fewer threads because the machine is busy (a loop inline, its
+// workers parked) see the machine free, start its workers, see it busy
+// again, and so on. The count is smoothed over two refreshes, so that a
+// thread passing through does not stop the spinning.
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened = true
@@ -45,22 +50,48 @@ func othersWaiting(procs int) bool {
 			load.fd = fd
 		}
 		load.cpus = onlineCPUs()
+		load.running[0].Name = "/sched/goroutines/running:goroutines"
 	}
 	if load.fd < 0 || load.cpus < 1 {
 		return false
 	}
+	// Our count is read on both sides of the kernel's: a thread of ours that
+	// starts or stops running in between (every run wakes and parks some)
+	// is counted as ours, not as another process's.
+	ours := ourRunning(procs)
 	var buf [128]byte
 	n, err := syscall.Pread(load.fd, buf[:], 0)
 	if err != nil || n <= 0 {
 		return false
 	}
+	ours = max(ours, ourRunning(procs))
 	runnable, ok := runnableField(buf[:n])
 	if !ok {
 		return false
 	}
-	others := float64(max(runnable-procs, 0))
-	load.others = (load.others + others) / 2
-	return load.others+float64(procs) > float64(load.cpus)+0.5
+	return crowdedBy(runnable, ours, procs, load.cpus, &load.others)
+}
+
+// crowdedBy is othersWaiting's arithmetic: runnable threads on the machine,
+// ours of them this process's, procs processors it may use, cpus online;
+// others is the smoothed count of other processes' runnable threads, which
+// it updates.
+func crowdedBy(runnable, ours, procs, cpus int, others *float64) bool {
+	*others = (*others + float64(max(runnable-ours, 0))) / 2
+	return *others+float64(procs) > float64(cpus)+0.5
+}
+
+// ourRunning returns how many of this process's processors run Go code now
+// (the runtime's count of running goroutines; it includes the caller), or
+// procs where the runtime does not tell (before Go 1.26). Reading it takes
+// the scheduler's lock once, as reading GOMAXPROCS does.
+func ourRunning(procs int) int {
+	running := &load.running[0]
+	metrics.Read(load.running[:])
+	if running.Value.Kind() != metrics.KindUint64 {
+		return procs
+	}
+	return max(int(running.Value.Uint64()), 1)
 }
 
 // runnableField parses the "running" of "running/total" in /proc/loadavg

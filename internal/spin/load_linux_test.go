@@ -1,6 +1,7 @@
 package spin
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,4 +33,47 @@ func TestCountCPUList(t *testing.T) {
 func TestMachineReadings(t *testing.T) {
 	assert.Positive(t, allowedCPUs(), "the affinity mask of this thread")
 	assert.Positive(t, onlineCPUs())
+}
+
+// The load signal counts as this process's only the threads that run its Go
+// code at the reading: a process whose loop runs inline on one thread (its
+// workers parked) beside one busy process on two CPUs must still see the
+// machine as crowded, or it would start its workers, see the machine busy
+// again, and so on.
+func TestCrowdedBy(t *testing.T) {
+	for _, tc := range []struct {
+		name                        string
+		runnable, ours, procs, cpus int
+		want                        bool
+	}{
+		{"idle: our two processors only", 2, 2, 2, 2, false},
+		{"idle: a loop inline", 1, 1, 2, 2, false},
+		{"one busy process, a loop inline", 2, 1, 2, 2, true},
+		{"one busy process, both processors running", 3, 2, 2, 2, true},
+		{"two busy processes, a loop inline", 3, 1, 2, 2, true},
+		{"one busy process on a machine with a CPU to spare", 3, 2, 2, 4, false},
+	} {
+		var others float64
+		got := false
+		for range 4 { // the smoothing settles within a few readings
+			got = crowdedBy(tc.runnable, tc.ours, tc.procs, tc.cpus, &others)
+		}
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
+
+// One other thread seen at one reading (a thread that runs for an instant)
+// does not make the machine crowded on its own; seen at two, it does.
+func TestCrowdedBySmooths(t *testing.T) {
+	var others float64
+	assert.False(t, crowdedBy(2, 1, 2, 2, &others), "first busy reading")
+	assert.True(t, crowdedBy(2, 1, 2, 2, &others), "second busy reading")
+	assert.False(t, crowdedBy(1, 1, 2, 2, &others), "a free reading")
+}
+
+func TestOurRunning(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	got := ourRunning(procs)
+	assert.GreaterOrEqual(t, got, 1, "the caller runs Go code")
+	assert.LessOrEqual(t, got, procs)
 }

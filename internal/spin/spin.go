@@ -24,8 +24,9 @@
 // shared state is one read-mostly word (the processor view), refreshed by one
 // goroutine at a time at most every refreshEvery: at 16-256 cores it is one
 // cache-line transfer per core per refresh, and the refresh itself (a read of
-// /proc/loadavg and of the affinity mask, a few microseconds) is paid by one
-// waiter per refreshEvery, whatever the core count. Nothing here is touched
+// /proc/loadavg, of the affinity mask and of the runtime's count of running
+// goroutines, a few microseconds) is paid by one waiter per refreshEvery,
+// whatever the core count. Nothing here is touched
 // on a path that does not spin.
 //
 // The package imports only the standard library (and golang.org/x/sys on
