@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -511,4 +512,28 @@ func TestLoopCopiesFollowGOMAXPROCS(t *testing.T) {
 		w.ForRange(4000, body, workers.WithChunk(1), workers.WithCopies(4))
 	})
 	assert.LessOrEqual(t, id, int32(3), "WithCopies still decides")
+}
+
+// Under load (hint Load) RunContext and Do run on their caller alone, as
+// ForRange does; every index still runs once.
+func TestLoopsOnCrowdedMachineRunOnCaller(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	w := workers.New("crowded-calls", 2)
+	defer w.Close()
+	restore := spin.ForceView(2, true)
+	defer spin.Refresh()
+	defer restore()
+	caller := goid.Get()
+	var elsewhere, ran atomic.Int32
+	note := func() {
+		ran.Add(1)
+		if goid.Get() != caller {
+			elsewhere.Add(1)
+		}
+		time.Sleep(100 * time.Microsecond) // time for a woken worker to claim some
+	}
+	require.NoError(t, w.RunContext(context.Background(), 16, func(context.Context, int) error { note(); return nil }))
+	w.Do(16, func(int) { note() })
+	assert.Equal(t, int32(32), ran.Load(), "every index ran")
+	assert.Zero(t, elsewhere.Load(), "no call ran off the caller on a crowded machine")
 }
