@@ -40,6 +40,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"github.com/workgang/workgang/internal/pad"
 )
 
 // Default is the spin budget of a waiter whose budget was never set, when the
@@ -156,12 +159,17 @@ func (h Hint) String() string {
 // affinity mask cost system calls: none of it belongs on a path that does not
 // spin, and none of it more often than this.
 var view struct {
-	_          [128]byte
-	word       atomic.Uint64 // procs<<1 | contended
-	next       atomic.Int64  // when the view is stale, in ns since start
-	_          [128 - 16]byte
+	_ [pad.CacheLine]byte
+	viewLine
+	_          [uintptr(pad.CacheLine) - unsafe.Sizeof(viewLine{})]byte
 	refreshing atomic.Bool // written by refreshers only: a line of its own
-	_          [128]byte
+	_          [pad.CacheLine]byte
+}
+
+// viewLine is what every Procs reads: the view and when it goes stale.
+type viewLine struct {
+	word atomic.Uint64 // procs<<1 | contended
+	next atomic.Int64  // when the view is stale, in ns since start
 }
 
 // refreshEvery bounds how stale the view may be: a machine that becomes
