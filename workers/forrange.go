@@ -151,6 +151,7 @@ func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
+	shared                  bool // the set has concurrent runs
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -159,7 +160,7 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	r.copies, r.callerRuns = w.defaultCopies(), true
+	r.copies, r.callerRuns, r.shared = w.defaultCopies(), true, w.concurrent
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -201,9 +202,12 @@ func (w *set) defaultCopies() int {
 // crowded is r for a loop on a contended machine (the wait policy's hint
 // Load): one copy, which runs on the caller alone, as if serial, since a
 // worker woken for it would wait for a CPU and the caller for that worker.
-// A loop kept on the workers (WithWorkersOnly) keeps its copies.
+// On a set with concurrent runs the same holds while the process's own
+// goroutines wait for processors (a server's requests, spin.Queued): its
+// requests then each run their loops alone, as without the set. A loop kept
+// on the workers (WithWorkersOnly) keeps its copies.
 func (r rangeConfig) crowded() rangeConfig {
-	if r.callerRuns && r.copies > 1 && spin.Crowded() {
+	if r.callerRuns && r.copies > 1 && (spin.Crowded() || r.shared && spin.Queued()) {
 		r.copies = 1
 	}
 	return r

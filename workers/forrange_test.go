@@ -537,3 +537,29 @@ func TestLoopsOnCrowdedMachineRunOnCaller(t *testing.T) {
 	assert.Equal(t, int32(32), ran.Load(), "every index ran")
 	assert.Zero(t, elsewhere.Load(), "no call ran off the caller on a crowded machine")
 }
+
+// While the process's own goroutines wait for processors (spin.Queued), a
+// loop on a set with concurrent runs runs on its caller alone, as it would
+// without the set; a set from New keeps its copies.
+func TestLoopOnSharedSetWithQueuedGoroutines(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	restore := spin.ForceQueued(2, false, true)
+	defer spin.Refresh()
+	defer restore()
+	for _, tc := range []struct {
+		name       string
+		opts       []workers.Option
+		wantInline bool
+	}{
+		{"concurrent runs", []workers.Option{workers.WithConcurrentRuns()}, true},
+		{"FIFO set", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("queued", 2, tc.opts...)
+			defer w.Close()
+			before := w.Stats()
+			w.ForRange(64, func(int, int, int) {}, workers.WithChunk(1))
+			assert.Equal(t, tc.wantInline, w.Stats().InlineRuns == before.InlineRuns+1, "inline: %v", w.Stats())
+		})
+	}
+}

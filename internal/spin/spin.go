@@ -168,7 +168,7 @@ var view struct {
 
 // viewLine is what every Procs reads: the view and when it goes stale.
 type viewLine struct {
-	word atomic.Uint64 // procs<<1 | contended
+	word atomic.Uint64 // procs<<2 | queued<<1 | contended
 	next atomic.Int64  // when the view is stale, in ns since start
 }
 
@@ -189,18 +189,31 @@ func Procs() (procs int, contended bool) {
 		view.refreshing.Store(false)
 	}
 	w := view.word.Load()
-	return int(w >> 1), w&1 != 0
+	return int(w >> 2), w&1 != 0
+}
+
+// Queued reports whether this process's own goroutines wait for processors
+// (hint Load: the runtime's count of runnable goroutines, averaged over two
+// readings, at least the processors): a worker woken now would wait behind
+// them. It refreshes the view as Procs does.
+func Queued() bool {
+	if !On(Load) {
+		return false
+	}
+	Procs()
+	return view.word.Load()&2 != 0
 }
 
 // ForceView fixes the processor view at procs processors and contended until
 // restore is called (which reads the machine again): for tests of what the
 // view decides, which must not depend on the machine they run on.
 func ForceView(procs int, contended bool) (restore func()) {
-	w := uint64(procs) << 1
-	if contended {
-		w |= 1
-	}
-	view.word.Store(w)
+	return ForceQueued(procs, contended, false)
+}
+
+// ForceQueued is ForceView with Queued's answer fixed too.
+func ForceQueued(procs int, contended, queued bool) (restore func()) {
+	view.word.Store(viewWord(procs, contended, queued))
 	view.next.Store(math.MaxInt64) // no refresh until restore
 	return Refresh
 }
@@ -215,19 +228,28 @@ func Refresh() { view.next.Store(0) }
 // place, so the change that asked for it is read by the next Procs.
 func refresh(now, next int64) {
 	procs := runtime.GOMAXPROCS(0)
-	contended := false
+	contended, queued := false, false
 	if On(Load) {
 		if cpus := allowedCPUs(); cpus > 0 && cpus < procs {
 			procs = cpus
 		}
 		contended = othersWaiting(procs)
+		queued = goroutinesQueued(procs)
 	}
-	w := uint64(procs) << 1
+	view.word.Store(viewWord(procs, contended, queued))
+	view.next.CompareAndSwap(next, now+int64(refreshEvery))
+}
+
+// viewWord packs a processor view into one word.
+func viewWord(procs int, contended, queued bool) uint64 {
+	w := uint64(procs) << 2
+	if queued {
+		w |= 2
+	}
 	if contended {
 		w |= 1
 	}
-	view.word.Store(w)
-	view.next.CompareAndSwap(next, now+int64(refreshEvery))
+	return w
 }
 
 // Crowded reports whether the machine is contended, or the process may use

@@ -16,11 +16,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // given hints, and returns a function that restores both.
 func withView(procs int, contended bool, h Hint) (restore func()) {
 	old := SetHints(h)
-	w := uint64(procs) << 1
-	if contended {
-		w |= 1
-	}
-	view.word.Store(w)
+	view.word.Store(viewWord(procs, contended, false))
 	view.next.Store(int64(time.Hour) + int64(time.Since(start))) // no refresh during the test
 	return func() {
 		SetHints(old)
@@ -156,5 +152,38 @@ func TestUntil(t *testing.T) {
 func BenchmarkGosched(b *testing.B) {
 	for range b.N {
 		runtime.Gosched()
+	}
+}
+
+// queuedBy: goroutines waiting for a processor make the view contended once
+// their count, averaged over two readings, reaches the processors (at least
+// two); one passing reading does not.
+func TestQueuedBy(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		runnable []int
+		procs    int
+		want     bool
+	}{
+		{"none", []int{0, 0}, 2, false},
+		{"one passing goroutine", []int{0, 1}, 2, false},
+		{"one queued goroutine kept", []int{1, 1}, 2, false},
+		{"two queued goroutines kept", []int{2, 2}, 2, true},
+		{"a burst passing", []int{0, 3}, 2, false},
+		{"a server's backlog", []int{16, 16}, 2, true},
+		{"few on many processors", []int{16, 16}, 64, false},
+		{"one per processor", []int{64, 64}, 64, true},
+		{"drained again", []int{16, 16, 0, 0, 0}, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			last := 0
+			got := false
+			for _, r := range tc.runnable {
+				got = queuedBy(r, tc.procs, &last)
+			}
+			if got != tc.want {
+				t.Errorf("after %v on %d procs: queued = %v; want %v", tc.runnable, tc.procs, got, tc.want)
+			}
+		})
 	}
 }
