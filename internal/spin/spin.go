@@ -24,8 +24,8 @@
 // shared state is one read-mostly word (the processor view), refreshed by one
 // goroutine at a time at most every refreshEvery: at 16-256 cores it is one
 // cache-line transfer per core per refresh, and the refresh itself (a read of
-// /proc/loadavg, of the affinity mask and of the runtime's count of running
-// goroutines, a few microseconds) is paid by one waiter per refreshEvery,
+// /proc/loadavg, of the affinity mask and of the runtime's counts of running
+// and runnable goroutines, a few microseconds) is paid by one waiter per refreshEvery,
 // whatever the core count. Nothing here is touched
 // on a path that does not spin.
 //
@@ -64,8 +64,9 @@ const (
 	// Load: no spinning while other processes' threads wait for a CPU
 	// (the machine's run queues hold more threads than it has CPUs), and a
 	// loop then runs on its caller alone (Crowded); the processors count is
-	// cut to the CPUs the affinity mask allows. For: shared machines, CI
-	// runners, containers.
+	// cut to the CPUs the affinity mask allows; and Queued, this process's
+	// own goroutines waiting for processors, for loops on shared sets. For:
+	// shared machines, CI runners, containers, servers.
 	Load Hint = 1 << iota
 	// Yield: the coordinator of a plain run whose workers and itself
 	// outnumber the processors yields after a short poll, and the copy
