@@ -33,5 +33,11 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
-	w.onCaller(plan, n)
+	// The copies count as caller copies when they have all run, as every
+	// run counts its caller's copies when it returns: a caller copy's Goexit
+	// skips the count, a panic is counted and re-raised.
+	defer asSetPanic()
+	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
+	w.callerCopies.Add(uint64(n))
+	repanic(p)
 }

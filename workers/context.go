@@ -46,7 +46,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
 	// runs every id even once the context is done.
 	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
-	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}.crowded())
+	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent, view: readLoopView()}.crowded())
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	t.start(runCtx, cancel)

@@ -151,7 +151,8 @@ func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
-	shared                  bool // the set has concurrent runs
+	shared                  bool     // the set has concurrent runs
+	view                    loopView // read once, as the loop starts
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -160,7 +161,8 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	r.copies, r.callerRuns, r.shared = w.defaultCopies(), true, w.concurrent
+	r.view = readLoopView()
+	r.copies, r.callerRuns, r.shared = w.defaultCopies(r.view.procs), true, w.concurrent
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -194,8 +196,7 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 // but never more than the processors the program may use now (GOMAXPROCS,
 // read at most every few milliseconds), so that a loop follows GOMAXPROCS
 // down when the program lowers it.
-func (w *set) defaultCopies() int {
-	procs, _ := spin.Procs()
+func (w *set) defaultCopies(procs int) int {
 	return max(1, min(w.ActiveWorkers(), procs))
 }
 
@@ -207,10 +208,22 @@ func (w *set) defaultCopies() int {
 // requests then each run their loops alone, as without the set. A loop kept
 // on the workers (WithWorkersOnly) keeps its copies.
 func (r rangeConfig) crowded() rangeConfig {
-	if r.callerRuns && r.copies > 1 && (spin.Crowded() || r.shared && spin.Queued()) {
+	if r.callerRuns && r.copies > 1 && (r.view.crowded || r.shared && r.view.queued) {
 		r.copies = 1
 	}
 	return r
+}
+
+// loopView is what a loop reads of the wait policy's view as it starts
+// (spin.ForLoop), once.
+type loopView struct {
+	procs           int
+	crowded, queued bool
+}
+
+func readLoopView() (v loopView) {
+	v.procs, v.crowded, v.queued = spin.ForLoop()
+	return v
 }
 
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided

@@ -321,19 +321,6 @@ func (w *set) inlineCopy(plan gang.Plan, locked bool) {
 	repanic(p)
 }
 
-// onCaller runs the n copies of plan on the caller (gang.RunOnCaller) and
-// counts them as caller copies when they have all run, as every run counts
-// its caller's copies when it returns: a caller copy's Goexit skips the
-// count, a panic is counted and re-raised.
-func (w *set) onCaller(plan gang.Plan, n int) {
-	if n > 1 {
-		defer asSetPanic()
-	}
-	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
-	w.callerCopies.Add(uint64(n))
-	repanic(p)
-}
-
 func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*gang.PanicError, error) {
 	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return nil, err

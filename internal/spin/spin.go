@@ -63,10 +63,10 @@ type Hint uint32
 const (
 	// Load: no spinning while other processes' threads wait for a CPU
 	// (the machine's run queues hold more threads than it has CPUs), and a
-	// loop then runs on its caller alone (Crowded); the processors count is
-	// cut to the CPUs the affinity mask allows; and Queued, this process's
-	// own goroutines waiting for processors, for loops on shared sets. For:
-	// shared machines, CI runners, containers, servers.
+	// loop then runs on its caller alone (ForLoop); the processors count is
+	// cut to the CPUs the affinity mask allows; and, for loops on shared
+	// sets, this process's own goroutines waiting for processors (ForLoop's
+	// queued). For: shared machines, CI runners, containers, servers.
 	Load Hint = 1 << iota
 	// Yield: the coordinator of a plain run whose workers and itself
 	// outnumber the processors yields after a short poll, and the copy
@@ -184,25 +184,34 @@ var start = time.Now()
 // Load is on) and whether the machine is contended (hint Load: more threads
 // want its CPUs than it has). Both may be up to refreshEvery old.
 func Procs() (procs int, contended bool) {
+	w := current()
+	return int(w >> 2), w&1 != 0
+}
+
+// ForLoop is the view a loop reads once as it starts: the processors (as
+// Procs), whether the machine is crowded (hint Load: contended, or one
+// processor; the loop then runs on its caller alone, since a worker woken for
+// it would wait for a CPU and the caller for that worker), and whether this
+// process's own goroutines wait for processors (hint Load: the runtime's
+// runnable count, averaged over two readings, at least the processors; a
+// worker woken now would wait behind them). One clock read, one load.
+func ForLoop() (procs int, crowded, queued bool) {
+	w := current()
+	procs = int(w >> 2)
+	if !On(Load) {
+		return procs, false, false
+	}
+	return procs, w&1 != 0 || procs <= 1, w&2 != 0
+}
+
+// current returns the view word, refreshed first if it is stale.
+func current() uint64 {
 	now := int64(time.Since(start))
 	if next := view.next.Load(); now >= next && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
 		refresh(now, next)
 		view.refreshing.Store(false)
 	}
-	w := view.word.Load()
-	return int(w >> 2), w&1 != 0
-}
-
-// Queued reports whether this process's own goroutines wait for processors
-// (hint Load: the runtime's count of runnable goroutines, averaged over two
-// readings, at least the processors): a worker woken now would wait behind
-// them. It refreshes the view as Procs does.
-func Queued() bool {
-	if !On(Load) {
-		return false
-	}
-	Procs()
-	return view.word.Load()&2 != 0
+	return view.word.Load()
 }
 
 // ForceView fixes the processor view at procs processors and contended until
@@ -212,7 +221,7 @@ func ForceView(procs int, contended bool) (restore func()) {
 	return ForceQueued(procs, contended, false)
 }
 
-// ForceQueued is ForceView with Queued's answer fixed too.
+// ForceQueued is ForceView with ForLoop's queued answer fixed too.
 func ForceQueued(procs int, contended, queued bool) (restore func()) {
 	view.word.Store(viewWord(procs, contended, queued))
 	view.next.Store(math.MaxInt64) // no refresh until restore
@@ -251,20 +260,6 @@ func viewWord(procs int, contended, queued bool) uint64 {
 		w |= 1
 	}
 	return w
-}
-
-// Crowded reports whether the machine is contended, or the process may use
-// one CPU only (hint Load): a loop
-// (ForRange) then runs on its caller alone, since a worker woken for it would
-// wait for a CPU and the caller for that worker. It refreshes the view as
-// Procs does (a clock read), so the answer follows the machine although
-// nobody spins meanwhile.
-func Crowded() bool {
-	if !On(Load) {
-		return false
-	}
-	procs, contended := Procs()
-	return contended || procs <= 1
 }
 
 // Budget returns how long a waiter whose budget was never set should spin:
