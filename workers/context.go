@@ -45,14 +45,14 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	defer cancel(nil) // on every return: the run's context ends with the call
 	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
 	// runs every id even once the context is done.
-	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
+	t := rangeCtxPool.Get().(*rangeCtxTask)
 	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent, view: readLoopView()}.crowded())
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	t.start(runCtx, cancel)
 	err, waitErr := t.runEach(w, runCtx, copies)
 	t.each = nil
-	putTask(&w.ctxTasks.rng, &rangeCtxPool, t) // after the run returned, no copy touches t any more
+	rangeCtxPool.Put(t)
 	if waitErr != nil {
 		return waitErr
 	}
@@ -89,7 +89,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	if runCtx.Err() != nil {
 		return context.Cause(runCtx) // ctx was done: its cause
 	}
-	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
+	t := rangeCtxPool.Get().(*rangeCtxTask)
 	copies := t.loop.reset(n, r.crowded())
 	t.body, t.callerRuns = body, r.callerRuns
 	t.start(runCtx, cancel)
@@ -106,7 +106,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 		err = context.Cause(runCtx)
 	}
 	t.body = nil
-	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
+	rangeCtxPool.Put(t)
 	return err
 }
 
@@ -246,45 +246,6 @@ func parentFailed(v any) error {
 	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
 }
 
-// ctxTasks keeps a set's tasks with a context between runs, one of each
-// kind, so that a set used by one goroutine at a time allocates only the
-// run's context in steady state and keeps its task across garbage
-// collections (a sync.Pool is emptied by them); concurrent runs
-// (WithConcurrentRuns) take the others from the package's pools. A kept task
-// holds nothing of its last run but its buffers.
-type ctxTasks struct {
-	rng atomic.Pointer[rangeCtxTask]
-}
-
-// release hands the kept tasks of a closing set to the package's pools, so
-// that the first RunContext of a set made later takes one (memory recently
-// used, rather than a fresh object) instead of allocating. Close holds the
-// run lock and the set is closed: no run of this set takes them again.
-func (c *ctxTasks) release() {
-	if t := c.rng.Swap(nil); t != nil {
-		rangeCtxPool.Put(t)
-	}
-}
-
-// takeTask takes the set's kept task from slot, or one from pool. The Swap
-// gives the task to one caller only.
-func takeTask[T any](slot *atomic.Pointer[T], pool *sync.Pool) *T {
-	if t := slot.Swap(nil); t != nil {
-		return t
-	}
-	return pool.Get().(*T)
-}
-
-// putTask keeps t in slot if it is empty, else puts it in pool. The caller's
-// run is over: no copy of it touches t any more, and the CAS publishes t's
-// reset state to the next caller that takes it. A run that panics puts
-// nothing back: its task is dropped.
-func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
-	if !slot.CompareAndSwap(nil, t) {
-		pool.Put(t)
-	}
-}
-
 // ctxRun is what the copies of a run with a context share besides their
 // work: the run's context, its cancel function and the first error. The
 // caller writes ctx and cancel (start) before the run is dispatched, which is
@@ -342,6 +303,9 @@ func renameCopy(cur []int) {
 	panic(v)
 }
 
+// rangeCtxPool recycles the tasks of RunContext and ForRangeContext as
+// rangePool does ForRange's: a task goes back only after its run returned, so
+// no copy touches it any more, and a run that panics puts nothing back.
 var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 
 // rangeCtxTask is the task ForRangeContext and RunContext run. For

@@ -141,10 +141,6 @@ type set struct {
 
 	// team is the team RunTeam keeps between runs (see RunTeam).
 	team atomic.Pointer[cachedTeam]
-
-	// ctxTasks keeps the tasks of RunContext and ForRangeContext between
-	// runs (see ctxTasks).
-	ctxTasks ctxTasks
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -383,7 +379,6 @@ func (w *set) close() {
 	w.d.Stop(k)
 	w.wg.Wait()
 	unregister(w)
-	w.ctxTasks.release()
 }
 
 // lock takes the run lock; the slow path detects nested calls.
