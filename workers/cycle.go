@@ -115,25 +115,7 @@ func insideAnyRun(g uintptr) bool {
 func insideRunOf(w *set, g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	sets := liveSets()
-	seen := map[*set]bool{w: true}
-	todo := []*set{w}
-	for len(todo) > 0 {
-		x := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		for _, c := range x.runGoroutines() {
-			if c == g {
-				return true
-			}
-			for _, y := range sets {
-				if !seen[y] && y.mu.owner() == c {
-					seen[y] = true
-					todo = append(todo, y)
-				}
-			}
-		}
-	}
-	return false
+	return pathTo(w, g, false) != nil
 }
 
 // waitLock takes w's lock for goroutine g (with token tok), which found it
@@ -209,7 +191,7 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 		case <-timer.C:
 		}
 		registry.mu.Lock()
-		path := cycleFrom(w, g)
+		path := pathTo(w, g, true)
 		registry.mu.Unlock()
 		// Confirm by existence, not by the path found: with several
 		// routes the search may name a different one each time (it visits
@@ -223,8 +205,12 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 			if w.mu.abandon(wt) {
 				return w.gotLock(ctx)
 			}
+			var names []string
+			for _, x := range append(path, w) {
+				names = append(names, fmt.Sprintf("%q", x.name))
+			}
 			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
-				op, w.name, strings.Join(path, " -> ")))
+				op, w.name, strings.Join(names, " -> ")))
 		}
 		backoff = min(2*backoff, time.Millisecond)
 		timer.Reset(backoff)
@@ -251,10 +237,12 @@ func (w *set) leave(wt *lockWaiter, ctx context.Context) error {
 	return cause(ctx)
 }
 
-// cycleFrom returns the names of the sets on a wait-for path from w to a set
-// whose current run g is part of (w first, that set last, then w again), or
-// nil. Called with registry.mu held.
-func cycleFrom(w *set, g uintptr) []string {
+// pathTo returns the sets on a path from w (first) to a set whose current
+// run g is part of, or nil. A set x leads to every set whose lock a goroutine
+// of x's run (runGoroutines) holds; with waits, only to those that goroutine
+// waits for: the set whose lock it waits for, and the set whose end wait it
+// sleeps in. Called with registry.mu held.
+func pathTo(w *set, g uintptr, waits bool) []*set {
 	type step struct {
 		set  *set
 		prev int
@@ -263,28 +251,20 @@ func cycleFrom(w *set, g uintptr) []string {
 	steps := []step{{w, -1}}
 	seen := map[*set]bool{w: true}
 	for k := 0; k < len(steps); k++ {
-		x := steps[k].set
-		for _, c := range x.runGoroutines() {
+		for _, c := range steps[k].set.runGoroutines() {
 			if c == g {
-				var names []string
+				var path []*set
 				for j := k; j >= 0; j = steps[j].prev {
-					names = append([]string{fmt.Sprintf("%q", steps[j].set.name)}, names...)
+					path = append([]*set{steps[j].set}, path...)
 				}
-				return append(names, fmt.Sprintf("%q", w.name))
-			}
-			// c waits for the set whose lock it waits for, and for the
-			// set whose end wait it sleeps in.
-			var next []*set
-			if y := registry.waiting[c]; y != nil {
-				next = append(next, y)
+				return path
 			}
 			for _, y := range sets {
-				if y.mu.owner() == c && peek.CoordinatorParked(y.d) {
-					next = append(next, y)
+				next := y.mu.owner() == c
+				if waits {
+					next = next && peek.CoordinatorParked(y.d) || registry.waiting[c] == y
 				}
-			}
-			for _, y := range next {
-				if !seen[y] {
+				if next && !seen[y] {
 					seen[y] = true
 					steps = append(steps, step{y, k})
 				}
