@@ -128,11 +128,9 @@ func insideRunOf(w *set, g uintptr) bool {
 // set is found busy returns at once, without queueing. Every wait of a run
 // (not of Close) is counted in the set's Stats.
 func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		if done = ctx.Done(); done != nil && ctx.Err() != nil {
-			return cause(ctx) // done before it queued
-		}
+	done := ctx.Done() // nil for a ctx that is never done
+	if done != nil && ctx.Err() != nil {
+		return cause(ctx) // done before it queued
 	}
 	start := time.Now()
 	wt := w.mu.enqueue(tok)
@@ -157,12 +155,12 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 		}()
 		timer := time.NewTimer(firstCheck)
 		defer timer.Stop()
-		return w.waitNested(op, g, wt, ctx, timer)
+		return w.waitNested(op, g, wt, ctx, done, timer)
 	}
 	select {
 	case <-wt.ready:
 		return w.gotLock(ctx)
-	case <-done: // nil for a ctx that is never done: never ready
+	case <-done: // never ready if nil
 		return w.leave(wt, ctx)
 	}
 }
@@ -175,11 +173,7 @@ const firstCheck = 10 * time.Microsecond
 // to re-check for a cycle until it gets the lock, ctx is done, or a cycle is
 // confirmed (it then leaves the queue and panics, unless the lock was handed
 // to it meanwhile: a goroutine that got the lock was in no cycle).
-func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, timer *time.Timer) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-	}
+func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, done <-chan struct{}, timer *time.Timer) error {
 	var since time.Time // when the check first found a cycle, zero if the last one did not
 	backoff := firstCheck
 	for {
@@ -221,7 +215,7 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 // the run runs nothing (it waited, and its context ended meanwhile), so the
 // lock goes to the next waiter at once.
 func (w *set) gotLock(ctx context.Context) error {
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		w.mu.unlock()
 		return cause(ctx)
 	}

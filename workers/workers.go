@@ -171,7 +171,7 @@ func newFromConfig(name string, maxWorkers int, c config) *Workers {
 
 // init sets up a zero set in place.
 func (w *set) init(name string, maxWorkers int, c config) {
-	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
+	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers),
 		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
@@ -367,7 +367,7 @@ func (w *Workers) Close() {
 }
 
 func (w *set) close() {
-	w.lock("Close", true)
+	_ = w.lockContext(context.Background(), "Close", true) // never done: always gets the lock
 	defer w.mu.unlock()
 	w.createMu.Lock()
 	if w.closed.Swap(true) {
@@ -381,18 +381,11 @@ func (w *set) close() {
 	unregister(w)
 }
 
-// lock takes the run lock; the slow path detects nested calls.
+// lockContext takes the run lock; the slow path detects nested calls.
 // runsUserCode tells whether this goroutine will run copies while it holds
-// it (see token).
-func (w *set) lock(op string, runsUserCode bool) {
-	if !w.mu.tryLock(token(runsUserCode)) {
-		_ = w.lockSlow(op, runsUserCode, context.Background()) // never done: always gets the lock
-	}
-}
-
-// lockContext is lock for a run with a context: if ctx is done while the run
-// waits for the set, it returns ctx's cause without the lock (see waitLock).
-// A ctx that is never done (Done returns nil) waits for good, as lock does.
+// it (see token). If ctx is done while the run waits for the set, it returns
+// ctx's cause without the lock (see waitLock); a ctx that is never done
+// (Done returns nil) waits for good.
 func (w *set) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
