@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -46,7 +48,9 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
 	// runs every id even once the context is done.
 	t := rangeCtxPool.Get().(*rangeCtxTask)
-	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent, view: readLoopView()}.crowded())
+	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
+	_, r.crowded, r.queued = spin.ForLoop()
+	copies := t.loop.reset(n, r)
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	t.start(runCtx, cancel)
@@ -90,7 +94,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 		return context.Cause(runCtx) // ctx was done: its cause
 	}
 	t := rangeCtxPool.Get().(*rangeCtxTask)
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	t.body, t.callerRuns = body, r.callerRuns
 	t.start(runCtx, cancel)
 	// As in RunContext: a run whose ctx is done while it waits for the

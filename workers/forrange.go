@@ -61,7 +61,7 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
 	// No defer: a panicking run leaves t to the garbage collector instead of
@@ -81,7 +81,7 @@ func (w *set) Do(n int, fn func(i int)) {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 	w.doRun(t, copies)
@@ -114,7 +114,7 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 	// every copy: each call of it claims afresh) are the call's allocations.
 	t := &chunksTask{body: body, callerRuns: r.callerRuns}
 	t.chunks = t.claim
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	w.runN("ForChunks", t, copies)
 	if t.loop.Claimed() < n {
 		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.Claimed(), n))
@@ -151,8 +151,9 @@ func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
-	shared                  bool     // the set has concurrent runs
-	view                    loopView // read once, as the loop starts
+	shared                  bool // the set has concurrent runs
+	// The wait policy's view, read once as the loop starts (spin.ForLoop).
+	crowded, queued bool
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -161,8 +162,13 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	r.view = readLoopView()
-	r.copies, r.callerRuns, r.shared = w.defaultCopies(r.view.procs), true, w.concurrent
+	// The copies without WithCopies: ActiveWorkers, but never more than the
+	// processors the program may use now (GOMAXPROCS, read at most every few
+	// milliseconds), so that a loop follows GOMAXPROCS down when the program
+	// lowers it.
+	procs := 0
+	procs, r.crowded, r.queued = spin.ForLoop()
+	r.copies, r.callerRuns, r.shared = max(1, min(w.ActiveWorkers(), procs)), true, w.concurrent
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -192,40 +198,6 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	return r
 }
 
-// defaultCopies is the copies of a loop without WithCopies: ActiveWorkers,
-// but never more than the processors the program may use now (GOMAXPROCS,
-// read at most every few milliseconds), so that a loop follows GOMAXPROCS
-// down when the program lowers it.
-func (w *set) defaultCopies(procs int) int {
-	return max(1, min(w.ActiveWorkers(), procs))
-}
-
-// crowded is r for a loop on a contended machine (the wait policy's hint
-// Load): one copy, which runs on the caller alone, as if serial, since a
-// worker woken for it would wait for a CPU and the caller for that worker.
-// On a set with concurrent runs the same holds while the process's own
-// goroutines wait for processors (a server's requests, spin.Queued): its
-// requests then each run their loops alone, as without the set. A loop kept
-// on the workers (WithWorkersOnly) keeps its copies.
-func (r rangeConfig) crowded() rangeConfig {
-	if r.callerRuns && r.copies > 1 && (r.view.crowded || r.shared && r.view.queued) {
-		r.copies = 1
-	}
-	return r
-}
-
-// loopView is what a loop reads of the wait policy's view as it starts
-// (spin.ForLoop), once.
-type loopView struct {
-	procs           int
-	crowded, queued bool
-}
-
-func readLoopView() (v loopView) {
-	v.procs, v.crowded, v.queued = spin.ForLoop()
-	return v
-}
-
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
 // schedule.
 type rangeLoop struct{ ranges.Loop }
@@ -233,7 +205,18 @@ type rangeLoop struct{ ranges.Loop }
 // reset makes l the loop of a run over [0, n) with r's schedule and returns
 // the number of copies to run: r.copies, but never more than there are
 // chunks. It runs before the run, so no copy reads l concurrently.
+//
+// A loop on a contended machine (the wait policy's hint Load) runs one copy,
+// on the caller alone, as if serial, since a worker woken for it would wait
+// for a CPU and the caller for that worker. On a set with concurrent runs the
+// same holds while the process's own goroutines wait for processors (a
+// server's requests, spin.ForLoop): its requests then each run their loops
+// alone, as without the set. A loop kept on the workers (WithWorkersOnly)
+// keeps its copies.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
+	if r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued) {
+		r.copies = 1
+	}
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
