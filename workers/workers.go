@@ -159,13 +159,8 @@ type worker struct {
 // run first needs them. It panics if maxWorkers is outside [1,
 // tasks.MaxCopies] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
-	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
-}
-
-// newFromConfig makes the set once newConfig has checked the arguments.
-func newFromConfig(name string, maxWorkers int, c config) *Workers {
 	w := &Workers{}
-	w.init(name, maxWorkers, c)
+	w.init(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 	return w
 }
 
@@ -249,11 +244,17 @@ func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, n
 // runPlan runs a prepared task: inline, busy, or through the dispatcher.
 func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
-		if w.concurrent {
-			w.runInlineConcurrent(op, plan)
-			return nil
+		// Inline: no worker, no dispatcher, but under the run lock, so that
+		// it never overlaps another run of the set (copies of different runs
+		// share worker ids, and users key per-worker scratch data by them);
+		// on a set with concurrent runs without it (see concurrent.go).
+		if !w.concurrent {
+			if err := w.lockContext(ctx, op, true); err != nil {
+				return err
+			}
 		}
-		return w.runInline(ctx, op, plan)
+		w.inlineCopy(op, plan, !w.concurrent)
+		return nil
 	}
 	need := n
 	if plan.CallerRuns() {
@@ -263,7 +264,7 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 		w.ensureCreated(op, need)
 	}
 	if w.concurrent && plan.CallerRuns() {
-		// The busy check: the same CAS as lock's fast path. If another run
+		// The busy check: the same CAS as lockContext's fast path. If another run
 		// (or Close) holds the lock, or this goroutine is inside a copy of
 		// the set's run, run on the caller instead of waiting (so such a
 		// run never waits, and its context never cuts a wait short).
@@ -271,37 +272,26 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 			w.runBusy(op, plan, n)
 			return nil
 		}
-		repanic(w.runHeld(op, plan, n))
-		return nil
-	}
-	p, err := w.runLocked(ctx, op, plan, n)
-	repanic(p)
-	return err
-}
-
-// runInline runs the single copy of a caller-runs task on the caller: no
-// worker, no dispatcher, but under the run lock, so that it never overlaps
-// another run of the set (copies of different runs share worker ids, and
-// users key per-worker scratch data by them).
-func (w *set) runInline(ctx context.Context, op string, plan gang.Plan) error {
-	if err := w.lockContext(ctx, op, true); err != nil {
+	} else if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return err
 	}
-	if w.closed.Load() {
-		w.mu.unlock()
-		w.panicClosed(op)
-	}
-	w.inlineCopy(plan, true)
+	repanic(w.runHeld(op, plan, n))
 	return nil
 }
 
-// inlineCopy runs an inline run's copy, counts the run when it ends and, if
-// locked, releases the run lock. One counter (inlineRuns) counts the run and
-// its caller copy when the copy returns or panics, another, off the common
-// path, a copy that called runtime.Goexit. One deferred call does both: a
-// second defer costs the inline run measurably (BenchmarkRun,
-// n=1/workers+caller).
-func (w *set) inlineCopy(plan gang.Plan, locked bool) {
+// inlineCopy runs an inline run's copy, unless the set is closed, counts the
+// run when it ends and, if locked, releases the run lock. One counter
+// (inlineRuns) counts the run and its caller copy when the copy returns or
+// panics, another, off the common path, a copy that called runtime.Goexit.
+// One deferred call does both: a second defer costs the inline run
+// measurably (BenchmarkRun, n=1/workers+caller).
+func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
+	if w.closed.Load() {
+		if locked {
+			w.mu.unlock()
+		}
+		w.panicClosed(op)
+	}
 	ended := false
 	defer func() {
 		if !ended {
@@ -317,14 +307,8 @@ func (w *set) inlineCopy(plan gang.Plan, locked bool) {
 	repanic(p)
 }
 
-func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*gang.PanicError, error) {
-	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
-		return nil, err
-	}
-	return w.runHeld(op, plan, n), nil
-}
-
-// runHeld is runLocked once the run lock is held; it releases it.
+// runHeld runs plan through the dispatcher once the run lock is held; it
+// releases it.
 func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
 	if plan.CallerRuns() {
