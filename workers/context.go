@@ -43,34 +43,11 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	runCtx, cancel := withCancelCause(ctx)
-	defer cancel(nil) // on every return: the run's context ends with the call
 	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
 	// runs every id even once the context is done.
-	t := rangeCtxPool.Get().(*rangeCtxTask)
 	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
 	_, r.crowded, r.queued = spin.ForLoop()
-	copies := t.loop.reset(n, r)
-	t.each, t.callerRuns = fn, true
-	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-	t.start(runCtx, cancel)
-	err, waitErr := t.runEach(w, runCtx, copies)
-	t.each = nil
-	rangeCtxPool.Put(t)
-	if waitErr != nil {
-		return waitErr
-	}
-	return err
-}
-
-// runEach is RunContext's run, in a frame of its own for the deferred
-// renameCopy: a *PanicError names the id that panicked, not the copy. Like
-// w.RunN(t, copies), but giving up (running nothing) if the run's context,
-// hence ctx, is done while the run waits for the set.
-func (t *rangeCtxTask) runEach(w *set, runCtx context.Context, copies int) (err, waitErr error) {
-	defer renameCopy(t.cur)
-	waitErr = w.runNContext(runCtx, "RunContext", t, copies)
-	return t.end(), waitErr
+	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }
 
 // ForRangeContext is ForRange with a context and errors: body calls get a
@@ -88,28 +65,39 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	if n == 0 {
 		return nil
 	}
-	runCtx, cancel := withCancelCause(ctx)
-	defer cancel(nil) // as in RunContext
-	if runCtx.Err() != nil {
-		return context.Cause(runCtx) // ctx was done: its cause
+	return w.runContext(ctx, "ForRangeContext", n, r, body, nil)
+}
+
+// runContext runs the loop of ForRangeContext (body) or RunContext (each)
+// over [0, n) with a context derived from parent. If parent is done while
+// the run waits for the set, the run gives up, running nothing, and returns
+// its cause.
+func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
+	ctx, cancel := withCancelCause(parent)
+	defer cancel(nil) // on every return: the run's context ends with the call
+	if body != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // parent was done: its cause
 	}
 	t := rangeCtxPool.Get().(*rangeCtxTask)
 	copies := t.loop.reset(n, r)
-	t.body, t.callerRuns = body, r.callerRuns
-	t.start(runCtx, cancel)
-	// As in RunContext: a run whose ctx is done while it waits for the
-	// set claims no chunk, and the loop below reports ctx's cause.
-	waitErr := w.runNContext(runCtx, "ForRangeContext", t, copies)
+	t.body, t.each, t.callerRuns = body, each, r.callerRuns
+	if each != nil {
+		t.cur = slices.Grow(t.cur[:0], copies)[:copies]
+		defer renameCopy(t.cur) // a *PanicError names the i that panicked, not the copy
+	}
+	t.start(ctx, cancel)
+	waitErr := w.runNContext(ctx, op, t, copies)
 	err := t.end()
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.Claimed() < n {
-		// Copies stop early without an error only once the run's context
-		// is done, and only ctx being done makes it so then (a panic would
-		// have made RunN panic): its cause is ctx's.
-		err = context.Cause(runCtx)
+		// ForRangeContext's copies stop early without an error only once
+		// the run's context is done, and only parent being done makes it so
+		// then (a panic would have made the run panic): its cause is
+		// parent's.
+		err = context.Cause(ctx)
 	}
-	t.body = nil
+	t.body, t.each = nil, nil
 	rangeCtxPool.Put(t)
 	return err
 }
