@@ -102,15 +102,6 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 	return err
 }
 
-// cause is context.Cause(ctx), or ctx.Err() for a context whose Cause is nil
-// although it is done (a custom Context implementation).
-func cause(ctx context.Context) error {
-	if err := context.Cause(ctx); err != nil {
-		return err
-	}
-	return ctx.Err()
-}
-
 // withCancelCause is context.WithCancelCause(parent), with parent's methods
 // kept away from every place where their misbehaviour (a panic, a Goexit)
 // could hang or crash anything but the caller or a copy: unless parent is

@@ -130,7 +130,7 @@ func insideRunOf(w *set, g uintptr) bool {
 func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
-		return cause(ctx) // done before it queued
+		return context.Cause(ctx) // done before it queued
 	}
 	start := time.Now()
 	wt := w.mu.enqueue(tok)
@@ -217,7 +217,7 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 func (w *set) gotLock(ctx context.Context) error {
 	if ctx.Err() != nil {
 		w.mu.unlock()
-		return cause(ctx)
+		return context.Cause(ctx)
 	}
 	return nil
 }
@@ -228,7 +228,7 @@ func (w *set) leave(wt *lockWaiter, ctx context.Context) error {
 	if w.mu.abandon(wt) {
 		w.mu.unlock()
 	}
-	return cause(ctx)
+	return context.Cause(ctx)
 }
 
 // pathTo returns the sets on a path from w (first) to a set whose current
