@@ -83,7 +83,7 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 	t.body, t.each, t.callerRuns = body, each, r.callerRuns
 	if each != nil {
 		t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-		defer renameCopy(t.cur) // a *PanicError names the i that panicked, not the copy
+		defer renameCopy(t.cur)
 	}
 	t.start(ctx, cancel)
 	waitErr := w.runNContext(ctx, op, t, copies)

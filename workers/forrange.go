@@ -84,16 +84,10 @@ func (w *set) Do(n int, fn func(i int)) {
 	copies := t.loop.reset(n, r)
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-	w.doRun(t, copies)
-	t.each = nil
-	rangePool.Put(t)
-}
-
-// doRun is Do's run, in a frame of its own for the deferred renameCopy: a
-// *PanicError names the i that panicked, not the copy.
-func (w *set) doRun(t *rangeTask, copies int) {
 	defer renameCopy(t.cur)
 	w.runN("Do", t, copies)
+	t.each = nil
+	rangePool.Put(t)
 }
 
 // doOptions is Do's schedule: one i per claim.
