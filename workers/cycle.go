@@ -122,11 +122,13 @@ func insideRunOf(w *set, g uintptr) bool {
 // held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
 // inside some run) also wakes on a timer, with a backoff up to a
 // millisecond, to check whether waiting closes a cycle of nested runs, and
-// panics if it does. The waiter leaves the queue as soon as ctx is done and
-// returns its cause, holding nothing; a waiter that gets the lock once ctx is
-// done lets it go again, so the run runs nothing. A ctx already done when the
-// set is found busy returns at once, without queueing. Every wait of a run
-// (not of Close) is counted in the set's Stats.
+// panics once a cycle is confirmed (leaving the queue first, unless the lock
+// was handed to it meanwhile: a goroutine that got the lock was in no
+// cycle). The waiter leaves the queue as soon as ctx is done and returns its
+// cause, holding nothing; a waiter that gets the lock once ctx is done lets
+// it go again, so the run runs nothing. A ctx already done when the set is
+// found busy returns at once, without queueing. Every wait of a run (not of
+// Close) is counted in the set's Stats.
 func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
@@ -144,6 +146,8 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 			w.waitNanos.Add(uint64(time.Since(start)))
 		}()
 	}
+	var timer *time.Timer
+	var check <-chan time.Time // the cycle check's timer; nil (never ready) unless nested
 	if nested {
 		registry.mu.Lock()
 		registry.waiting[g] = w
@@ -153,36 +157,22 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 			delete(registry.waiting, g)
 			registry.mu.Unlock()
 		}()
-		timer := time.NewTimer(firstCheck)
+		timer = time.NewTimer(firstCheck)
 		defer timer.Stop()
-		return w.waitNested(op, g, wt, ctx, done, timer)
+		check = timer.C
 	}
-	select {
-	case <-wt.ready:
-		return w.gotLock(ctx)
-	case <-done: // never ready if nil
-		return w.leave(wt, ctx)
-	}
-}
-
-// firstCheck is how long a nested waiter waits before its first cycle check;
-// the interval then doubles up to a millisecond.
-const firstCheck = 10 * time.Microsecond
-
-// waitNested is waitLock's loop for a nested waiter: it wakes on the timer
-// to re-check for a cycle until it gets the lock, ctx is done, or a cycle is
-// confirmed (it then leaves the queue and panics, unless the lock was handed
-// to it meanwhile: a goroutine that got the lock was in no cycle).
-func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, done <-chan struct{}, timer *time.Timer) error {
 	var since time.Time // when the check first found a cycle, zero if the last one did not
 	backoff := firstCheck
 	for {
 		select {
 		case <-wt.ready:
 			return w.gotLock(ctx)
-		case <-done:
-			return w.leave(wt, ctx)
-		case <-timer.C:
+		case <-done: // never ready if nil
+			if w.mu.abandon(wt) {
+				w.mu.unlock() // handed to it meanwhile: pass it on
+			}
+			return context.Cause(ctx)
+		case <-check:
 		}
 		registry.mu.Lock()
 		path := pathTo(w, g, true)
@@ -211,6 +201,10 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 	}
 }
 
+// firstCheck is how long a nested waiter waits before its first cycle check;
+// the interval then doubles up to a millisecond.
+const firstCheck = 10 * time.Microsecond
+
 // gotLock is the end of a wait that got the lock: with ctx done by then,
 // the run runs nothing (it waited, and its context ended meanwhile), so the
 // lock goes to the next waiter at once.
@@ -220,15 +214,6 @@ func (w *set) gotLock(ctx context.Context) error {
 		return context.Cause(ctx)
 	}
 	return nil
-}
-
-// leave takes wt out of the queue because ctx is done; if the lock was
-// handed to it meanwhile, it passes it on.
-func (w *set) leave(wt *lockWaiter, ctx context.Context) error {
-	if w.mu.abandon(wt) {
-		w.mu.unlock()
-	}
-	return context.Cause(ctx)
 }
 
 // pathTo returns the sets on a path from w (first) to a set whose current
