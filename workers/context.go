@@ -81,13 +81,14 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 	t := rangeCtxPool.Get().(*rangeCtxTask)
 	copies := t.loop.reset(n, r)
 	t.body, t.each, t.callerRuns = body, each, r.callerRuns
+	t.ctx, t.cancel, t.err = ctx, cancel, nil
+	t.failed.Store(false)
 	if each != nil {
 		t.cur = slices.Grow(t.cur[:0], copies)[:copies]
 		defer renameCopy(t.cur)
 	}
-	t.start(ctx, cancel)
 	waitErr := w.runNContext(ctx, op, t, copies)
-	err := t.end()
+	err := t.err
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.Claimed() < n {
@@ -97,7 +98,7 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 		// parent's.
 		err = context.Cause(ctx)
 	}
-	t.body, t.each = nil, nil
+	t.body, t.each, t.ctx, t.cancel, t.err = nil, nil, nil, nil, nil // the pool keeps nothing of the run
 	rangeCtxPool.Put(t)
 	return err
 }
@@ -229,49 +230,6 @@ func parentFailed(v any) error {
 	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
 }
 
-// ctxRun is what the copies of a run with a context share besides their
-// work: the run's context, its cancel function and the first error. The
-// caller writes ctx and cancel (start) before the run is dispatched, which is
-// synchronized before every copy starts, and reads err (end) after RunN
-// returned, which is synchronized after every copy's return.
-type ctxRun struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	// failed elects, by a CAS, the copy whose error is the first: it alone
-	// writes err and then cancels the context with it, so no copy sees a
-	// context cancelled by a later error.
-	failed atomic.Bool
-	err    error
-}
-
-func (r *ctxRun) start(ctx context.Context, cancel context.CancelCauseFunc) {
-	r.ctx, r.cancel, r.err = ctx, cancel, nil
-	r.failed.Store(false)
-}
-
-// end returns the first error and drops the run (the set keeps nothing of
-// it).
-func (r *ctxRun) end() (first error) {
-	first = r.err
-	r.ctx, r.cancel, r.err = nil, nil, nil
-	return first
-}
-
-func (r *ctxRun) fail(err error) {
-	if r.failed.CompareAndSwap(false, true) {
-		r.err = err
-		r.cancel(err)
-	}
-}
-
-// guard is deferred by every copy: a copy that does not return normally
-// (panic, Goexit) cancels the others' context so they can stop early.
-func (r *ctxRun) guard(returned *bool) {
-	if !*returned {
-		r.cancel(errCopyPanicked)
-	}
-}
-
 // renameCopy is deferred by runs whose copies claim ids (RunContext, Do): if
 // the run panics with a *PanicError, it puts the id the failed copy was
 // running, cur[copy], in place of the copy's number.
@@ -295,13 +253,24 @@ var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 // ForRangeContext (body set) copies drain loop until it is empty, the run's
 // context is done, or a body call fails; for RunContext (each set) they
 // claim one id at a time and run every id, whatever the context.
+//
+// Besides their work the copies share the run's context, its cancel function
+// and the first error: runContext writes ctx and cancel before the run is
+// dispatched, which is synchronized before every copy starts, and reads err
+// after the run returned, which is synchronized after every copy's return.
 type rangeCtxTask struct {
-	ctxRun
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	each       func(ctx context.Context, i int) error
 	cur        []int // RunContext: cur[copy] is the id copy is running
 	callerRuns bool
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	// failed elects, by a CAS, the copy whose error is the first: it alone
+	// writes err and then cancels the context with it, so no copy sees a
+	// context cancelled by a later error.
+	failed atomic.Bool
+	err    error
 }
 
 func (t *rangeCtxTask) Name() string {
@@ -315,7 +284,11 @@ func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
 	returned := false
-	defer t.guard(&returned)
+	defer func() {
+		if !returned { // a panic or Goexit: the other copies can stop early
+			t.cancel(errCopyPanicked)
+		}
+	}()
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
@@ -336,4 +309,11 @@ func (t *rangeCtxTask) Work(worker int) {
 		}
 	}
 	returned = true
+}
+
+func (t *rangeCtxTask) fail(err error) {
+	if t.failed.CompareAndSwap(false, true) {
+		t.err = err
+		t.cancel(err)
+	}
 }
