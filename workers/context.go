@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -243,11 +242,6 @@ func renameCopy(cur []int) {
 	}
 	panic(v)
 }
-
-// rangeCtxPool recycles the tasks of RunContext and ForRangeContext as
-// rangePool does ForRange's: a task goes back only after its run returned, so
-// no copy touches it any more, and a run that panics puts nothing back.
-var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 
 // rangeCtxTask is the task ForRangeContext and RunContext run. For
 // ForRangeContext (body set) copies drain loop until it is empty, the run's

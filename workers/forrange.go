@@ -54,8 +54,6 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // ForRange allocates nothing once warm; the memory model and panics are
 // those of RunN. It panics if n < 0, body is nil or an option is invalid.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
-	// Only the exported API of Workers is used below: ForRange is what a
-	// user would write with package ranges, plus a pool of tasks.
 	r := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
 		return
@@ -64,8 +62,6 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
-	// No defer: a panicking run leaves t to the garbage collector instead of
-	// returning a task whose loop a late reader might still see.
 	w.runN("ForRange", t, copies)
 	t.body = nil // do not keep the closure alive from the pool
 	rangePool.Put(t)
@@ -249,10 +245,17 @@ func (w *set) panicRangeOption(op string, i int, o RangeOption) {
 	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.Name(), i))
 }
 
-// rangePool recycles ForRange's tasks so that a call allocates nothing. A task
-// is put back only after RunN returned, that is after every copy of the run
-// has returned, so no copy of an old run can touch a recycled task.
-var rangePool = sync.Pool{New: func() any { return new(rangeTask) }}
+// rangePool and rangeCtxPool recycle the tasks of ForRange and Do, and of
+// RunContext and ForRangeContext, so that a call allocates no task. A task is
+// put back only after its run returned, that is after every copy of the run
+// has returned, so no copy of an old run can touch a recycled task; a run
+// that panics puts nothing back (the Put is not deferred), leaving its task
+// to the garbage collector rather than returning one whose loop a late
+// reader might still see.
+var (
+	rangePool    = sync.Pool{New: func() any { return new(rangeTask) }}
+	rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
+)
 
 // rangeTask is the task ForRange and Do run: copies drain loop, calling body
 // for each chunk (ForRange) or each for each of its iterations (Do).
