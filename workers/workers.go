@@ -330,8 +330,7 @@ func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 // its copy could not be told from a concurrent one. The cycle check across
 // sets also wants the holders of plain runs; they are identified where
 // goid.Get is one instruction (amd64, arm64) and anonymous elsewhere, where
-// it parses a stack (cycles through plain runs are then not detected and
-// hang, as they did before the check existed).
+// it parses a stack (cycles through plain runs then hang undetected).
 func token(runsUserCode bool) uintptr {
 	if runsUserCode || goid.Fast {
 		return goid.Get()
@@ -460,10 +459,9 @@ func (w *set) ensureCreated(op string, n int) {
 func (w *set) work(i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine, so thread
-		// settings made below cannot leak to other goroutines; except the
-		// main thread, which the runtime keeps, so the exit path below
-		// restores the settings first.
+		// Never unlocked: the thread ends with the goroutine, so its
+		// settings cannot leak to other goroutines (restore, below, is for
+		// the main thread, which the runtime keeps: see applyPlacement).
 		runtime.LockOSThread()
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
@@ -481,9 +479,8 @@ func (w *set) work(i int, wk *worker, first bool) {
 	defer func() {
 		wk.g.Store(0)
 		if restore != nil {
-			// Still on the locked thread: put its affinity and nice back
-			// before the goroutine ends (the main thread outlives it), before Done so
-			// Close returns with them restored and any failure recorded.
+			// Still on the locked thread; before Done, so that Close
+			// returns with the settings restored and any failure recorded.
 			if errs := restore(); len(errs) > 0 {
 				w.recordPlacement(i, errs)
 			}
