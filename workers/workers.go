@@ -264,10 +264,10 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 		w.ensureCreated(op, need)
 	}
 	if w.concurrent && plan.CallerRuns() {
-		// The busy check: the same CAS as lockContext's fast path. If another run
-		// (or Close) holds the lock, or this goroutine is inside a copy of
-		// the set's run, run on the caller instead of waiting (so such a
-		// run never waits, and its context never cuts a wait short).
+		// The busy check: the same CAS as lockContext's fast path. If
+		// another run (or Close) holds the lock, or this goroutine is inside
+		// a copy of the set's run, run on the caller instead of waiting (so
+		// such a run never waits, and its context never cuts a wait short).
 		if !w.mu.tryLock(token(true)) {
 			w.runBusy(op, plan, n)
 			return nil
