@@ -41,8 +41,7 @@ const (
 	stealAhead = 2
 )
 
-// A caller-runs run on every slot must fit in the run word's n field.
-var _ [nMask - (maxSlots + 1)]struct{}
+var _ [nMask - (maxSlots + 1)]struct{} // see maxSlots
 
 // genOf returns the low genBits bits of the generation in run word r; the
 // full 64-bit generation is in Dispatcher.runGen (see snapshot).

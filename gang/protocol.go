@@ -380,8 +380,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve. It must not be called while a run is in
-// progress.
+// Serve. It must not be called while a run is in progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
 		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))

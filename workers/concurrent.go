@@ -11,22 +11,11 @@ import (
 // lock and with each other, never need the lock, and end with their caller:
 // nothing of them is left for Close or a last release to wait for.
 
-// runInlineConcurrent runs the single copy of a caller-runs task on the
-// caller without the run lock.
-func (w *set) runInlineConcurrent(op string, plan gang.Plan) {
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
-	w.inlineCopy(plan, false)
-}
-
 // runBusy runs the n copies of a caller-runs task that found the run lock
 // taken: by another goroutine's run, by Close, or by a run this goroutine is
 // inside (a nested run). It never waits for that run: its caller runs every
-// copy, ids 0..n-1 in order. A copy's panic does not stop the others; the
-// first one is re-raised with the count once every copy has run; a caller
-// copy's runtime.Goexit proceeds once the other copies have run, unless a
-// copy panicked: that panic is raised instead.
+// copy, ids 0..n-1 in order, and panics and Goexits as gang.RunOnCaller
+// says.
 func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)

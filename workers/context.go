@@ -7,9 +7,10 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/workgang/workgang/internal/spin"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -41,32 +42,11 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	runCtx, cancel := withCancelCause(ctx)
-	defer cancel(nil) // on every return: the run's context ends with the call
 	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
 	// runs every id even once the context is done.
-	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
-	copies := t.loop.reset(n, rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent, view: readLoopView()}.crowded())
-	t.each, t.callerRuns = fn, true
-	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-	t.start(runCtx, cancel)
-	err, waitErr := t.runEach(w, runCtx, copies)
-	t.each = nil
-	putTask(&w.ctxTasks.rng, &rangeCtxPool, t) // after the run returned, no copy touches t any more
-	if waitErr != nil {
-		return waitErr
-	}
-	return err
-}
-
-// runEach is RunContext's run, in a frame of its own for the deferred
-// renameCopy: a *PanicError names the id that panicked, not the copy. Like
-// w.RunN(t, copies), but giving up (running nothing) if the run's context,
-// hence ctx, is done while the run waits for the set.
-func (t *rangeCtxTask) runEach(w *set, runCtx context.Context, copies int) (err, waitErr error) {
-	defer renameCopy(t.cur)
-	waitErr = w.runNContext(runCtx, "RunContext", t, copies)
-	return t.end(), waitErr
+	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
+	_, r.crowded, r.queued = spin.ForLoop()
+	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }
 
 // ForRangeContext is ForRange with a context and errors: body calls get a
@@ -84,39 +64,42 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 	if n == 0 {
 		return nil
 	}
-	runCtx, cancel := withCancelCause(ctx)
-	defer cancel(nil) // as in RunContext
-	if runCtx.Err() != nil {
-		return context.Cause(runCtx) // ctx was done: its cause
+	return w.runContext(ctx, "ForRangeContext", n, r, body, nil)
+}
+
+// runContext runs the loop of ForRangeContext (body) or RunContext (each)
+// over [0, n) with a context derived from parent. If parent is done while
+// the run waits for the set, the run gives up, running nothing, and returns
+// its cause.
+func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
+	ctx, cancel := withCancelCause(parent)
+	defer cancel(nil) // on every return: the run's context ends with the call
+	if body != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // parent was done: its cause
 	}
-	t := takeTask(&w.ctxTasks.rng, &rangeCtxPool)
-	copies := t.loop.reset(n, r.crowded())
-	t.body, t.callerRuns = body, r.callerRuns
-	t.start(runCtx, cancel)
-	// As in RunContext: a run whose ctx is done while it waits for the
-	// set claims no chunk, and the loop below reports ctx's cause.
-	waitErr := w.runNContext(runCtx, "ForRangeContext", t, copies)
-	err := t.end()
+	t := rangeCtxPool.Get().(*rangeCtxTask)
+	copies := t.loop.reset(n, r)
+	t.body, t.each, t.callerRuns = body, each, r.callerRuns
+	t.ctx, t.cancel, t.err = ctx, cancel, nil
+	t.failed.Store(false)
+	if each != nil {
+		t.cur = slices.Grow(t.cur[:0], copies)[:copies]
+		defer renameCopy(t.cur)
+	}
+	waitErr := w.runNContext(ctx, op, t, copies)
+	err := t.err
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.Claimed() < n {
-		// Copies stop early without an error only once the run's context
-		// is done, and only ctx being done makes it so then (a panic would
-		// have made RunN panic): its cause is ctx's.
-		err = context.Cause(runCtx)
+		// ForRangeContext's copies stop early without an error only once
+		// the run's context is done, and only parent being done makes it so
+		// then (a panic would have made the run panic): its cause is
+		// parent's.
+		err = context.Cause(ctx)
 	}
-	t.body = nil
-	putTask(&w.ctxTasks.rng, &rangeCtxPool, t)
+	t.body, t.each, t.ctx, t.cancel, t.err = nil, nil, nil, nil, nil // the pool keeps nothing of the run
+	rangeCtxPool.Put(t)
 	return err
-}
-
-// cause is context.Cause(ctx), or ctx.Err() for a context whose Cause is nil
-// although it is done (a custom Context implementation).
-func cause(ctx context.Context) error {
-	if err := context.Cause(ctx); err != nil {
-		return err
-	}
-	return ctx.Err()
 }
 
 // withCancelCause is context.WithCancelCause(parent), with parent's methods
@@ -246,88 +229,6 @@ func parentFailed(v any) error {
 	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
 }
 
-// ctxTasks keeps a set's tasks with a context between runs, one of each
-// kind, so that a set used by one goroutine at a time allocates only the
-// run's context in steady state and keeps its task across garbage
-// collections (a sync.Pool is emptied by them); concurrent runs
-// (WithConcurrentRuns) take the others from the package's pools. A kept task
-// holds nothing of its last run but its buffers.
-type ctxTasks struct {
-	rng atomic.Pointer[rangeCtxTask]
-}
-
-// release hands the kept tasks of a closing set to the package's pools, so
-// that the first RunContext of a set made later takes one (memory recently
-// used, rather than a fresh object) instead of allocating. Close holds the
-// run lock and the set is closed: no run of this set takes them again.
-func (c *ctxTasks) release() {
-	if t := c.rng.Swap(nil); t != nil {
-		rangeCtxPool.Put(t)
-	}
-}
-
-// takeTask takes the set's kept task from slot, or one from pool. The Swap
-// gives the task to one caller only.
-func takeTask[T any](slot *atomic.Pointer[T], pool *sync.Pool) *T {
-	if t := slot.Swap(nil); t != nil {
-		return t
-	}
-	return pool.Get().(*T)
-}
-
-// putTask keeps t in slot if it is empty, else puts it in pool. The caller's
-// run is over: no copy of it touches t any more, and the CAS publishes t's
-// reset state to the next caller that takes it. A run that panics puts
-// nothing back: its task is dropped.
-func putTask[T any](slot *atomic.Pointer[T], pool *sync.Pool, t *T) {
-	if !slot.CompareAndSwap(nil, t) {
-		pool.Put(t)
-	}
-}
-
-// ctxRun is what the copies of a run with a context share besides their
-// work: the run's context, its cancel function and the first error. The
-// caller writes ctx and cancel (start) before the run is dispatched, which is
-// synchronized before every copy starts, and reads err (end) after RunN
-// returned, which is synchronized after every copy's return.
-type ctxRun struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	// failed elects, by a CAS, the copy whose error is the first: it alone
-	// writes err and then cancels the context with it, so no copy sees a
-	// context cancelled by a later error.
-	failed atomic.Bool
-	err    error
-}
-
-func (r *ctxRun) start(ctx context.Context, cancel context.CancelCauseFunc) {
-	r.ctx, r.cancel, r.err = ctx, cancel, nil
-	r.failed.Store(false)
-}
-
-// end returns the first error and drops the run (the set keeps nothing of
-// it).
-func (r *ctxRun) end() (first error) {
-	first = r.err
-	r.ctx, r.cancel, r.err = nil, nil, nil
-	return first
-}
-
-func (r *ctxRun) fail(err error) {
-	if r.failed.CompareAndSwap(false, true) {
-		r.err = err
-		r.cancel(err)
-	}
-}
-
-// guard is deferred by every copy: a copy that does not return normally
-// (panic, Goexit) cancels the others' context so they can stop early.
-func (r *ctxRun) guard(returned *bool) {
-	if !*returned {
-		r.cancel(errCopyPanicked)
-	}
-}
-
 // renameCopy is deferred by runs whose copies claim ids (RunContext, Do): if
 // the run panics with a *PanicError, it puts the id the failed copy was
 // running, cur[copy], in place of the copy's number.
@@ -342,19 +243,28 @@ func renameCopy(cur []int) {
 	panic(v)
 }
 
-var rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
-
 // rangeCtxTask is the task ForRangeContext and RunContext run. For
 // ForRangeContext (body set) copies drain loop until it is empty, the run's
 // context is done, or a body call fails; for RunContext (each set) they
 // claim one id at a time and run every id, whatever the context.
+//
+// Besides their work the copies share the run's context, its cancel function
+// and the first error: runContext writes ctx and cancel before the run is
+// dispatched, which is synchronized before every copy starts, and reads err
+// after the run returned, which is synchronized after every copy's return.
 type rangeCtxTask struct {
-	ctxRun
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	each       func(ctx context.Context, i int) error
 	cur        []int // RunContext: cur[copy] is the id copy is running
 	callerRuns bool
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	// failed elects, by a CAS, the copy whose error is the first: it alone
+	// writes err and then cancels the context with it, so no copy sees a
+	// context cancelled by a later error.
+	failed atomic.Bool
+	err    error
 }
 
 func (t *rangeCtxTask) Name() string {
@@ -368,7 +278,11 @@ func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
 func (t *rangeCtxTask) Work(worker int) {
 	returned := false
-	defer t.guard(&returned)
+	defer func() {
+		if !returned { // a panic or Goexit: the other copies can stop early
+			t.cancel(errCopyPanicked)
+		}
+	}()
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
@@ -389,4 +303,11 @@ func (t *rangeCtxTask) Work(worker int) {
 		}
 	}
 	returned = true
+}
+
+func (t *rangeCtxTask) fail(err error) {
+	if t.failed.CompareAndSwap(false, true) {
+		t.err = err
+		t.cancel(err)
+	}
 }

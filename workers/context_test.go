@@ -564,7 +564,7 @@ func TestContextAllocations(t *testing.T) {
 				release := holdSet(busy, 2)
 				defer release()
 			}
-			tc.call() // warm the kept tasks and create the workers
+			tc.call() // warm the pools and create the workers
 			got := testing.AllocsPerRun(200, tc.call)
 			assert.LessOrEqual(t, got, tc.want, "allocations per call")
 		})

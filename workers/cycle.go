@@ -115,42 +115,24 @@ func insideAnyRun(g uintptr) bool {
 func insideRunOf(w *set, g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	sets := liveSets()
-	seen := map[*set]bool{w: true}
-	todo := []*set{w}
-	for len(todo) > 0 {
-		x := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		for _, c := range x.runGoroutines() {
-			if c == g {
-				return true
-			}
-			for _, y := range sets {
-				if !seen[y] && y.mu.owner() == c {
-					seen[y] = true
-					todo = append(todo, y)
-				}
-			}
-		}
-	}
-	return false
+	return pathTo(w, g, false) != nil
 }
 
 // waitLock takes w's lock for goroutine g (with token tok), which found it
 // held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
 // inside some run) also wakes on a timer, with a backoff up to a
 // millisecond, to check whether waiting closes a cycle of nested runs, and
-// panics if it does. The waiter leaves the queue as soon as ctx is done and
-// returns its cause, holding nothing; a waiter that gets the lock once ctx is
-// done lets it go again, so the run runs nothing. A ctx already done when the
-// set is found busy returns at once, without queueing. Every wait of a run
-// (not of Close) is counted in the set's Stats.
+// panics once a cycle is confirmed (leaving the queue first, unless the lock
+// was handed to it meanwhile: a goroutine that got the lock was in no
+// cycle). The waiter leaves the queue as soon as ctx is done and returns its
+// cause, holding nothing; a waiter that gets the lock once ctx is done lets
+// it go again, so the run runs nothing. A ctx already done when the set is
+// found busy returns at once, without queueing. Every wait of a run (not of
+// Close) is counted in the set's Stats.
 func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		if done = ctx.Done(); done != nil && ctx.Err() != nil {
-			return cause(ctx) // done before it queued
-		}
+	done := ctx.Done() // nil for a ctx that is never done
+	if done != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // done before it queued
 	}
 	start := time.Now()
 	wt := w.mu.enqueue(tok)
@@ -164,6 +146,8 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 			w.waitNanos.Add(uint64(time.Since(start)))
 		}()
 	}
+	var timer *time.Timer
+	var check <-chan time.Time // the cycle check's timer; nil (never ready) unless nested
 	if nested {
 		registry.mu.Lock()
 		registry.waiting[g] = w
@@ -173,30 +157,9 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 			delete(registry.waiting, g)
 			registry.mu.Unlock()
 		}()
-		timer := time.NewTimer(firstCheck)
+		timer = time.NewTimer(firstCheck)
 		defer timer.Stop()
-		return w.waitNested(op, g, wt, ctx, timer)
-	}
-	select {
-	case <-wt.ready:
-		return w.gotLock(ctx)
-	case <-done: // nil for a ctx that is never done: never ready
-		return w.leave(wt, ctx)
-	}
-}
-
-// firstCheck is how long a nested waiter waits before its first cycle check;
-// the interval then doubles up to a millisecond.
-const firstCheck = 10 * time.Microsecond
-
-// waitNested is waitLock's loop for a nested waiter: it wakes on the timer
-// to re-check for a cycle until it gets the lock, ctx is done, or a cycle is
-// confirmed (it then leaves the queue and panics, unless the lock was handed
-// to it meanwhile: a goroutine that got the lock was in no cycle).
-func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Context, timer *time.Timer) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
+		check = timer.C
 	}
 	var since time.Time // when the check first found a cycle, zero if the last one did not
 	backoff := firstCheck
@@ -204,12 +167,15 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 		select {
 		case <-wt.ready:
 			return w.gotLock(ctx)
-		case <-done:
-			return w.leave(wt, ctx)
-		case <-timer.C:
+		case <-done: // never ready if nil
+			if w.mu.abandon(wt) {
+				w.mu.unlock() // handed to it meanwhile: pass it on
+			}
+			return context.Cause(ctx)
+		case <-check:
 		}
 		registry.mu.Lock()
-		path := cycleFrom(w, g)
+		path := pathTo(w, g, true)
 		registry.mu.Unlock()
 		// Confirm by existence, not by the path found: with several
 		// routes the search may name a different one each time (it visits
@@ -223,38 +189,39 @@ func (w *set) waitNested(op string, g uintptr, wt *lockWaiter, ctx context.Conte
 			if w.mu.abandon(wt) {
 				return w.gotLock(ctx)
 			}
+			var names []string
+			for _, x := range append(path, w) {
+				names = append(names, fmt.Sprintf("%q", x.name))
+			}
 			panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a run that waits for it through nested runs on other sets (%s); the runs would deadlock",
-				op, w.name, strings.Join(path, " -> ")))
+				op, w.name, strings.Join(names, " -> ")))
 		}
 		backoff = min(2*backoff, time.Millisecond)
 		timer.Reset(backoff)
 	}
 }
 
+// firstCheck is how long a nested waiter waits before its first cycle check;
+// the interval then doubles up to a millisecond.
+const firstCheck = 10 * time.Microsecond
+
 // gotLock is the end of a wait that got the lock: with ctx done by then,
 // the run runs nothing (it waited, and its context ended meanwhile), so the
 // lock goes to the next waiter at once.
 func (w *set) gotLock(ctx context.Context) error {
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		w.mu.unlock()
-		return cause(ctx)
+		return context.Cause(ctx)
 	}
 	return nil
 }
 
-// leave takes wt out of the queue because ctx is done; if the lock was
-// handed to it meanwhile, it passes it on.
-func (w *set) leave(wt *lockWaiter, ctx context.Context) error {
-	if w.mu.abandon(wt) {
-		w.mu.unlock()
-	}
-	return cause(ctx)
-}
-
-// cycleFrom returns the names of the sets on a wait-for path from w to a set
-// whose current run g is part of (w first, that set last, then w again), or
-// nil. Called with registry.mu held.
-func cycleFrom(w *set, g uintptr) []string {
+// pathTo returns the sets on a path from w (first) to a set whose current
+// run g is part of, or nil. A set x leads to every set whose lock a goroutine
+// of x's run (runGoroutines) holds; with waits, only to those that goroutine
+// waits for: the set whose lock it waits for, and the set whose end wait it
+// sleeps in. Called with registry.mu held.
+func pathTo(w *set, g uintptr, waits bool) []*set {
 	type step struct {
 		set  *set
 		prev int
@@ -263,28 +230,20 @@ func cycleFrom(w *set, g uintptr) []string {
 	steps := []step{{w, -1}}
 	seen := map[*set]bool{w: true}
 	for k := 0; k < len(steps); k++ {
-		x := steps[k].set
-		for _, c := range x.runGoroutines() {
+		for _, c := range steps[k].set.runGoroutines() {
 			if c == g {
-				var names []string
+				var path []*set
 				for j := k; j >= 0; j = steps[j].prev {
-					names = append([]string{fmt.Sprintf("%q", steps[j].set.name)}, names...)
+					path = append([]*set{steps[j].set}, path...)
 				}
-				return append(names, fmt.Sprintf("%q", w.name))
-			}
-			// c waits for the set whose lock it waits for, and for the
-			// set whose end wait it sleeps in.
-			var next []*set
-			if y := registry.waiting[c]; y != nil {
-				next = append(next, y)
+				return path
 			}
 			for _, y := range sets {
-				if y.mu.owner() == c && peek.CoordinatorParked(y.d) {
-					next = append(next, y)
+				next := y.mu.owner() == c
+				if waits {
+					next = next && peek.CoordinatorParked(y.d) || registry.waiting[c] == y
 				}
-			}
-			for _, y := range next {
-				if !seen[y] {
+				if next && !seen[y] {
 					seen[y] = true
 					steps = append(steps, step{y, k})
 				}

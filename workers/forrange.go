@@ -54,18 +54,14 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // ForRange allocates nothing once warm; the memory model and panics are
 // those of RunN. It panics if n < 0, body is nil or an option is invalid.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
-	// Only the exported API of Workers is used below: ForRange is what a
-	// user would write with package ranges, plus a pool of tasks.
 	r := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	t.body = body
 	t.callerRuns = r.callerRuns
-	// No defer: a panicking run leaves t to the garbage collector instead of
-	// returning a task whose loop a late reader might still see.
 	w.runN("ForRange", t, copies)
 	t.body = nil // do not keep the closure alive from the pool
 	rangePool.Put(t)
@@ -81,19 +77,13 @@ func (w *set) Do(n int, fn func(i int)) {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	t.each, t.callerRuns = fn, true
 	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-	w.doRun(t, copies)
-	t.each = nil
-	rangePool.Put(t)
-}
-
-// doRun is Do's run, in a frame of its own for the deferred renameCopy: a
-// *PanicError names the i that panicked, not the copy.
-func (w *set) doRun(t *rangeTask, copies int) {
 	defer renameCopy(t.cur)
 	w.runN("Do", t, copies)
+	t.each = nil
+	rangePool.Put(t)
 }
 
 // doOptions is Do's schedule: one i per claim.
@@ -114,7 +104,7 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 	// every copy: each call of it claims afresh) are the call's allocations.
 	t := &chunksTask{body: body, callerRuns: r.callerRuns}
 	t.chunks = t.claim
-	copies := t.loop.reset(n, r.crowded())
+	copies := t.loop.reset(n, r)
 	w.runN("ForChunks", t, copies)
 	if t.loop.Claimed() < n {
 		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.Claimed(), n))
@@ -151,8 +141,9 @@ func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
-	shared                  bool     // the set has concurrent runs
-	view                    loopView // read once, as the loop starts
+	shared                  bool // the set has concurrent runs
+	// The wait policy's view, read once as the loop starts (spin.ForLoop).
+	crowded, queued bool
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -161,8 +152,13 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	r.view = readLoopView()
-	r.copies, r.callerRuns, r.shared = w.defaultCopies(r.view.procs), true, w.concurrent
+	// The copies without WithCopies: ActiveWorkers, but never more than the
+	// processors the program may use now (GOMAXPROCS, read at most every few
+	// milliseconds), so that a loop follows GOMAXPROCS down when the program
+	// lowers it.
+	procs := 0
+	procs, r.crowded, r.queued = spin.ForLoop()
+	r.copies, r.callerRuns, r.shared = max(1, min(w.ActiveWorkers(), procs)), true, w.concurrent
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -192,40 +188,6 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	return r
 }
 
-// defaultCopies is the copies of a loop without WithCopies: ActiveWorkers,
-// but never more than the processors the program may use now (GOMAXPROCS,
-// read at most every few milliseconds), so that a loop follows GOMAXPROCS
-// down when the program lowers it.
-func (w *set) defaultCopies(procs int) int {
-	return max(1, min(w.ActiveWorkers(), procs))
-}
-
-// crowded is r for a loop on a contended machine (the wait policy's hint
-// Load): one copy, which runs on the caller alone, as if serial, since a
-// worker woken for it would wait for a CPU and the caller for that worker.
-// On a set with concurrent runs the same holds while the process's own
-// goroutines wait for processors (a server's requests, spin.Queued): its
-// requests then each run their loops alone, as without the set. A loop kept
-// on the workers (WithWorkersOnly) keeps its copies.
-func (r rangeConfig) crowded() rangeConfig {
-	if r.callerRuns && r.copies > 1 && (r.view.crowded || r.shared && r.view.queued) {
-		r.copies = 1
-	}
-	return r
-}
-
-// loopView is what a loop reads of the wait policy's view as it starts
-// (spin.ForLoop), once.
-type loopView struct {
-	procs           int
-	crowded, queued bool
-}
-
-func readLoopView() (v loopView) {
-	v.procs, v.crowded, v.queued = spin.ForLoop()
-	return v
-}
-
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
 // schedule.
 type rangeLoop struct{ ranges.Loop }
@@ -233,7 +195,18 @@ type rangeLoop struct{ ranges.Loop }
 // reset makes l the loop of a run over [0, n) with r's schedule and returns
 // the number of copies to run: r.copies, but never more than there are
 // chunks. It runs before the run, so no copy reads l concurrently.
+//
+// A loop on a contended machine (the wait policy's hint Load) runs one copy,
+// on the caller alone, as if serial, since a worker woken for it would wait
+// for a CPU and the caller for that worker. On a set with concurrent runs the
+// same holds while the process's own goroutines wait for processors (a
+// server's requests, spin.ForLoop): its requests then each run their loops
+// alone, as without the set. A loop kept on the workers (WithWorkersOnly)
+// keeps its copies.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
+	if r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued) {
+		r.copies = 1
+	}
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
@@ -272,10 +245,17 @@ func (w *set) panicRangeOption(op string, i int, o RangeOption) {
 	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.Name(), i))
 }
 
-// rangePool recycles ForRange's tasks so that a call allocates nothing. A task
-// is put back only after RunN returned, that is after every copy of the run
-// has returned, so no copy of an old run can touch a recycled task.
-var rangePool = sync.Pool{New: func() any { return new(rangeTask) }}
+// rangePool and rangeCtxPool recycle the tasks of ForRange and Do, and of
+// RunContext and ForRangeContext, so that a call allocates no task. A task is
+// put back only after its run returned, that is after every copy of the run
+// has returned, so no copy of an old run can touch a recycled task; a run
+// that panics puts nothing back (the Put is not deferred), leaving its task
+// to the garbage collector rather than returning one whose loop a late
+// reader might still see.
+var (
+	rangePool    = sync.Pool{New: func() any { return new(rangeTask) }}
+	rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
+)
 
 // rangeTask is the task ForRange and Do run: copies drain loop, calling body
 // for each chunk (ForRange) or each for each of its iterations (Do).

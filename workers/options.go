@@ -13,7 +13,6 @@ type Option func(*config)
 
 type config struct {
 	spin       time.Duration
-	spinSet    bool
 	active     int
 	place      placement
 	concurrent bool
@@ -27,7 +26,7 @@ func newConfig(op, name string, maxWorkers int, opts []Option) config {
 	if maxWorkers < 1 || maxWorkers > tasks.MaxCopies {
 		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, tasks.MaxCopies))
 	}
-	c := config{active: maxWorkers}
+	c := config{active: maxWorkers, spin: spin.Default} // cut where it cannot pay, at each wait (internal/spin)
 	for i, o := range opts {
 		if o == nil {
 			panic(fmt.Sprintf("workers: %s(%q): option %d is nil", op, name, i))
@@ -36,9 +35,6 @@ func newConfig(op, name string, maxWorkers int, opts []Option) config {
 	}
 	if c.active < 1 || c.active > maxWorkers {
 		panic(fmt.Sprintf("workers: %s(%q): WithActiveWorkers(%d) out of range [1, %d]", op, name, c.active, maxWorkers))
-	}
-	if !c.spinSet {
-		c.spin = spin.Default // cut where it cannot pay, at each wait (internal/spin)
 	}
 	return c
 }
@@ -59,7 +55,7 @@ func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
 	}
-	return func(c *config) { c.spin, c.spinSet = d, true }
+	return func(c *config) { c.spin = d }
 }
 
 // WithActiveWorkers sets the initial ActiveWorkers (default maxWorkers); it

@@ -17,10 +17,9 @@ import (
 // restore on its way out, before its goroutine ends: a locked thread normally
 // dies with its goroutine, but the process's main thread cannot exit (the
 // runtime keeps it), and its settings are what ps, taskset and getpriority
-// report for the whole process. restore must run on the same
-// locked thread as applyPlacement. Lowering nice back needs CAP_SYS_NICE (or
-// RLIMIT_NICE), so without privilege restoring a raised nice value fails and
-// says so.
+// report for the whole process. restore must run on the same locked thread
+// as applyPlacement. Lowering nice back needs CAP_SYS_NICE (or RLIMIT_NICE),
+// so without privilege restoring a raised nice value fails and says so.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
 	var (
 		origSet   unix.CPUSet

@@ -74,21 +74,8 @@ const (
 
 var waiterPool = sync.Pool{New: func() any { return &lockWaiter{ready: make(chan struct{}, 1)} }}
 
-func newRunLock() runLock { return runLock{} }
-
 // tryLock takes the lock for token if it is free and nobody waits.
 func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }
-
-// lock takes the lock for token, waiting in line if it is held.
-func (l *runLock) lock(token uintptr) {
-	if l.tryLock(token) {
-		return
-	}
-	if wt := l.enqueue(token); wt != nil {
-		<-wt.ready
-		l.done(wt)
-	}
-}
 
 // enqueue takes the lock for token if it is free (and returns nil), or puts a
 // waiter for token at the tail of the queue and returns it. The caller then
@@ -213,14 +200,3 @@ func (l *runLock) unlockSlow() {
 
 // owner returns the holder's token, 0 if the lock is free.
 func (l *runLock) owner() uintptr { return l.state.Load() >> 1 }
-
-// queued returns the number of waiters in the queue (for tests and
-// diagnostics; it takes the queue's mutex).
-func (l *runLock) queued() (n int) {
-	l.queue.Lock()
-	defer l.queue.Unlock()
-	for p := l.head; p != nil; p = p.next {
-		n++
-	}
-	return n
-}

@@ -17,7 +17,7 @@ import (
 // TestRunLockMutualExclusion: many goroutines take the lock in turns; no two
 // ever hold it at once and every acquisition is counted.
 func TestRunLockMutualExclusion(t *testing.T) {
-	l := newRunLock()
+	l := runLock{}
 	var in, total atomic.Int32
 	const goroutines, each = 8, 2000
 	testutil.RunCopies(goroutines, func(g int) {
@@ -43,7 +43,7 @@ func TestRunLockMutualExclusion(t *testing.T) {
 // TestRunLockNoStarvation: a goroutine that re-takes the lock in a tight
 // loop cannot keep a queued waiter out: unlock hands the lock to it.
 func TestRunLockNoStarvation(t *testing.T) {
-	l := newRunLock()
+	l := runLock{}
 	stop := make(chan struct{})
 	var hog sync.WaitGroup
 	hog.Add(1)
@@ -81,7 +81,7 @@ func TestRunLockNoStarvation(t *testing.T) {
 // receives); a waiter that leaves is skipped; the last one to leave restores
 // the fast unlock; a waiter that leaves after its grant holds the lock.
 func TestRunLockFIFOAndAbandon(t *testing.T) {
-	l := newRunLock()
+	l := runLock{}
 	require.True(t, l.tryLock(10))
 	var ws []*lockWaiter
 	for tok := uintptr(11); tok <= 15; tok++ {
@@ -135,7 +135,7 @@ func TestRunLockFIFOAndAbandon(t *testing.T) {
 // ever hold it at once, no hand-off is lost (every waiter finishes), and the
 // lock ends free with an empty line.
 func TestRunLockStressWithAbandons(t *testing.T) {
-	l := newRunLock()
+	l := runLock{}
 	var in, held, left atomic.Int64
 	const goroutines, each = 8, 1500
 	var wg sync.WaitGroup
@@ -201,4 +201,26 @@ func TestRunLockStressWithAbandons(t *testing.T) {
 	assert.Zero(t, l.state.Load(), "free at the end")
 	assert.Zero(t, l.queued())
 	t.Logf("held %d times, %d waits abandoned", held.Load(), left.Load())
+}
+
+// lock takes the lock for token, waiting in line if it is held.
+func (l *runLock) lock(token uintptr) {
+	if l.tryLock(token) {
+		return
+	}
+	if wt := l.enqueue(token); wt != nil {
+		<-wt.ready
+		l.done(wt)
+	}
+}
+
+// queued returns the number of waiters in the queue (it takes the queue's
+// mutex).
+func (l *runLock) queued() (n int) {
+	l.queue.Lock()
+	defer l.queue.Unlock()
+	for p := l.head; p != nil; p = p.next {
+		n++
+	}
+	return n
 }

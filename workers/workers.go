@@ -141,10 +141,6 @@ type set struct {
 
 	// team is the team RunTeam keeps between runs (see RunTeam).
 	team atomic.Pointer[cachedTeam]
-
-	// ctxTasks keeps the tasks of RunContext and ForRangeContext between
-	// runs (see ctxTasks).
-	ctxTasks ctxTasks
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -163,19 +159,14 @@ type worker struct {
 // run first needs them. It panics if maxWorkers is outside [1,
 // tasks.MaxCopies] or an option is invalid.
 func New(name string, maxWorkers int, opts ...Option) *Workers {
-	return newFromConfig(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
-}
-
-// newFromConfig makes the set once newConfig has checked the arguments.
-func newFromConfig(name string, maxWorkers int, c config) *Workers {
 	w := &Workers{}
-	w.init(name, maxWorkers, c)
+	w.init(name, maxWorkers, newConfig("New", name, maxWorkers, opts))
 	return w
 }
 
 // init sets up a zero set in place.
 func (w *set) init(name string, maxWorkers int, c config) {
-	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers), mu: newRunLock(),
+	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers),
 		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
 	w.d.SetSpin(c.spin)
 	w.active.Store(int32(c.active))
@@ -253,11 +244,17 @@ func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, n
 // runPlan runs a prepared task: inline, busy, or through the dispatcher.
 func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
-		if w.concurrent {
-			w.runInlineConcurrent(op, plan)
-			return nil
+		// Inline: no worker, no dispatcher, but under the run lock, so that
+		// it never overlaps another run of the set (copies of different runs
+		// share worker ids, and users key per-worker scratch data by them);
+		// on a set with concurrent runs without it (see concurrent.go).
+		if !w.concurrent {
+			if err := w.lockContext(ctx, op, true); err != nil {
+				return err
+			}
 		}
-		return w.runInline(ctx, op, plan)
+		w.inlineCopy(op, plan, !w.concurrent)
+		return nil
 	}
 	need := n
 	if plan.CallerRuns() {
@@ -267,45 +264,34 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 		w.ensureCreated(op, need)
 	}
 	if w.concurrent && plan.CallerRuns() {
-		// The busy check: the same CAS as lock's fast path. If another run
-		// (or Close) holds the lock, or this goroutine is inside a copy of
-		// the set's run, run on the caller instead of waiting (so such a
-		// run never waits, and its context never cuts a wait short).
+		// The busy check: the same CAS as lockContext's fast path. If
+		// another run (or Close) holds the lock, or this goroutine is inside
+		// a copy of the set's run, run on the caller instead of waiting (so
+		// such a run never waits, and its context never cuts a wait short).
 		if !w.mu.tryLock(token(true)) {
 			w.runBusy(op, plan, n)
 			return nil
 		}
-		repanic(w.runHeld(op, plan, n))
-		return nil
-	}
-	p, err := w.runLocked(ctx, op, plan, n)
-	repanic(p)
-	return err
-}
-
-// runInline runs the single copy of a caller-runs task on the caller: no
-// worker, no dispatcher, but under the run lock, so that it never overlaps
-// another run of the set (copies of different runs share worker ids, and
-// users key per-worker scratch data by them).
-func (w *set) runInline(ctx context.Context, op string, plan gang.Plan) error {
-	if err := w.lockContext(ctx, op, true); err != nil {
+	} else if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
 		return err
 	}
-	if w.closed.Load() {
-		w.mu.unlock()
-		w.panicClosed(op)
-	}
-	w.inlineCopy(plan, true)
+	repanic(w.runHeld(op, plan, n))
 	return nil
 }
 
-// inlineCopy runs an inline run's copy, counts the run when it ends and, if
-// locked, releases the run lock. One counter (inlineRuns) counts the run and
-// its caller copy when the copy returns or panics, another, off the common
-// path, a copy that called runtime.Goexit. One deferred call does both: a
-// second defer costs the inline run measurably (BenchmarkRun,
-// n=1/workers+caller).
-func (w *set) inlineCopy(plan gang.Plan, locked bool) {
+// inlineCopy runs an inline run's copy, unless the set is closed, counts the
+// run when it ends and, if locked, releases the run lock. One counter
+// (inlineRuns) counts the run and its caller copy when the copy returns or
+// panics, another, off the common path, a copy that called runtime.Goexit.
+// One deferred call does both: a second defer costs the inline run
+// measurably (BenchmarkRun, n=1/workers+caller).
+func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
+	if w.closed.Load() {
+		if locked {
+			w.mu.unlock()
+		}
+		w.panicClosed(op)
+	}
 	ended := false
 	defer func() {
 		if !ended {
@@ -321,14 +307,8 @@ func (w *set) inlineCopy(plan gang.Plan, locked bool) {
 	repanic(p)
 }
 
-func (w *set) runLocked(ctx context.Context, op string, plan gang.Plan, n int) (*gang.PanicError, error) {
-	if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
-		return nil, err
-	}
-	return w.runHeld(op, plan, n), nil
-}
-
-// runHeld is runLocked once the run lock is held; it releases it.
+// runHeld runs plan through the dispatcher once the run lock is held; it
+// releases it.
 func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
 	if plan.CallerRuns() {
@@ -350,8 +330,7 @@ func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 // its copy could not be told from a concurrent one. The cycle check across
 // sets also wants the holders of plain runs; they are identified where
 // goid.Get is one instruction (amd64, arm64) and anonymous elsewhere, where
-// it parses a stack (cycles through plain runs are then not detected and
-// hang, as they did before the check existed).
+// it parses a stack (cycles through plain runs then hang undetected).
 func token(runsUserCode bool) uintptr {
 	if runsUserCode || goid.Fast {
 		return goid.Get()
@@ -371,7 +350,7 @@ func (w *Workers) Close() {
 }
 
 func (w *set) close() {
-	w.lock("Close", true)
+	_ = w.lockContext(context.Background(), "Close", true) // never done: always gets the lock
 	defer w.mu.unlock()
 	w.createMu.Lock()
 	if w.closed.Swap(true) {
@@ -383,21 +362,13 @@ func (w *set) close() {
 	w.d.Stop(k)
 	w.wg.Wait()
 	unregister(w)
-	w.ctxTasks.release()
 }
 
-// lock takes the run lock; the slow path detects nested calls.
+// lockContext takes the run lock; the slow path detects nested calls.
 // runsUserCode tells whether this goroutine will run copies while it holds
-// it (see token).
-func (w *set) lock(op string, runsUserCode bool) {
-	if !w.mu.tryLock(token(runsUserCode)) {
-		_ = w.lockSlow(op, runsUserCode, context.Background()) // never done: always gets the lock
-	}
-}
-
-// lockContext is lock for a run with a context: if ctx is done while the run
-// waits for the set, it returns ctx's cause without the lock (see waitLock).
-// A ctx that is never done (Done returns nil) waits for good, as lock does.
+// it (see token). If ctx is done while the run waits for the set, it returns
+// ctx's cause without the lock (see waitLock); a ctx that is never done
+// (Done returns nil) waits for good.
 func (w *set) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
@@ -488,10 +459,9 @@ func (w *set) ensureCreated(op string, n int) {
 func (w *set) work(i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine, so thread
-		// settings made below cannot leak to other goroutines; except the
-		// main thread, which the runtime keeps, so the exit path below
-		// restores the settings first.
+		// Never unlocked: the thread ends with the goroutine, so its
+		// settings cannot leak to other goroutines (restore, below, is for
+		// the main thread, which the runtime keeps: see applyPlacement).
 		runtime.LockOSThread()
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
@@ -509,9 +479,8 @@ func (w *set) work(i int, wk *worker, first bool) {
 	defer func() {
 		wk.g.Store(0)
 		if restore != nil {
-			// Still on the locked thread: put its affinity and nice back
-			// before the goroutine ends (the main thread outlives it), before Done so
-			// Close returns with them restored and any failure recorded.
+			// Still on the locked thread; before Done, so that Close
+			// returns with the settings restored and any failure recorded.
 			if errs := restore(); len(errs) > 0 {
 				w.recordPlacement(i, errs)
 			}
