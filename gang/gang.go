@@ -115,14 +115,10 @@ type runLine struct {
 	name string
 }
 
-// endLine is written by a run's last copy and polled by the coordinator, so
-// that the end of a run does not invalidate the run word in idle workers'
-// caches.
+// endLine holds the coordinator's end-wait words, written when it parks or
+// yields and read by a run's last copy; the end itself is the run's
+// countdown (see waitEnd).
 type endLine struct {
-	// done is the generation of the last run whose copies all finished: the
-	// store by the last copy publishes every copy's writes to the
-	// coordinator (see retire).
-	done atomic.Uint64
 	// coordParked is 0 while the coordinator does not sleep, else the
 	// generation of the run whose end it sleeps for (see waitEnd, finish).
 	coordParked atomic.Uint64

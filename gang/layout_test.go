@@ -9,7 +9,7 @@ import (
 
 // TestLayout checks the padding the protocol's cost argument relies on: the
 // run line holds only run, runGen and task (written once per run, read by
-// every worker), the end line only done and coordParked, the coordinator's
+// every worker), the end line only coordParked and coordYielded, the coordinator's
 // per-run fields a line of their own, and what workers read on every run
 // (slice headers, budgets) a read-mostly line; each worker slot is two whole
 // lines (the rarely written state, the per-run claim and counters) and each
@@ -18,7 +18,7 @@ func TestLayout(t *testing.T) {
 	var d Dispatcher
 	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(d.run), "run word starts after a full pad")
 	assert.Less(t, unsafe.Offsetof(d.task)+unsafe.Sizeof(d.task), uintptr(2*cacheLine)+1, "task on the run line")
-	assert.Equal(t, uintptr(2*cacheLine), unsafe.Offsetof(d.done), "done starts the end line")
+	assert.Equal(t, uintptr(2*cacheLine), unsafe.Offsetof(d.coordParked), "coordParked starts the end line")
 	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine)+1)
 	assert.Equal(t, uintptr(3*cacheLine), unsafe.Offsetof(d.gen), "the coordinator's line")
 	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")

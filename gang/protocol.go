@@ -71,7 +71,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(n, m, gen)
 	}
-	d.waitEnd(gen, m, !p.callerRuns)
+	d.waitEnd(gen, n, m, !p.callerRuns)
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
 	d.task, d.name = nil, ""
@@ -92,7 +92,7 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	normal := false
 	defer func() {
 		if !normal {
-			d.waitEnd(gen, m, false)
+			d.waitEnd(gen, n, m, false)
 			d.task, d.name = nil, ""
 			if p := d.fails.take(); p != nil && !p.Goexit {
 				panic(p)
@@ -305,9 +305,10 @@ func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
 // read-modify-write of its group's counter, so the one that reaches zero
 // comes after every other copy's decrement of that group in the counter's
 // modification order and so after those copies' writes; the same holds for
-// groupsLeft, and finish's store publishes it all to the coordinator. After
-// its decrement a copy touches no run state: the last one may let Run
-// return and the next run start.
+// groupsLeft. The coordinator's end wait polls the run's last counter
+// (ended), so the decrement that zeroes it is the end of the run: from it
+// on Run may return and the next run start, and a copy touches no run
+// state (finish reads only the coordinator's park word, tagged with gen).
 func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
@@ -329,24 +330,33 @@ func init() {
 	peek.CoordinatorParked = func(d any) bool { return d.(*Dispatcher).coordParked.Load() != 0 }
 }
 
-// finish reports the end of run gen to the coordinator: store done, then
-// wake the coordinator if it sleeps for this run. The CAS from gen makes the
-// permit this run's: a finisher delayed past the coordinator's next park
-// finds another generation there and signals nothing.
+// finish wakes the coordinator if it sleeps for the end of run gen, which
+// the caller's decrement just made. The CAS from gen makes the permit this
+// run's: a finisher delayed past the coordinator's next park finds another
+// generation there and signals nothing.
 func (d *Dispatcher) finish(gen uint64) {
-	d.done.Store(gen)
 	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
 		d.coordWake.Signal(1)
 	}
 }
 
-// waitEnd waits until the last copy of run gen (m of whose copies are meant
+// waitEnd waits until the last copy of run gen (n copies, m of them meant
 // for workers) finished: it spins for the policy's budget, then parks. The
 // coordinator of a plain run whose workers and itself outnumber the
 // processors first polls briefly and yields (hint Yield): a worker with a
 // copy to run may be queued on this processor.
-func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
-	ended := func() bool { return d.done.Load() == gen }
+func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
+	// The run's last counter: its one group's, or groupsLeft. Polling the
+	// word the last copy writes anyway, rather than a flag it would store
+	// after, saves the end of every run one cache-line transfer. The load
+	// that sees zero reads from the last decrement (see retire): every
+	// copy's writes are visible after it. Only this run's copies write the
+	// counter until the coordinator resets it for the next run.
+	last := &d.groupsLeft
+	if n <= groupSize {
+		last = &d.groups[0].left
+	}
+	ended := func() bool { return last.Load() == 0 }
 	if ended() {
 		return
 	}
@@ -364,8 +374,9 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 	if spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended) {
 		return
 	}
-	// Commit, then re-check: the Dekker pair of finish (store done, then
-	// load coordParked). One of the two sees the other's store.
+	// Commit, then re-check: the Dekker pair of retire and finish (the
+	// decrement to zero, then the load of coordParked). One of the two sees
+	// the other's write.
 	d.coordParked.Store(gen)
 	if ended() {
 		if !d.coordParked.CompareAndSwap(gen, 0) {
@@ -375,7 +386,7 @@ func (d *Dispatcher) waitEnd(gen uint64, m int, plain bool) {
 	}
 	// Only run gen's finisher signals (its CAS from gen), and only once;
 	// the Signal is synchronized before this Wait's return (package
-	// semaphore's memory model), after finish's store of done.
+	// semaphore's memory model), after the finisher's decrement.
 	d.coordWake.Wait()
 }
 

@@ -85,10 +85,10 @@
  *                     reaches every copy, so only speed would depend on it).
  *   BUG_EARLY_DONE    the copy that empties its group calls finish before
  *                     its groupsLeft decrement (so each group's last copy
- *                     ends the run).
+ *                     wakes the parked coordinator).
  *   BUG_UNTAGGED_END  the coordinator parks with a flag instead of the run's
  *                     generation (coordParked.Store(1), finish CASes 1 -> 0):
- *                     a finisher of run k that is slow between its done.Store
+ *                     a finisher of run k that is slow between its decrement
  *                     and its CAS wakes the coordinator's park for run k+1,
  *                     and Run returns before run k+1's copies finished.
  *   BUG_BATCH_CLAIM   (with BARRIER) a needed worker claims its own copy and
@@ -167,7 +167,6 @@ short wcnt[NW];
 chan wtok[NW] = [1] of { bit };
 byte left[NG];                 /* groups[g].left */
 byte groupsLeft;               /* groupsLeft */
-byte done;                     /* done: gen of the last finished run */
 byte coordParked;              /* coordParked: 0, or the gen the coordinator sleeps for */
 short ccnt;                    /* coordWake's count */
 chan ctok = [1] of { bit };    /* coordWake's token channel */
@@ -219,9 +218,10 @@ ltl live { <> finished }
  *     permit changes nothing);
  *   - a parked goroutine's token receive (the return of Wait) and its next
  *     step;
- *   - the copy's left[] decrement, groupsLeft decrement and done.Store
- *     (only decrementers read left[] and groupsLeft, and nobody else
- *     decrements after the last copy);
+ *   - the copy's left[] decrement and groupsLeft decrement (only
+ *     decrementers read left[] of a run of more than G copies, and the
+ *     coordinator reads only the run's last counter, ended(n); nobody
+ *     else decrements after the last copy);
  *   - the coordinator's lock CAS (SUBMIT), its setup of a run (gen, task,
  *     left[], groupsLeft) and its publish (read only by goroutines that read
  *     the new run word);
@@ -304,9 +304,14 @@ W: \
 SIG: \
 	atomic { semSignal(wcnt[j], wtok[j], SEND, AFTER) }
 
-/* finish(gen), after done.Store(gen): if d.coordParked.Load() == gen &&
-   d.coordParked.CompareAndSwap(gen, 0) { d.coordWake.Signal(1) }. The CAS
-   is a step of its own: between done.Store and it the coordinator may
+/* waitEnd's ended(): the run's last counter is zero (groups[0].left, or
+   groupsLeft for a run of more than G copies) */
+#define ended(nn) (groupsOf(nn) > 1 -> groupsLeft == 0 : left[0] == 0)
+
+/* finish(gen), after the decrement that ended the run: if
+   d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
+   d.coordWake.Signal(1) }. The CAS is a step of its own: between the
+   decrement and it the coordinator may
    already have returned and parked for the next run (BUG_UNTAGGED_END). */
 #define finish(g, WAKEC, CSIG, CSEND, AFTER) \
 WAKEC: \
@@ -342,7 +347,7 @@ ACCT: \
 		:: else -> skip \
 		fi; \
 		if \
-		:: lv == 0 -> done = (g); goto WAKEC  /* finish: d.done.Store(gen) */ \
+		:: lv == 0 -> goto WAKEC              /* the run ended: finish(gen) */ \
 		:: else -> lv = 0; AFTER \
 		fi \
 	}; \
@@ -355,7 +360,7 @@ ACCT: \
 		assert((g) == curGen); \
 		left[(cc) / G]--; \
 		if \
-		:: left[(cc) / G] == 0 -> done = (g); goto WAKEC  /* broken: finish first */ \
+		:: left[(cc) / G] == 0 -> goto WAKEC  /* broken: finish first */ \
 		:: else -> AFTER \
 		fi \
 	}; \
@@ -627,7 +632,7 @@ gone:
 /* Run returns (asserting that every copy of run gen ran, each once, and
    that its accounting is complete); d.task, d.name = nil, "" */
 #define runReturns() \
-	assert(done == gen); \
+	assert(ended(n)); \
 	assert(curDone == (1 << n) - 1); \
 	k = 0; \
 	do \
@@ -799,17 +804,17 @@ endwait:
 	   nothing is a stutter step; the budget may run out at any time, 0
 	   included); then park */
 	if
-	:: atomic { done == gen -> runReturns() }
-	:: atomic { done != gen -> goto cspin }
+	:: atomic { ended(n) -> runReturns() }
+	:: atomic { !ended(n) -> goto cspin }
 	fi;
 cspin:
 	if
-	:: atomic { done == gen -> runReturns() }   /* a poll saw the end */
+	:: atomic { ended(n) -> runReturns() }      /* a poll saw the end */
 	:: coordParked = TAG(gen)                   /* d.coordParked.Store(gen) */
 	fi;
 	atomic {
 		if
-		:: done == gen -> skip                  /* the re-check: if ended() */
+		:: ended(n) -> skip                     /* the re-check: if ended() */
 		:: else -> goto csleep
 		fi
 	};
