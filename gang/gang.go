@@ -116,16 +116,14 @@ type runLine struct {
 }
 
 // endLine holds the coordinator's end-wait words, written when it parks or
-// yields and read by a run's last copy; the end itself is the run's
-// countdown (see waitEnd).
+// yields and read by a run's last copy.
 type endLine struct {
 	// coordParked is 0 while the coordinator does not sleep, else the
 	// generation of the run whose end it sleeps for (see waitEnd, finish).
 	coordParked atomic.Uint64
 	// coordYielded is the generation of the plain run whose coordinator
-	// yielded in its end wait (hint Yield): the copy that finishes that run
-	// yields back. A hint, not part of the protocol: a stale or early read
-	// only skips, or adds, one yield.
+	// yielded in its end wait (hint Yield): that run's last copy yields
+	// back. A hint: a stale or early read only skips, or adds, one yield.
 	coordYielded atomic.Uint64
 }
 

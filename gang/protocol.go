@@ -305,10 +305,9 @@ func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
 // read-modify-write of its group's counter, so the one that reaches zero
 // comes after every other copy's decrement of that group in the counter's
 // modification order and so after those copies' writes; the same holds for
-// groupsLeft. The coordinator's end wait polls the run's last counter
-// (ended), so the decrement that zeroes it is the end of the run: from it
-// on Run may return and the next run start, and a copy touches no run
-// state (finish reads only the coordinator's park word, tagged with gen).
+// groupsLeft. The end wait polls the run's last counter: from the decrement
+// that zeroes it on, Run may return and the next run start, and a copy
+// touches no run state (finish reads only the park word, tagged with gen).
 func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
@@ -346,12 +345,10 @@ func (d *Dispatcher) finish(gen uint64) {
 // processors first polls briefly and yields (hint Yield): a worker with a
 // copy to run may be queued on this processor.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
-	// The run's last counter: its one group's, or groupsLeft. Polling the
-	// word the last copy writes anyway, rather than a flag it would store
-	// after, saves the end of every run one cache-line transfer. The load
-	// that sees zero reads from the last decrement (see retire): every
-	// copy's writes are visible after it. Only this run's copies write the
-	// counter until the coordinator resets it for the next run.
+	// The run's last counter (its one group's, or groupsLeft), written only
+	// by this run's copies until the next run resets it: the load that sees
+	// zero reads from the last decrement, after every copy's writes (see
+	// retire). Polling it, not a flag stored after it, saves a transfer.
 	last := &d.groupsLeft
 	if n <= groupSize {
 		last = &d.groups[0].left
@@ -374,9 +371,8 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	if spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended) {
 		return
 	}
-	// Commit, then re-check: the Dekker pair of retire and finish (the
-	// decrement to zero, then the load of coordParked). One of the two sees
-	// the other's write.
+	// Commit, then re-check: the Dekker pair of retire (the decrement to
+	// zero, then finish's load of coordParked); one sees the other's write.
 	d.coordParked.Store(gen)
 	if ended() {
 		if !d.coordParked.CompareAndSwap(gen, 0) {
