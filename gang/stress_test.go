@@ -10,9 +10,9 @@ import (
 
 // TestRunEndsOnlyAfterEveryCopy runs many short runs of mixed sizes and
 // modes and checks after each that every copy ran exactly once and none is
-// still running. It caught a finisher of run k, slow between storing done
-// and looking at the coordinator's park word, waking the coordinator's park
-// for run k+1 (the park word now carries the generation).
+// still running: a finisher of run k, slow between the decrement that ends
+// the run and its look at the coordinator's park word, must not wake the
+// coordinator's park for run k+1 (the park word carries the generation).
 func TestRunEndsOnlyAfterEveryCopy(t *testing.T) {
 	reps := 20
 	if testing.Short() {
