@@ -2,6 +2,7 @@ package spin
 
 import (
 	"runtime/metrics"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -14,8 +15,11 @@ import (
 var load struct {
 	fd     int // /proc/loadavg, opened once; -1 where it cannot be
 	opened bool
-	cpus   int     // CPUs online, read once
-	others float64 // smoothed count of other processes' runnable threads
+	cpus   int // CPUs online, read once
+	// seen are the last readings of other processes' runnable threads, a
+	// ring (next is the oldest); the view takes their least.
+	seen [othersReadings]int
+	next int
 	// running is the sample ourRunning reads: a field, so that a refresh
 	// allocates nothing.
 	running [1]metrics.Sample
@@ -40,8 +44,11 @@ func allowedCPUs() int {
 // rather than assumed: counting all procs as ours would let a process that
 // runs on fewer threads because the machine is busy (a loop inline, its
 // workers parked) see the machine free, start its workers, see it busy
-// again, and so on. The count is smoothed over two refreshes, so that a
-// thread passing through does not stop the spinning.
+// again, and so on. The runtime's own threads that run no goroutine (one
+// looking for work, one waking from a sleep) are counted as others' then;
+// they come and go, so the count is the least of the last othersReadings
+// refreshes: a thread passing through, ours or not, does not stop the
+// spinning, a busy process does within othersReadings refreshes.
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened = true
@@ -69,16 +76,25 @@ func othersWaiting(procs int) bool {
 	if !ok {
 		return false
 	}
-	return crowdedBy(runnable, ours, procs, load.cpus, &load.others)
+	return crowdedBy(runnable, ours, procs, load.cpus, &load.seen, &load.next)
 }
+
+// othersReadings is how many refreshes must each see another process's
+// thread runnable before the view says so. A Go program that sleeps and
+// wakes (a server, phases with gaps) has a runtime thread runnable without a
+// goroutine at about every other reading on an idle 2-vCPU VM; a burning
+// process is there at every one (perf/gate: mixed, contended-*).
+const othersReadings = 8
 
 // crowdedBy is othersWaiting's arithmetic: runnable threads on the machine,
 // ours of them this process's, procs processors it may use, cpus online;
-// others is the smoothed count of other processes' runnable threads, which
-// it updates.
-func crowdedBy(runnable, ours, procs, cpus int, others *float64) bool {
-	*others = (*others + float64(max(runnable-ours, 0))) / 2
-	return *others+float64(procs) > float64(cpus)+0.5
+// seen and next are the ring of the last readings of other processes'
+// runnable threads, which it updates. Crowded: the least of them, added to
+// our processors, exceeds the CPUs.
+func crowdedBy(runnable, ours, procs, cpus int, seen *[othersReadings]int, next *int) bool {
+	seen[*next] = max(runnable-ours, 0)
+	*next = (*next + 1) % othersReadings
+	return slices.Min(seen[:])+procs > cpus
 }
 
 // ourRunning returns how many of this process's processors run Go code now

@@ -53,22 +53,31 @@ func TestCrowdedBy(t *testing.T) {
 		{"two busy processes, a loop inline", 3, 1, 2, 2, true},
 		{"one busy process on a machine with a CPU to spare", 3, 2, 2, 4, false},
 	} {
-		var others float64
-		got := false
-		for range 4 { // the smoothing settles within a few readings
-			got = crowdedBy(tc.runnable, tc.ours, tc.procs, tc.cpus, &others)
+		var seen [othersReadings]int
+		next, got := 0, false
+		for range othersReadings { // the view takes the least of them
+			got = crowdedBy(tc.runnable, tc.ours, tc.procs, tc.cpus, &seen, &next)
 		}
 		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 
-// One other thread seen at one reading (a thread that runs for an instant)
-// does not make the machine crowded on its own; seen at two, it does.
-func TestCrowdedBySmooths(t *testing.T) {
-	var others float64
-	assert.False(t, crowdedBy(2, 1, 2, 2, &others), "first busy reading")
-	assert.True(t, crowdedBy(2, 1, 2, 2, &others), "second busy reading")
-	assert.False(t, crowdedBy(1, 1, 2, 2, &others), "a free reading")
+// Another thread seen at some readings but not all (a thread that runs for
+// an instant, such as the runtime's own waking from a sleep) does not make
+// the machine crowded; seen at othersReadings readings in a row, it does,
+// and one free reading ends it.
+func TestCrowdedByTakesTheLeast(t *testing.T) {
+	var seen [othersReadings]int
+	next := 0
+	for i := range 3 * othersReadings {
+		busy := 2 - i%2 // every other reading
+		assert.False(t, crowdedBy(busy, 1, 2, 2, &seen, &next), "reading %d: a thread passing through", i)
+	}
+	for i := range othersReadings - 1 {
+		assert.False(t, crowdedBy(2, 1, 2, 2, &seen, &next), "busy reading %d of %d", i+1, othersReadings)
+	}
+	assert.True(t, crowdedBy(2, 1, 2, 2, &seen, &next), "busy at every reading")
+	assert.False(t, crowdedBy(1, 1, 2, 2, &seen, &next), "a free reading")
 }
 
 func TestOurRunning(t *testing.T) {
