@@ -2,7 +2,6 @@ package spin
 
 import (
 	"runtime/metrics"
-	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,10 +15,8 @@ var load struct {
 	fd     int // /proc/loadavg, opened once; -1 where it cannot be
 	opened bool
 	cpus   int // CPUs online, read once
-	// seen are the last readings of other processes' runnable threads, a
-	// ring (next is the oldest); the view takes their least.
-	seen [othersReadings]int
-	next int
+	// crowded is the answer and the readings in a row behind it.
+	crowded hysteresis
 	// running is the sample ourRunning reads: a field, so that a refresh
 	// allocates nothing.
 	running [1]metrics.Sample
@@ -46,9 +43,10 @@ func allowedCPUs() int {
 // workers parked) see the machine free, start its workers, see it busy
 // again, and so on. The runtime's own threads that run no goroutine (one
 // looking for work, one waking from a sleep) are counted as others' then;
-// they come and go, so the count is the least of the last othersReadings
-// refreshes: a thread passing through, ours or not, does not stop the
-// spinning, a busy process does within othersReadings refreshes.
+// they come and go, so the answer turns to contended only after
+// othersReadings busy refreshes in a row, and back after freeReadings free
+// ones: a thread passing through, ours or not, does not stop the spinning,
+// a busy process does within othersReadings refreshes.
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened = true
@@ -62,39 +60,64 @@ func othersWaiting(procs int) bool {
 	if load.fd < 0 || load.cpus < 1 {
 		return false
 	}
-	// Our count is read on both sides of the kernel's: a thread of ours that
-	// starts or stops running in between (every run wakes and parks some)
-	// is counted as ours, not as another process's.
+	// Our count is read on both sides of the kernel's and the smaller kept:
+	// the runtime counts a goroutine as running for a while after its thread
+	// stopped (parking, waiting for the scheduler's lock), and a larger
+	// count would hide a busy process at such readings. A thread of ours
+	// that starts running in between is counted as another's: a reading
+	// now and then, which the hysteresis absorbs.
 	ours := ourRunning(procs)
 	var buf [128]byte
 	n, err := syscall.Pread(load.fd, buf[:], 0)
 	if err != nil || n <= 0 {
 		return false
 	}
-	ours = max(ours, ourRunning(procs))
+	ours = min(ours, ourRunning(procs))
 	runnable, ok := runnableField(buf[:n])
 	if !ok {
 		return false
 	}
-	return crowdedBy(runnable, ours, procs, load.cpus, &load.seen, &load.next)
+	return crowdedBy(runnable, ours, procs, load.cpus, &load.crowded)
 }
 
-// othersReadings is how many refreshes must each see another process's
-// thread runnable before the view says so. A Go program that sleeps and
+// othersReadings is how many refreshes in a row must see another process's
+// thread runnable before the view says so, and freeReadings how many in a
+// row must see none before it stops saying so. A Go program that sleeps and
 // wakes (a server, phases with gaps) has a runtime thread runnable without a
 // goroutine at about every other reading on an idle 2-vCPU VM; a burning
-// process is there at every one (perf/gate: mixed, contended-*).
-const othersReadings = 8
+// process is there at nearly every one, missed at a reading now and then
+// (perf/gate: mixed, contended-*; perf -scenario contended).
+const (
+	othersReadings = 8
+	freeReadings   = 3
+)
 
 // crowdedBy is othersWaiting's arithmetic: runnable threads on the machine,
-// ours of them this process's, procs processors it may use, cpus online;
-// seen and next are the ring of the last readings of other processes'
-// runnable threads, which it updates. Crowded: the least of them, added to
-// our processors, exceeds the CPUs.
-func crowdedBy(runnable, ours, procs, cpus int, seen *[othersReadings]int, next *int) bool {
-	seen[*next] = max(runnable-ours, 0)
-	*next = (*next + 1) % othersReadings
-	return slices.Min(seen[:])+procs > cpus
+// ours of them this process's, procs processors it may use, cpus online. A
+// reading is busy when the other processes' runnable threads, added to our
+// processors, exceed the CPUs; h keeps the answer with its hysteresis.
+func crowdedBy(runnable, ours, procs, cpus int, h *hysteresis) bool {
+	busy := max(runnable-ours, 0)+procs > cpus
+	switch {
+	case busy:
+		h.busy, h.free = h.busy+1, 0
+		if h.busy >= othersReadings {
+			h.on = true
+		}
+	default:
+		h.busy, h.free = 0, h.free+1
+		if h.free >= freeReadings {
+			h.on = false
+		}
+	}
+	return h.on
+}
+
+// hysteresis is the contended answer and the busy and free readings in a
+// row behind it.
+type hysteresis struct {
+	on         bool
+	busy, free int
 }
 
 // ourRunning returns how many of this process's processors run Go code now

@@ -53,31 +53,35 @@ func TestCrowdedBy(t *testing.T) {
 		{"two busy processes, a loop inline", 3, 1, 2, 2, true},
 		{"one busy process on a machine with a CPU to spare", 3, 2, 2, 4, false},
 	} {
-		var seen [othersReadings]int
-		next, got := 0, false
-		for range othersReadings { // the view takes the least of them
-			got = crowdedBy(tc.runnable, tc.ours, tc.procs, tc.cpus, &seen, &next)
+		var h hysteresis
+		got := false
+		for range othersReadings { // enough readings in a row to turn it on
+			got = crowdedBy(tc.runnable, tc.ours, tc.procs, tc.cpus, &h)
 		}
 		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 
-// Another thread seen at some readings but not all (a thread that runs for
-// an instant, such as the runtime's own waking from a sleep) does not make
-// the machine crowded; seen at othersReadings readings in a row, it does,
-// and one free reading ends it.
-func TestCrowdedByTakesTheLeast(t *testing.T) {
-	var seen [othersReadings]int
-	next := 0
+// Another thread seen at some readings but not all in a row (a thread that
+// runs for an instant, such as the runtime's own waking from a sleep) does
+// not make the machine crowded; seen at othersReadings readings in a row, it
+// does, one free reading in between does not end it, freeReadings do.
+func TestCrowdedByHysteresis(t *testing.T) {
+	var h hysteresis
 	for i := range 3 * othersReadings {
 		busy := 2 - i%2 // every other reading
-		assert.False(t, crowdedBy(busy, 1, 2, 2, &seen, &next), "reading %d: a thread passing through", i)
+		assert.False(t, crowdedBy(busy, 1, 2, 2, &h), "reading %d: a thread passing through", i)
 	}
 	for i := range othersReadings - 1 {
-		assert.False(t, crowdedBy(2, 1, 2, 2, &seen, &next), "busy reading %d of %d", i+1, othersReadings)
+		assert.False(t, crowdedBy(2, 1, 2, 2, &h), "busy reading %d of %d", i+1, othersReadings)
 	}
-	assert.True(t, crowdedBy(2, 1, 2, 2, &seen, &next), "busy at every reading")
-	assert.False(t, crowdedBy(1, 1, 2, 2, &seen, &next), "a free reading")
+	assert.True(t, crowdedBy(2, 1, 2, 2, &h), "busy at every reading")
+	assert.True(t, crowdedBy(1, 1, 2, 2, &h), "one free reading")
+	assert.True(t, crowdedBy(2, 1, 2, 2, &h), "busy again")
+	for i := range freeReadings - 1 {
+		assert.True(t, crowdedBy(1, 1, 2, 2, &h), "free reading %d of %d", i+1, freeReadings)
+	}
+	assert.False(t, crowdedBy(1, 1, 2, 2, &h), "free at freeReadings readings in a row")
 }
 
 func TestOurRunning(t *testing.T) {
