@@ -43,8 +43,9 @@ func allowedCPUs() int {
 // workers parked) see the machine free, start its workers, see it busy
 // again, and so on. The runtime's own threads that run no goroutine (one
 // looking for work, one waking from a sleep) are counted as others' then;
-// they come and go, so the answer turns to contended only after
-// othersReadings busy refreshes in a row, and back after freeReadings free
+// they come and go, so a refresh keeps the least of kernelReadings readings,
+// and the answer turns to contended only after othersReadings busy
+// refreshes in a row, and back after freeReadings free
 // ones: a thread passing through, ours or not, does not stop the spinning,
 // a busy process does within othersReadings refreshes.
 func othersWaiting(procs int) bool {
@@ -67,17 +68,42 @@ func othersWaiting(procs int) bool {
 	// that starts running in between is counted as another's: a reading
 	// now and then, which the hysteresis absorbs.
 	ours := ourRunning(procs)
-	var buf [128]byte
-	n, err := syscall.Pread(load.fd, buf[:], 0)
-	if err != nil || n <= 0 {
-		return false
-	}
-	ours = min(ours, ourRunning(procs))
-	runnable, ok := runnableField(buf[:n])
+	runnable, ok := leastRunnable(func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) })
 	if !ok {
 		return false
 	}
+	ours = min(ours, ourRunning(procs))
 	return crowdedBy(runnable, ours, procs, load.cpus, &load.crowded)
+}
+
+// kernelReadings is how many times in a row a refresh reads the kernel's
+// count, keeping the least: the runtime's threads that run no goroutine
+// (one looking for work after a goroutine was readied) last microseconds,
+// about as long as a reading, so they are rarely there at all of them; a
+// busy process's thread is. Read once, a fork-join program's idle 2-vCPU VM
+// looked busy at half of the refreshes that follow a join (perf/gate:
+// forkjoin-gap), and often enough in a row to pass the hysteresis.
+const kernelReadings = 3
+
+// leastRunnable reads /proc/loadavg kernelReadings times through read (a
+// pread of the whole file into buf) and returns the least runnable count;
+// false if a reading fails.
+func leastRunnable(read func(buf []byte) (int, error)) (least int, ok bool) {
+	var buf [128]byte
+	for i := range kernelReadings {
+		n, err := read(buf[:])
+		if err != nil || n <= 0 {
+			return 0, false
+		}
+		r, ok := runnableField(buf[:n])
+		if !ok {
+			return 0, false
+		}
+		if i == 0 || r < least {
+			least = r
+		}
+	}
+	return least, true
 }
 
 // othersReadings is how many refreshes in a row must see another process's

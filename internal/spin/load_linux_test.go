@@ -1,6 +1,7 @@
 package spin
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 
@@ -22,6 +23,32 @@ func TestRunnableField(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 		assert.Equal(t, tc.ok, ok, tc.in)
 	}
+}
+
+// A thread that is runnable at one of a refresh's kernel readings and not at
+// another (the runtime looking for work) does not count; one runnable at
+// every reading does.
+func TestLeastRunnable(t *testing.T) {
+	reader := func(lines ...string) func([]byte) (int, error) {
+		return func(buf []byte) (int, error) {
+			line := lines[0]
+			lines = lines[1:]
+			if line == "fail" {
+				return 0, errors.New("read failed")
+			}
+			return copy(buf, line), nil
+		}
+	}
+	got, ok := leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 2/100 1\n", "0 0 0 3/100 1\n"))
+	assert.True(t, ok)
+	assert.Equal(t, 2, got, "a thread passing through")
+	got, ok = leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 3/100 1\n", "0 0 0 4/100 1\n"))
+	assert.True(t, ok)
+	assert.Equal(t, 3, got, "a thread at every reading")
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "fail"))
+	assert.False(t, ok, "a failed read")
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "garbage"))
+	assert.False(t, ok, "an unreadable line")
 }
 
 func TestCountCPUList(t *testing.T) {
