@@ -47,6 +47,12 @@ func main() {
 	goRel := flag.String("go", "go1.27.3", "the second Go release (GOTOOLCHAIN value); empty: only the installed Go")
 	runs := flag.Int("runs", 3, "processes per release, interleaved")
 	rounds := flag.Int("rounds", 3, "rounds per process (every scenario under every setting, in a shuffled order)")
+	flag.Func("only", "measure only these scenarios (comma list; the verdict then judges only them)", func(v string) error {
+		if v != "" {
+			only = strings.Split(v, ",")
+		}
+		return nil
+	})
 	flag.Parse()
 	switch {
 	case *burn > 0:
@@ -66,6 +72,9 @@ func main() {
 		}
 	}
 }
+
+// only, if set, names the scenarios to measure (-only); else every one.
+var only []string
 
 // A setting is a set of hints in force while a scenario is measured.
 type setting struct {
@@ -104,6 +113,8 @@ type scenario struct {
 	op   func(w *workers.Workers)
 	// burners other processes burning a CPU while it is measured.
 	burners int
+	// between, if set, runs untimed before every op (then timed alone).
+	between func()
 }
 
 func scenarios() []scenario {
@@ -119,7 +130,7 @@ func scenarios() []scenario {
 	plainLoop := func(w *workers.Workers, total time.Duration) {
 		w.RunN(tasks.Func("plain", func(int) { work(total / time.Duration(p)) }), p)
 	}
-	return []scenario{
+	return slices.DeleteFunc([]scenario{
 		{name: "empty-full", op: func(w *workers.Workers) { w.RunN(empty, p) }},
 		{name: "empty-caller-2", op: func(w *workers.Workers) { w.RunN(emptyCaller, 2) }},
 		{name: "grain-2us", op: func(w *workers.Workers) { w.RunN(g2, p) }},
@@ -152,9 +163,26 @@ func scenarios() []scenario {
 			time.Sleep(200 * time.Microsecond)
 		}},
 		{name: "forrange-20us", op: func(w *workers.Workers) { loop(w, 20*time.Microsecond) }},
+		// Batches of caller-runs loops, each after other goroutines'
+		// fork-joins long enough (0.4 ms) for the idle workers to park:
+		// only the batch is timed.
+		{name: "forkjoin-gap", op: func(w *workers.Workers) {
+			for range 4 {
+				loop(w, 100*time.Microsecond)
+			}
+		}, between: func() {
+			for range 4 {
+				var wg sync.WaitGroup
+				for range p {
+					wg.Add(1)
+					go func() { defer wg.Done(); work(100 * time.Microsecond) }()
+				}
+				wg.Wait()
+			}
+		}},
 		{name: "contended-forrange", burners: 1, op: func(w *workers.Workers) { loop(w, 200*time.Microsecond) }},
 		{name: "contended-plain", burners: 1, op: func(w *workers.Workers) { plainLoop(w, 200*time.Microsecond) }},
-	}
+	}, func(sc scenario) bool { return only != nil && !slices.Contains(only, sc.name) })
 }
 
 // measureAll measures every scenario under every setting, rounds times, the
@@ -174,7 +202,7 @@ func measureAll(rounds int) result {
 			rotate(order, r)
 			for _, s := range order {
 				old := spin.SetHints(s.hints)
-				samples[sc.name][s.name] = append(samples[sc.name][s.name], timeOp(w, sc.op))
+				samples[sc.name][s.name] = append(samples[sc.name][s.name], timeOp(w, sc))
 				spin.SetHints(old)
 			}
 		}
@@ -202,16 +230,29 @@ func rotate(s []setting, r int) {
 	}
 }
 
-// timeOp returns the median of 5 batches of op, in ns per op, each batch
-// about 20 ms, after a warm-up batch.
-func timeOp(w *workers.Workers, op func(*workers.Workers)) float64 {
+// timeOp returns the median of 5 batches of sc's op, in ns per op, each
+// batch about 20 ms of op (and of between, untimed), after a warm-up batch.
+func timeOp(w *workers.Workers, sc scenario) float64 {
+	batch := func(n int) time.Duration {
+		if sc.between == nil {
+			start := time.Now()
+			for range n {
+				sc.op(w)
+			}
+			return time.Since(start)
+		}
+		var d time.Duration
+		for range n {
+			sc.between()
+			start := time.Now()
+			sc.op(w)
+			d += time.Since(start)
+		}
+		return d
+	}
 	n := 1
 	for {
-		start := time.Now()
-		for range n {
-			op(w)
-		}
-		if d := time.Since(start); d >= 5*time.Millisecond {
+		if d := batch(n); d >= 5*time.Millisecond {
 			n = max(1, int(float64(n)*float64(20*time.Millisecond)/float64(d)))
 			break
 		}
@@ -219,11 +260,7 @@ func timeOp(w *workers.Workers, op func(*workers.Workers)) float64 {
 	}
 	var xs []float64
 	for range 5 {
-		start := time.Now()
-		for range n {
-			op(w)
-		}
-		xs = append(xs, float64(time.Since(start).Nanoseconds())/float64(n))
+		xs = append(xs, float64(batch(n).Nanoseconds())/float64(n))
 	}
 	return median(xs)
 }
@@ -322,7 +359,7 @@ func drive(goRel string, runs, rounds int) error {
 		for _, rel := range rels {
 			fmt.Fprintf(os.Stderr, "gate: run %d/%d, %s\n", r+1, runs, rel)
 			var out bytes.Buffer
-			cmd := exec.Command(bins[rel], "-measure", "-rounds", fmt.Sprint(rounds))
+			cmd := exec.Command(bins[rel], "-measure", "-rounds", fmt.Sprint(rounds), "-only", strings.Join(only, ","))
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
 			cmd.Env = append(os.Environ(), "WORKGANG_WAIT=") // the process starts with every hint on
 			if err := cmd.Run(); err != nil {
