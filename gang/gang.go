@@ -141,6 +141,7 @@ type readLine struct {
 	slots  []slot
 	groups []group
 	budget atomic.Int64 // the spin budget in ns (idle workers, end wait)
+	decoy  *spin.Decoy  // lured after wake-ups (hint Lure); see ServeDecoy
 }
 
 // Dispatcher hands copies of one task at a time to the goroutines that call
@@ -183,8 +184,13 @@ func New(workers int) *Dispatcher {
 	}
 	d.coordWake.SetSpin(0)
 	d.SetSpin(spin.Default)
+	d.decoy = spin.NewDecoy()
 	return d
 }
+
+// ServeDecoy serves the decoy until Stop (optional; one goroutine at most):
+// with it, a worker woken by a goroutine that runs on starts sooner.
+func (d *Dispatcher) ServeDecoy() { d.decoy.Serve() }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current

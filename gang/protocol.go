@@ -147,10 +147,15 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 // copies need, if they are parked. Worker c < m so has a parent below it,
 // itself needed by the run, or the coordinator: every needed worker is awake
 // or woken, and waking k workers puts O(log k) wake-ups on the run's critical
-// path.
+// path. A waker runs on after its wake-ups, so it lures the decoy (hint
+// Lure; internal/spin, Decoy) if it woke one.
 func (d *Dispatcher) wakeChildren(p, m int) {
+	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
-		d.wake(c)
+		woke = d.wake(c) || woke
+	}
+	if woke {
+		d.decoy.Lure()
 	}
 }
 
@@ -387,7 +392,8 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve. It must not be called while a run is in progress.
+// Serve, and ServeDecoy return. It must not be called while a run is in
+// progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
 		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))
@@ -398,6 +404,7 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wake(i)
 	}
+	d.decoy.Stop()
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 )
@@ -445,4 +446,44 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 	const largestN = maxSlots + 1 // Run's check: m = n-1 <= len(d.slots) with caller-runs
 	assert.LessOrEqual(t, uint64(largestN), uint64(nMask),
 		"a caller-runs run of n = maxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
+}
+
+// TestLureAfterWake: a caller-runs run that wakes a parked worker readies
+// the decoy right after (hint Lure); with the hint off it does not, and the
+// run's results are the same. Stop ends ServeDecoy.
+func TestLureAfterWake(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	restore := spin.ForceView(2, false)
+	defer restore()
+	for _, on := range []bool{true, false} {
+		h := spin.ParseHints("all")
+		if !on {
+			h = spin.ParseHints("-lure")
+		}
+		spin.SetHints(h)
+		d := New(1)
+		d.SetSpin(0)
+		stop := serve(d, 1)
+		decoyDone := make(chan struct{})
+		go func() { defer close(decoyDone); d.ServeDecoy() }()
+		woke := 0
+		for range 200 {
+			// Wait until the worker has parked, so the run wakes it.
+			for d.slots[0].state.Load() != parked {
+				runtime.Gosched()
+			}
+			r := newRecorder(2, true)
+			_, pe := run(d, r, 2)
+			require.Nil(t, pe)
+			r.check(t)
+			woke++
+		}
+		stop()
+		<-decoyDone
+		if on {
+			assert.NotZero(t, d.decoy.Lured(), "lure on: %d wake-ups lured nothing", woke)
+		} else {
+			assert.Zero(t, d.decoy.Lured(), "lure off")
+		}
+	}
 }

@@ -441,6 +441,10 @@ func (w *set) ensureCreated(op string, n int) {
 		w.workers[i].Store(wk)
 		w.wg.Add(1)
 		go w.work(i, wk, true)
+		if i == 0 { // the dispatcher's decoy lives as long as the workers
+			w.wg.Add(1)
+			go func() { defer w.wg.Done(); w.d.ServeDecoy() }()
+		}
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
 		w.created.Store(int32(i + 1))

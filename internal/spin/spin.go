@@ -27,7 +27,10 @@
 // /proc/loadavg, of the affinity mask and of the runtime's counts of running
 // and runnable goroutines, a few microseconds) is paid by one waiter per refreshEvery,
 // whatever the core count. Nothing here is touched
-// on a path that does not spin.
+// on a path that does not spin, except Lure's (Decoy): a non-blocking send
+// after a batch of wake-ups, paid only by a waker that just signalled a
+// semaphore, and a switch to the set's one decoy goroutine when the waker's
+// processor next blocks; at any core count one per waker, not per worker.
 //
 // The package imports only the standard library (and golang.org/x/sys on
 // Linux, for the affinity mask).
@@ -79,14 +82,20 @@ const (
 	// separated by gaps a little longer than the budget (a collector's
 	// pauses between mutator slices; `pause`, `mixed`).
 	Learn
+	// Lure: right after waking workers, a waker that runs on readies the
+	// dispatcher's decoy (Decoy), so the worker woken last waits in the
+	// run queue, where an idle processor takes it at once, rather than in
+	// the waker's runnext slot. For: caller-runs runs in a process whose
+	// other goroutines let the workers park between runs (`forkjoin-gap`).
+	Lure
 
-	allHints = Load | Yield | Learn
+	allHints = Load | Yield | Learn | Lure
 )
 
 var hintNames = []struct {
 	h    Hint
 	name string
-}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}}
+}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}, {Lure, "lure"}}
 
 // hints is the set of hints in force: written at init (and by tests, between
 // runs), read with one atomic load per question.

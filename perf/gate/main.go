@@ -91,13 +91,14 @@ func settings() []setting {
 	return append(s, setting{"plain", spin.ParseHints("plain")})
 }
 
-var hintNames = []string{"load", "yield", "learn"}
+var hintNames = []string{"load", "yield", "learn", "lure"}
 
 // targets names the scenarios each hint exists for.
 var targets = map[string][]string{
 	"load":  {"contended-forrange", "contended-plain"},
 	"yield": {"empty-full", "grain-2us", "grain-5us"},
 	"learn": {"pause", "mixed"},
+	"lure":  {"forkjoin-gap"},
 }
 
 // result is one process's medians: scenario -> setting -> ns per operation.
