@@ -22,19 +22,16 @@
 // at a time per slot; a goroutine that left Serve because a copy called
 // runtime.Goexit is replaced by calling Serve(i) again.
 //
-// Guarantees, in memory-model terms: the call of Run is synchronized before
-// the start of every copy, and the return of every copy is synchronized
-// before Run's return; when Run returns the Dispatcher keeps no reference to
-// the task. A copy that is started runs to its end on the goroutine that
-// claimed it, and a goroutine claims another copy of the same run only after
-// the previous one returned; every copy not yet started can be started by
-// the worker it is meant for (copy c by worker c), which runs nothing else of
-// the run before it. So the copies of a plain run may wait for each other (at
-// a barrier: see tasks/team) without deadlock. Copies that never wait for
-// each other may still run one after another on one goroutine: a worker that
-// finished its own copy takes the next copies whose workers have not started
-// them. A caller-runs run gives no such promise: the caller runs copies one
-// after another.
+// Guarantees, besides Run's memory model (see Run): a copy that is started
+// runs to its end on the goroutine that claimed it, and a goroutine claims
+// another copy of the same run only after the previous one returned; every
+// copy not yet started can be started by the worker it is meant for (copy c
+// by worker c), which runs nothing else of the run before it. So the copies
+// of a plain run may wait for each other (at a barrier: see tasks/team)
+// without deadlock. Copies that never wait for each other may still run one
+// after another on one goroutine: a worker that finished its own copy takes
+// the next copies whose workers have not started them. A caller-runs run
+// gives no such promise: the caller runs copies one after another.
 //
 // Idle workers spin while runs need them and then park on a semaphore of
 // package semaphore; the coordinator's end wait does the same. How long they

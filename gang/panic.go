@@ -13,7 +13,7 @@ import (
 // stack of the panic site (taken in the deferred call), because it recovers;
 // only a runtime.Goexit leaves it without returning, so a caller that must
 // tell a Goexit from a return keeps a flag set after call returns (see
-// execute). The flag, not recover's result, is what tells a panic(nil) (under
+// runCopy). The flag, not recover's result, is what tells a panic(nil) (under
 // GODEBUG=panicnil=1 recover returns nil for it) from a Goexit (recover
 // returns nil and unwinding goes on). f does not escape, so a closure passed
 // here stays on the caller's stack.

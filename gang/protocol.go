@@ -14,13 +14,10 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// The dispatch protocol, all of it: publish a run word, claim copies by CAS,
-// wake parked workers through a tree, count down, park and wake on tagged
-// semaphores, wait for the end. README.md beside this file argues why it is
-// correct; docs/model/dispatch.pml checks it with SPIN, statement by
-// statement (docs/model/README.md maps the two). How long a waiter spins
-// before it parks is not part of the protocol: it asks the wait policy
-// (internal/spin), and any answer gives the same results.
+// The dispatch protocol, all of it (doc.go says where it is argued and
+// model-checked; docs/model/README.md maps the model to it statement by
+// statement). The wait policy only sets how long a waiter spins before it
+// parks: any answer gives the same results.
 
 // Run runs n copies of the planned task and returns after all of them
 // returned. Copies run on goroutines blocked in Serve; when the task opted in
@@ -86,9 +83,8 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	// If a caller copy calls runtime.Goexit, this goroutine unwinds through
 	// here: the copy's own accounting already ran (in execute's defer), but
 	// copies may still be running on workers, and the caller of Run (which
-	// holds the dispatcher) must not release it before they end. A panic of
-	// a worker copy must not be lost with the caller's Goexit: it is
-	// re-raised, which turns the Goexit into that panic.
+	// holds the dispatcher) must not release it before they end. A worker
+	// copy's panic is re-raised (see Run), not lost with the Goexit.
 	normal := false
 	defer func() {
 		if !normal {
@@ -455,8 +451,7 @@ func runAll(p Plan, n int) (pe *PanicError) {
 		// after another on one goroutine they would deadlock.
 		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
 	}
-	// The record comes from a pool: one on the stack would escape through
-	// its atomics. take clears it before it goes back.
+	// From a pool, not the stack (see runOne); take clears it before Put.
 	f := failuresPool.Get().(*failures)
 	normal := false
 	defer func() {
@@ -496,8 +491,7 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
 	returned := false
 	defer func() {
 		if !returned {
-			// call did not return: the copy called runtime.Goexit (call
-			// recovers panics and returns). There is no panic to recover.
+			// call returns after a panic too: this is a Goexit, no panic.
 			f.capture(t, c, onCaller, nil, true, debug.Stack())
 		}
 	}()
