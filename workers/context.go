@@ -42,8 +42,6 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	// A loop of n ids, one per claim, on min(n, MaxWorkers) copies, that
-	// runs every id even once the context is done.
 	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
 	_, r.crowded, r.queued = spin.ForLoop()
 	return w.runContext(ctx, "RunContext", n, r, nil, fn)
@@ -68,9 +66,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 }
 
 // runContext runs the loop of ForRangeContext (body) or RunContext (each)
-// over [0, n) with a context derived from parent. If parent is done while
-// the run waits for the set, the run gives up, running nothing, and returns
-// its cause.
+// over [0, n) with a context derived from parent (see runNContext).
 func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
 	ctx, cancel := withCancelCause(parent)
 	defer cancel(nil) // on every return: the run's context ends with the call

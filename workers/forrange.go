@@ -152,10 +152,9 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	// The copies without WithCopies: ActiveWorkers, but never more than the
-	// processors the program may use now (GOMAXPROCS, read at most every few
-	// milliseconds), so that a loop follows GOMAXPROCS down when the program
-	// lowers it.
+	// The copies without WithCopies: ActiveWorkers, but at most the
+	// processors the program may use now (GOMAXPROCS, read at most every
+	// few ms), so a loop follows GOMAXPROCS down when the program lowers it.
 	procs := 0
 	procs, r.crowded, r.queued = spin.ForLoop()
 	r.copies, r.callerRuns, r.shared = max(1, min(w.ActiveWorkers(), procs)), true, w.concurrent

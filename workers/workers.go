@@ -217,9 +217,8 @@ func (w *set) runN(op string, t tasks.Task, n int) {
 	_ = w.runNContext(context.Background(), op, t, n) // never done: always runs
 }
 
-// runNContext is runN for a run with a context: if ctx is done while the run
-// waits for the set, it returns ctx's cause having run nothing (see
-// lockContext). With a ctx that is never done it always returns nil.
+// runNContext is runN with a context: it returns nil, or, if ctx is done while
+// the run waits for the set, ctx's cause having run nothing (see waitLock).
 func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
@@ -264,10 +263,8 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 		w.ensureCreated(op, need)
 	}
 	if w.concurrent && plan.CallerRuns() {
-		// The busy check: the same CAS as lockContext's fast path. If
-		// another run (or Close) holds the lock, or this goroutine is inside
-		// a copy of the set's run, run on the caller instead of waiting (so
-		// such a run never waits, and its context never cuts a wait short).
+		// The busy check: the same CAS as lockContext's fast path; a set
+		// found busy runs on the caller (runBusy), so ctx cuts no wait short.
 		if !w.mu.tryLock(token(true)) {
 			w.runBusy(op, plan, n)
 			return nil
@@ -280,9 +277,7 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 }
 
 // inlineCopy runs an inline run's copy, unless the set is closed, counts the
-// run when it ends and, if locked, releases the run lock. One counter
-// (inlineRuns) counts the run and its caller copy when the copy returns or
-// panics, another, off the common path, a copy that called runtime.Goexit.
+// run when it ends (see inlineRuns) and, if locked, releases the run lock.
 // One deferred call does both: a second defer costs the inline run
 // measurably (BenchmarkRun, n=1/workers+caller).
 func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
@@ -364,11 +359,9 @@ func (w *set) close() {
 	unregister(w)
 }
 
-// lockContext takes the run lock; the slow path detects nested calls.
-// runsUserCode tells whether this goroutine will run copies while it holds
-// it (see token). If ctx is done while the run waits for the set, it returns
-// ctx's cause without the lock (see waitLock); a ctx that is never done
-// (Done returns nil) waits for good.
+// lockContext takes the run lock, or returns ctx's cause (see waitLock); the
+// slow path detects nested calls. runsUserCode tells whether this goroutine
+// will run copies while it holds it (see token).
 func (w *set) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
@@ -450,11 +443,9 @@ func (w *set) ensureCreated(op string, n int) {
 		w.created.Store(int32(i + 1))
 	}
 	w.createMu.Unlock()
-	if w.place.lockThread {
-		// Outside createMu: the workers take it to record failures.
-		for _, wk := range started {
-			<-wk.placed
-		}
+	// Outside createMu: the workers take it to record failures.
+	for _, wk := range started {
+		<-wk.placed
 	}
 }
 
