@@ -45,8 +45,10 @@ type Pair struct{ Op, Port, Orig string }
 var Pairs = []Pair{
 	{"gray", filter.RowsDo, filter.RowsGo},
 	{"gray", filter.LineForRange, filter.LineGo},
+	{"gray", filter.LineDo, filter.LineGo},
 	{"blur", filter.RowsDo, filter.RowsGo},
 	{"blur", filter.LineForRange, filter.LineGo},
+	{"blur", filter.LineDo, filter.LineGo},
 	{"blur", filter.ForChunks, filter.RowsGo},
 }
 

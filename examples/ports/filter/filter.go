@@ -11,8 +11,9 @@
 //
 // Par holds the helpers. Its zero value is the original: goroutines and a
 // sync.WaitGroup per call. Par{Set: s} is the same helpers ported onto a
-// workgang set, the operations unchanged: Rows hands the channel to s.Do,
-// Line becomes s.ForRange. BlurChunks is the blur ported with ForChunks,
+// workgang set, the operations unchanged: Rows hands each of s.Do's calls a
+// channel of its own block of rows, Line becomes s.ForRange (or s.Do over
+// the same parts, with SameParts). BlurChunks is the blur ported with ForChunks,
 // which makes its scratch row once per copy rather than once per chunk.
 // Every variant produces the same bytes.
 package filter
@@ -29,26 +30,31 @@ import (
 // Par is a library's fork-join helpers: on goroutines (Set nil) or on Set.
 type Par struct {
 	Set *workers.Workers
+	// SameParts ports Line with Set.Do over the parts the goroutines
+	// would get, rather than with Set.ForRange's chunks: fn is called as
+	// often as on goroutines, so a body's per-call scratch is made as often.
+	SameParts bool
 }
 
-// Rows calls fn on min(GOMAXPROCS, stop-start) goroutines (or as many calls
-// of Set.Do) that share one channel holding start..stop-1; each call drains
-// it, and Rows returns when every call has returned.
+// Rows calls fn min(GOMAXPROCS, stop-start) times, each call draining a
+// channel of row indices, and returns when every call has returned; every
+// row of start..stop-1 is received once. On goroutines the calls share one
+// channel holding every row. On Set they are calls of Set.Do, each with a
+// channel of its own holding a contiguous block of the rows: calls that run
+// on different processors then share no channel (a shared one moves its
+// cache lines between them at every receive), and Do still balances the
+// load, since a call no worker has started runs on the caller.
 func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 	n := stop - start
 	if n <= 0 {
 		return
 	}
-	rows := make(chan int, n)
-	for y := start; y < stop; y++ {
-		rows <- y
-	}
-	close(rows)
 	calls := min(runtime.GOMAXPROCS(0), n)
 	if p.Set != nil {
-		p.Set.Do(calls, func(int) { fn(rows) })
+		p.Set.Do(calls, func(i int) { fn(rowChan(start+n*i/calls, start+n*(i+1)/calls)) })
 		return
 	}
+	rows := rowChan(start, stop)
 	var wg sync.WaitGroup
 	for range calls {
 		wg.Go(func() { fn(rows) })
@@ -59,22 +65,37 @@ func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 // Line splits [0, length) into parts and calls fn(lo, hi) once per part. On
 // goroutines the parts are min(GOMAXPROCS, length) contiguous runs of equal
 // size (give or take one), a goroutine each; on Set they are ForRange's
-// chunks, claimed by its copies.
+// chunks, claimed by its copies, or with SameParts the goroutines' parts,
+// one call of Set.Do each.
 func (p Par) Line(length int, fn func(lo, hi int)) {
 	if length <= 0 {
 		return
 	}
-	if p.Set != nil {
+	if p.Set != nil && !p.SameParts {
 		p.Set.ForRange(length, func(_, lo, hi int) { fn(lo, hi) })
 		return
 	}
 	parts := min(runtime.GOMAXPROCS(0), length)
+	part := func(i int) { fn(length*i/parts, length*(i+1)/parts) }
+	if p.Set != nil {
+		p.Set.Do(parts, part)
+		return
+	}
 	var wg sync.WaitGroup
 	for i := range parts {
-		lo, hi := length*i/parts, length*(i+1)/parts
-		wg.Go(func() { fn(lo, hi) })
+		wg.Go(func() { part(i) })
 	}
 	wg.Wait()
+}
+
+// rowChan returns a closed channel holding lo..hi-1.
+func rowChan(lo, hi int) <-chan int {
+	rows := make(chan int, hi-lo)
+	for y := lo; y < hi; y++ {
+		rows <- y
+	}
+	close(rows)
+	return rows
 }
 
 // Gray is the per-pixel operation, no scratch: dst's pixel becomes the
@@ -189,6 +210,7 @@ const (
 	RowsDo       = "rows/Do"       // Rows ported: Set.Do drains the channel
 	LineGo       = "line/go"       // Line on goroutines (original)
 	LineForRange = "line/ForRange" // Line ported: Set.ForRange
+	LineDo       = "line/Do"       // Line ported: Set.Do over the same parts
 	ForChunks    = "ForChunks"     // the blur ported with Set.ForChunks
 )
 
@@ -215,7 +237,7 @@ func (op Op) Variant(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// Ops returns the two operations: "gray" (serial and the four helper
+// Ops returns the two operations: "gray" (serial and the five helper
 // variants) and "blur" (the same and ForChunks).
 func Ops() []Op {
 	type rowsLine interface {
@@ -230,6 +252,7 @@ func Ops() []Op {
 			{RowsDo, func(s *workers.Workers, dst, src *image.RGBA) { op.Rows(Par{Set: s}, dst, src) }},
 			{LineGo, func(_ *workers.Workers, dst, src *image.RGBA) { op.Line(Par{}, dst, src) }},
 			{LineForRange, func(s *workers.Workers, dst, src *image.RGBA) { op.Line(Par{Set: s}, dst, src) }},
+			{LineDo, func(s *workers.Workers, dst, src *image.RGBA) { op.Line(Par{Set: s, SameParts: true}, dst, src) }},
 		}
 	}
 	return []Op{
