@@ -144,6 +144,7 @@ type rangeConfig struct {
 	shared                  bool // the set has concurrent runs
 	// The wait policy's view, read once as the loop starts (spin.ForLoop).
 	crowded, queued bool
+	busy, chosen    bool // the shared set was held; the schedule is an option
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -181,7 +182,8 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 			w.panicRangeOption(op, i, o)
 		}
 	}
-	if r.chunk == 0 && r.minChunk == 0 && n > 0 {
+	r.busy = r.shared && w.mu.owner() != 0 // a hint: reset's only reader
+	if r.chosen = r.chunk > 0 || r.minChunk > 0; !r.chosen && n > 0 {
 		r.chunk = ranges.ChunkSize(n, r.copies)
 	}
 	return r
@@ -196,15 +198,19 @@ type rangeLoop struct{ ranges.Loop }
 // chunks. It runs before the run, so no copy reads l concurrently.
 //
 // A loop on a contended machine (the wait policy's hint Load) runs one copy,
-// on the caller alone, as if serial, since a worker woken for it would wait
-// for a CPU and the caller for that worker. On a set with concurrent runs the
-// same holds while the process's own goroutines wait for processors (a
-// server's requests, spin.ForLoop): its requests then each run their loops
-// alone, as without the set. A loop kept on the workers (WithWorkersOnly)
-// keeps its copies.
+// on the caller alone, as if serial: a worker woken for it would wait for a
+// CPU and the caller for that worker. On a set with concurrent runs the same
+// holds while the process's own goroutines wait for processors (a server's
+// requests, spin.ForLoop). WithWorkersOnly keeps the copies. A loop alone on
+// its caller, or one that will find the set busy, runs the default schedule
+// as one chunk: nothing to balance, the body called once, as serial code.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
-	if r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued) {
+	alone := r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued)
+	if alone {
 		r.copies = 1
+	}
+	if (alone || r.callerRuns && r.busy) && !r.chosen {
+		r.chunk = max(n, 1)
 	}
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -562,4 +563,55 @@ func TestLoopOnSharedSetWithQueuedGoroutines(t *testing.T) {
 			assert.Equal(t, tc.wantInline, w.Stats().InlineRuns == before.InlineRuns+1, "inline: %v", w.Stats())
 		})
 	}
+}
+
+// A loop that runs on its caller alone (a crowded machine) or finds a set
+// with concurrent runs busy calls its body once, over the whole range, as
+// serial code would, when the schedule is the default one; a schedule the
+// caller chose keeps its chunks.
+func TestLoopAloneIsOneChunk(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	const n = 64
+	calls := func(w *workers.Workers, opts ...workers.RangeOption) (got [][2]int) {
+		var mu sync.Mutex
+		w.ForRange(n, func(_, lo, hi int) {
+			mu.Lock()
+			got = append(got, [2]int{lo, hi})
+			mu.Unlock()
+		}, opts...)
+		return got
+	}
+	whole := [][2]int{{0, n}}
+	t.Run("crowded", func(t *testing.T) {
+		restore := spin.ForceView(2, true)
+		defer spin.Refresh()
+		defer restore()
+		w := workers.New("crowded", 2)
+		defer w.Close()
+		assert.Equal(t, whole, calls(w))
+		assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
+	})
+	t.Run("busy", func(t *testing.T) {
+		restore := spin.ForceView(2, false)
+		defer spin.Refresh()
+		defer restore()
+		w := workers.New("busy", 2, workers.WithConcurrentRuns())
+		defer w.Close()
+		release, held := make(chan struct{}), make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w.RunN(tasks.Func("holder", func(int) { close(held); <-release }), 1)
+		}()
+		<-held
+		before := w.Stats()
+		assert.Equal(t, whole, calls(w))
+		assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
+		after := w.Stats()
+		assert.Equal(t, before.InlineRuns+1, after.InlineRuns, "one chunk: an inline run")
+		assert.Equal(t, before.BusyRuns+1, after.BusyRuns, "chunks of 4: a busy run on the caller")
+		close(release)
+		<-done
+		assert.Greater(t, len(calls(w)), 1, "a free set: the default schedule's chunks")
+	})
 }
