@@ -68,7 +68,7 @@ func othersWaiting(procs int) bool {
 	// that starts running in between is counted as another's: a reading
 	// now and then, which the hysteresis absorbs.
 	ours := ourRunning(procs)
-	runnable, ok := leastRunnable(func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) })
+	runnable, ok := leastRunnable(func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) }, load.cpus-procs+ours)
 	if !ok {
 		return false
 	}
@@ -85,12 +85,13 @@ func othersWaiting(procs int) bool {
 // forkjoin-gap), and often enough in a row to pass the hysteresis.
 const kernelReadings = 3
 
-// leastRunnable reads /proc/loadavg kernelReadings times through read (a
-// pread of the whole file into buf) and returns the least runnable count;
-// false if a reading fails.
-func leastRunnable(read func(buf []byte) (int, error)) (least int, ok bool) {
+// leastRunnable reads /proc/loadavg up to kernelReadings times through read
+// (a pread of the whole file into buf) and returns the least runnable count,
+// stopping at a count of free or less (a free reading: no later one can
+// make the least busy); false if a reading fails.
+func leastRunnable(read func(buf []byte) (int, error), free int) (least int, ok bool) {
 	var buf [128]byte
-	for i := range kernelReadings {
+	for i := 0; i < kernelReadings && (i == 0 || least > free); i++ {
 		n, err := read(buf[:])
 		if err != nil || n <= 0 {
 			return 0, false

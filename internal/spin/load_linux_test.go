@@ -29,8 +29,11 @@ func TestRunnableField(t *testing.T) {
 // another (the runtime looking for work) does not count; one runnable at
 // every reading does.
 func TestLeastRunnable(t *testing.T) {
+	reads := 0
 	reader := func(lines ...string) func([]byte) (int, error) {
+		reads = 0
 		return func(buf []byte) (int, error) {
+			reads++
 			line := lines[0]
 			lines = lines[1:]
 			if line == "fail" {
@@ -39,15 +42,22 @@ func TestLeastRunnable(t *testing.T) {
 			return copy(buf, line), nil
 		}
 	}
-	got, ok := leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 2/100 1\n", "0 0 0 3/100 1\n"))
+	// Free at 2 runnable threads or fewer.
+	got, ok := leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 2/100 1\n", "0 0 0 3/100 1\n"), 2)
 	assert.True(t, ok)
 	assert.Equal(t, 2, got, "a thread passing through")
-	got, ok = leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 3/100 1\n", "0 0 0 4/100 1\n"))
+	assert.Equal(t, 2, reads, "a free reading ends the readings")
+	got, ok = leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 3/100 1\n", "0 0 0 4/100 1\n"), 2)
 	assert.True(t, ok)
 	assert.Equal(t, 3, got, "a thread at every reading")
-	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "fail"))
+	assert.Equal(t, kernelReadings, reads)
+	got, ok = leastRunnable(reader("0 0 0 1/100 1\n"), 2)
+	assert.True(t, ok)
+	assert.Equal(t, 1, got)
+	assert.Equal(t, 1, reads, "free at once: one reading")
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "fail"), 2)
 	assert.False(t, ok, "a failed read")
-	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "garbage"))
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "garbage"), 2)
 	assert.False(t, ok, "an unreadable line")
 }
 
