@@ -17,9 +17,10 @@ var load struct {
 	cpus   int // CPUs online, read once
 	// crowded is the answer and the readings in a row behind it.
 	crowded hysteresis
-	// running is the sample ourRunning reads: a field, so that a refresh
-	// allocates nothing.
+	// running is the sample ourRunning reads, buf the one /proc/loadavg is
+	// read into: fields, so that a refresh allocates nothing.
 	running [1]metrics.Sample
+	buf     [128]byte
 }
 
 // allowedCPUs returns the number of CPUs the calling thread may run on (the
@@ -45,9 +46,9 @@ func allowedCPUs() int {
 // looking for work, one waking from a sleep) are counted as others' then;
 // they come and go, so a refresh keeps the least of kernelReadings readings,
 // and the answer turns to contended only after othersReadings busy
-// refreshes in a row, and back after freeReadings free
-// ones: a thread passing through, ours or not, does not stop the spinning,
-// a busy process does within othersReadings refreshes.
+// refreshes in a row, and back after freeReadings free ones: a thread
+// passing through, ours or not, does not stop the spinning, a busy process
+// does within othersReadings refreshes.
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened = true
@@ -68,7 +69,7 @@ func othersWaiting(procs int) bool {
 	// that starts running in between is counted as another's: a reading
 	// now and then, which the hysteresis absorbs.
 	ours := ourRunning(procs)
-	runnable, ok := leastRunnable(func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) }, load.cpus-procs+ours)
+	runnable, ok := leastRunnable(func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) }, load.buf[:], load.cpus-procs+ours)
 	if !ok {
 		return false
 	}
@@ -89,10 +90,9 @@ const kernelReadings = 3
 // (a pread of the whole file into buf) and returns the least runnable count,
 // stopping at a count of free or less (a free reading: no later one can
 // make the least busy); false if a reading fails.
-func leastRunnable(read func(buf []byte) (int, error), free int) (least int, ok bool) {
-	var buf [128]byte
+func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (least int, ok bool) {
 	for i := 0; i < kernelReadings && (i == 0 || least > free); i++ {
-		n, err := read(buf[:])
+		n, err := read(buf)
 		if err != nil || n <= 0 {
 			return 0, false
 		}

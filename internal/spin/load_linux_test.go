@@ -43,21 +43,21 @@ func TestLeastRunnable(t *testing.T) {
 		}
 	}
 	// Free at 2 runnable threads or fewer.
-	got, ok := leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 2/100 1\n", "0 0 0 3/100 1\n"), 2)
+	got, ok := leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 2/100 1\n", "0 0 0 3/100 1\n"), make([]byte, 128), 2)
 	assert.True(t, ok)
 	assert.Equal(t, 2, got, "a thread passing through")
 	assert.Equal(t, 2, reads, "a free reading ends the readings")
-	got, ok = leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 3/100 1\n", "0 0 0 4/100 1\n"), 2)
+	got, ok = leastRunnable(reader("0 0 0 3/100 1\n", "0 0 0 3/100 1\n", "0 0 0 4/100 1\n"), make([]byte, 128), 2)
 	assert.True(t, ok)
 	assert.Equal(t, 3, got, "a thread at every reading")
 	assert.Equal(t, kernelReadings, reads)
-	got, ok = leastRunnable(reader("0 0 0 1/100 1\n"), 2)
+	got, ok = leastRunnable(reader("0 0 0 1/100 1\n"), make([]byte, 128), 2)
 	assert.True(t, ok)
 	assert.Equal(t, 1, got)
 	assert.Equal(t, 1, reads, "free at once: one reading")
-	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "fail"), 2)
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "fail"), make([]byte, 128), 2)
 	assert.False(t, ok, "a failed read")
-	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "garbage"), 2)
+	_, ok = leastRunnable(reader("0 0 0 3/100 1\n", "garbage"), make([]byte, 128), 2)
 	assert.False(t, ok, "an unreadable line")
 }
 
