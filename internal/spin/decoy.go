@@ -69,7 +69,7 @@ func (d *Decoy) Lure() {
 	if !On(Lure) {
 		return
 	}
-	if procs, _ := Procs(); procs <= 1 {
+	if procsSeen() <= 1 {
 		return
 	}
 	select {

@@ -7,7 +7,7 @@ import "testing"
 func BenchmarkRefresh(b *testing.B) {
 	defer SetHints(SetHints(allHints))
 	for b.Loop() {
-		refresh(0, 0)
+		refresh(0, 0, false)
 	}
 }
 
@@ -15,8 +15,8 @@ func BenchmarkRefresh(b *testing.B) {
 // nothing, every hint on.
 func TestRefreshAllocatesNothing(t *testing.T) {
 	defer SetHints(SetHints(allHints))
-	refresh(0, 0) // first use: open /proc/loadavg, name the samples
-	if a := testing.AllocsPerRun(100, func() { refresh(0, 0) }); a != 0 {
+	refresh(0, 0, false) // first use: open /proc/loadavg, name the samples
+	if a := testing.AllocsPerRun(100, func() { refresh(0, 0, false) }); a != 0 {
 		t.Errorf("refresh: %v allocations; want 0", a)
 	}
 }

@@ -180,6 +180,9 @@ var view struct {
 type viewLine struct {
 	word atomic.Uint64 // procs<<2 | queued<<1 | contended
 	next atomic.Int64  // when the view is stale, in ns since start
+	// loadNext is when the load readings in word go stale (see loopSlack);
+	// written by refreshers and Refresh, read by refreshers only.
+	loadNext atomic.Int64
 }
 
 // refreshEvery bounds how stale the view may be: a machine that becomes
@@ -193,8 +196,17 @@ var start = time.Now()
 // Load is on) and whether the machine is contended (hint Load: more threads
 // want its CPUs than it has). Both may be up to refreshEvery old.
 func Procs() (procs int, contended bool) {
-	w := current()
+	w := current(false)
 	return int(w >> 2), w&1 != 0
+}
+
+// procsSeen is Procs's processors without a refresh (but the first): for
+// the paths that must not pay one (a waker's lure, the start of an end wait).
+func procsSeen() int {
+	if w := view.word.Load(); w != 0 {
+		return int(w >> 2)
+	}
+	return int(current(false) >> 2)
 }
 
 // ForLoop is the view a loop reads once as it starts: the processors (as
@@ -203,9 +215,10 @@ func Procs() (procs int, contended bool) {
 // it would wait for a CPU and the caller for that worker), and whether this
 // process's own goroutines wait for processors (hint Load: the runtime's
 // runnable count, averaged over two readings, at least the processors; a
-// worker woken now would wait behind them). One clock read, one load.
+// worker woken now would wait behind them). One clock read, one load: the
+// loop's caller reads the machine only once loopSlack past stale.
 func ForLoop() (procs int, crowded, queued bool) {
-	w := current()
+	w := current(true)
 	procs = int(w >> 2)
 	if !On(Load) {
 		return procs, false, false
@@ -213,11 +226,23 @@ func ForLoop() (procs int, crowded, queued bool) {
 	return procs, w&1 != 0 || procs <= 1, w&2 != 0
 }
 
-// current returns the view word, refreshed first if it is stale.
-func current() uint64 {
+// loopSlack is how much staler than refreshEvery a loop's caller lets the
+// load readings get before it reads the machine again; within it, a loop
+// that finds the view stale re-reads only GOMAXPROCS. The readings (a few
+// microseconds of system calls, BenchmarkRefresh) at a loop's start are on
+// its critical path, where a process mixing other fork-joins with short
+// loops paid them at every other batch (perf/openmp's mixed-process mode).
+// Waiters, which read the machine as they start to wait, keep the readings
+// fresher while the set's workers are in use.
+const loopSlack = 3 * refreshEvery
+
+// current returns the view word, refreshed first if it is stale; a loop's
+// caller (loop) reads the machine only if the readings are loopSlack past
+// stale (see refresh).
+func current(loop bool) uint64 {
 	now := int64(time.Since(start))
 	if next := view.next.Load(); now >= next && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
-		refresh(now, next)
+		refresh(now, next, loop)
 		view.refreshing.Store(false)
 	}
 	return view.word.Load()
@@ -239,24 +264,50 @@ func ForceQueued(procs int, contended, queued bool) (restore func()) {
 
 // Refresh makes the next Procs read the processors afresh, for a caller that
 // just changed GOMAXPROCS (tests).
-func Refresh() { view.next.Store(0) }
+func Refresh() {
+	view.loadNext.Store(0)
+	view.next.Store(0)
+}
 
 // refresh reads the processor view; its store of word publishes it to every
 // later Procs (atomics are sequentially consistent). next is the deadline the
 // refresher saw: the CAS below leaves a Refresh made meanwhile (next = 0) in
-// place, so the change that asked for it is read by the next Procs.
-func refresh(now, next int64) {
+// place, so the change that asked for it is read by the next Procs. With
+// hint Load it reads the machine (the affinity mask, the load) unless a
+// loop's caller refreshes within loopSlack of the last reading: then it
+// re-reads GOMAXPROCS only and keeps the readings (the CPUs the mask allows,
+// in cpus, and the word's contended and queued bits).
+func refresh(now, next int64, loop bool) {
 	procs := runtime.GOMAXPROCS(0)
-	contended, queued := false, false
+	old := view.word.Load()
+	contended, queued := old&1 != 0, old&2 != 0
+	switch {
+	case !On(Load):
+		contended, queued = false, false
+	case !loop || now >= view.loadNext.Load()+int64(loopSlack):
+		readings.allowed = allowedCPUs()
+		contended = othersWaiting(min(procs, cpusOr(procs)))
+		queued = goroutinesQueued(min(procs, cpusOr(procs)))
+		view.loadNext.Store(now + int64(refreshEvery))
+	}
 	if On(Load) {
-		if cpus := allowedCPUs(); cpus > 0 && cpus < procs {
-			procs = cpus
-		}
-		contended = othersWaiting(procs)
-		queued = goroutinesQueued(procs)
+		procs = min(procs, cpusOr(procs))
 	}
 	view.word.Store(viewWord(procs, contended, queued))
 	view.next.CompareAndSwap(next, now+int64(refreshEvery))
+}
+
+// readings is what refresh keeps of the machine between its readings; only
+// refreshers touch it (the CAS on view.refreshing orders them).
+var readings struct{ allowed int }
+
+// cpusOr returns the CPUs the affinity mask allowed at the last reading, or
+// procs if unknown.
+func cpusOr(procs int) int {
+	if readings.allowed > 0 {
+		return readings.allowed
+	}
+	return procs
 }
 
 // viewWord packs a processor view into one word.
@@ -319,7 +370,7 @@ func EndPolls(goroutines int) int {
 	if !On(Yield) {
 		return -1
 	}
-	if procs, _ := Procs(); goroutines > procs {
+	if goroutines > procsSeen() {
 		return 64
 	}
 	return -1
