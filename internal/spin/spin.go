@@ -329,18 +329,27 @@ func Budget() time.Duration { return Allow(Default) }
 // Allow returns budget (an explicit one, such as a set's WithSpin, or
 // Default) as the policy allows it: 0 with one processor (the awaited
 // goroutine cannot run while the waiter spins) or on a contended machine
-// (Load); else unchanged.
+// (Load); else unchanged. It reads the view as it is: a waiter that spins
+// refreshes a stale view during its spin (Until), in time it would spend
+// polling anyway, rather than on its way to the wait; one that will not
+// spin refreshes it first, since nothing else may.
 func Allow(budget time.Duration) time.Duration {
 	if budget <= 0 {
 		return 0
 	}
-	procs, contended := Procs()
-	switch {
-	case procs <= 1, contended && On(Load):
-		return 0
-	default:
-		return budget
+	w := view.word.Load()
+	if allowed(budget, w) == 0 {
+		w = current(false)
 	}
+	return allowed(budget, w)
+}
+
+// allowed is Allow's rule for view word w.
+func allowed(budget time.Duration, w uint64) time.Duration {
+	if procs, contended := int(w>>2), w&1 != 0; procs <= 1 || contended && On(Load) {
+		return 0
+	}
+	return budget
 }
 
 // Idle returns the budget of an idle worker with spin state sp: an eighth of
@@ -431,6 +440,7 @@ func Until(budget time.Duration, done func() bool) bool {
 				return true
 			}
 		}
+		current(false) // a stale view is refreshed here, while waiting (Allow)
 		runtime.Gosched()
 		if done() {
 			return true

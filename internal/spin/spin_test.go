@@ -187,3 +187,26 @@ func TestQueuedBy(t *testing.T) {
 		})
 	}
 }
+
+// A waiter that will spin leaves a stale view for its spin to refresh
+// (Until), off its way to the wait; one that will not spin (the view says
+// one processor) refreshes it in Allow, since nothing else may.
+func TestAllowRefreshesOnlyWithoutSpin(t *testing.T) {
+	defer SetHints(SetHints(allHints))
+	defer Refresh()
+	staleNext := func(procs int) int64 {
+		next := int64(time.Since(start)) - int64(refreshEvery)
+		view.word.Store(viewWord(procs, false, false))
+		view.next.Store(next)
+		return next
+	}
+	next := staleNext(7)
+	assert.Equal(t, Default, Allow(Default))
+	assert.Equal(t, next, view.next.Load(), "a spin follows: Allow leaves the refresh to it")
+	spun := false
+	Until(time.Millisecond, func() bool { r := spun; spun = true; return r && view.next.Load() != next })
+	assert.NotEqual(t, next, view.next.Load(), "the spin refreshed it")
+	next = staleNext(1)
+	Allow(Default)
+	assert.NotEqual(t, next, view.next.Load(), "no spin follows: Allow refreshed it")
+}
