@@ -36,14 +36,15 @@ type Par struct {
 	SameParts bool
 }
 
-// Rows calls fn min(GOMAXPROCS, stop-start) times, each call draining a
-// channel of row indices, and returns when every call has returned; every
-// row of start..stop-1 is received once. On goroutines the calls share one
-// channel holding every row. On Set they are calls of Set.Do, each with a
-// channel of its own holding a contiguous block of the rows: calls that run
-// on different processors then share no channel (a shared one moves its
-// cache lines between them at every receive), and Do still balances the
-// load, since a call no worker has started runs on the caller.
+// Rows calls fn, each call draining a channel of row indices, and returns
+// when every call has returned; every row of start..stop-1 is received once.
+// On goroutines fn runs min(GOMAXPROCS, stop-start) times, the calls sharing
+// one channel holding every row. On Set the calls are Set.Do's, each with a
+// channel of its own holding a contiguous block of the rows: calls on
+// different processors then share no channel (a shared one moves its cache
+// lines between them at every receive). Do balances the blocks: one per
+// processor on a short range, up to 8 per processor (of 64 rows or more) on
+// a long one, so a call that starts late or runs slow is made up for.
 func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 	n := stop - start
 	if n <= 0 {
@@ -51,7 +52,8 @@ func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 	}
 	calls := min(runtime.GOMAXPROCS(0), n)
 	if p.Set != nil {
-		p.Set.Do(calls, func(i int) { fn(rowChan(start+n*i/calls, start+n*(i+1)/calls)) })
+		blocks := min(max(calls, n/64), 8*calls, n)
+		p.Set.Do(blocks, func(i int) { fn(rowChan(start+n*i/blocks, start+n*(i+1)/blocks)) })
 		return
 	}
 	rows := rowChan(start, stop)
