@@ -144,7 +144,7 @@ type rangeConfig struct {
 	shared                  bool // the set has concurrent runs
 	// The wait policy's view, read once as the loop starts (spin.ForLoop).
 	crowded, queued bool
-	busy, chosen    bool // the shared set was held; the schedule is an option
+	chosen          bool // the schedule is an option's (WithChunk, WithGuided)
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -182,7 +182,6 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 			w.panicRangeOption(op, i, o)
 		}
 	}
-	r.busy = r.shared && w.mu.owner() != 0 // a hint: reset's only reader
 	if r.chosen = r.chunk > 0 || r.minChunk > 0; !r.chosen && n > 0 {
 		r.chunk = ranges.ChunkSize(n, r.copies)
 	}
@@ -202,15 +201,14 @@ type rangeLoop struct{ ranges.Loop }
 // CPU and the caller for that worker. On a set with concurrent runs the same
 // holds while the process's own goroutines wait for processors (a server's
 // requests, spin.ForLoop). WithWorkersOnly keeps the copies. A loop alone on
-// its caller, or one that will find the set busy, runs the default schedule
-// as one chunk: nothing to balance, the body called once, as serial code.
+// its caller runs the default schedule as one chunk: nothing to balance, the
+// body called once, as serial code would call it.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
-	alone := r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued)
-	if alone {
+	if r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued) {
 		r.copies = 1
-	}
-	if (alone || r.callerRuns && r.busy) && !r.chosen {
-		r.chunk = max(n, 1)
+		if !r.chosen {
+			r.chunk = max(n, 1)
+		}
 	}
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
-	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -565,10 +564,9 @@ func TestLoopOnSharedSetWithQueuedGoroutines(t *testing.T) {
 	}
 }
 
-// A loop that runs on its caller alone (a crowded machine) or finds a set
-// with concurrent runs busy calls its body once, over the whole range, as
-// serial code would, when the schedule is the default one; a schedule the
-// caller chose keeps its chunks.
+// A loop that runs on its caller alone (a crowded machine) calls its body
+// once, over the whole range, as serial code would, when the schedule is the
+// default one; a schedule the caller chose keeps its chunks.
 func TestLoopAloneIsOneChunk(t *testing.T) {
 	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
 	const n = 64
@@ -581,37 +579,15 @@ func TestLoopAloneIsOneChunk(t *testing.T) {
 		}, opts...)
 		return got
 	}
-	whole := [][2]int{{0, n}}
-	t.Run("crowded", func(t *testing.T) {
-		restore := spin.ForceView(2, true)
-		defer spin.Refresh()
-		defer restore()
-		w := workers.New("crowded", 2)
-		defer w.Close()
-		assert.Equal(t, whole, calls(w))
-		assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
-	})
-	t.Run("busy", func(t *testing.T) {
-		restore := spin.ForceView(2, false)
-		defer spin.Refresh()
-		defer restore()
-		w := workers.New("busy", 2, workers.WithConcurrentRuns())
-		defer w.Close()
-		release, held := make(chan struct{}), make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			w.RunN(tasks.Func("holder", func(int) { close(held); <-release }), 1)
-		}()
-		<-held
-		before := w.Stats()
-		assert.Equal(t, whole, calls(w))
-		assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
-		after := w.Stats()
-		assert.Equal(t, before.InlineRuns+1, after.InlineRuns, "one chunk: an inline run")
-		assert.Equal(t, before.BusyRuns+1, after.BusyRuns, "chunks of 4: a busy run on the caller")
-		close(release)
-		<-done
-		assert.Greater(t, len(calls(w)), 1, "a free set: the default schedule's chunks")
-	})
+	restore := spin.ForceView(2, true)
+	defer spin.Refresh()
+	defer restore()
+	w := workers.New("crowded", 2)
+	defer w.Close()
+	assert.Equal(t, [][2]int{{0, n}}, calls(w))
+	assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
+	restore()
+	restoreFree := spin.ForceView(2, false)
+	defer restoreFree()
+	assert.Greater(t, len(calls(w)), 1, "a free machine: the default schedule's chunks")
 }
