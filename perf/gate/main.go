@@ -6,6 +6,7 @@
 //	go run ./perf/gate                      # installed Go and go1.27.3, 3 runs each
 //	go run ./perf/gate -go go1.27.3 -runs 3 # the same, spelled out
 //	go run ./perf/gate -go '' -runs 1       # installed Go only, one run
+//	go run ./perf/gate -only forkjoin-gap,mixed # a few scenarios (a quick look)
 //
 // The driver builds this program once per Go release (GOTOOLCHAIN=release go
 // build; the module proxy serves the toolchain), then runs the binaries in
