@@ -1,5 +1,5 @@
 // Command gate measures each scheduling hint of workgang's wait policy
-// (internal/spin: load, yield, learn) on and off, on
+// (internal/spin: load, yield, learn, lure) on and off, on
 // the scenarios each hint exists for and on the rest, with the installed Go
 // and with a second Go release, and says which hints earn their place.
 //
