@@ -42,7 +42,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n < 1 {
 		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
 	}
-	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent, chosen: true}
+	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
 	_, r.crowded, r.queued = spin.ForLoop()
 	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }

@@ -137,14 +137,14 @@ func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 }
 
 // rangeConfig is ForRange's options applied: copies, the schedule (chunk for
-// the dynamic one, or minChunk > 0 for the guided one) and caller-runs.
+// the dynamic one, or minChunk > 0 for the guided one; neither: the default,
+// which reset picks) and caller-runs.
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
 	shared                  bool // the set has concurrent runs
 	// The wait policy's view, read once as the loop starts (spin.ForLoop).
 	crowded, queued bool
-	chosen          bool // the schedule is an option's (WithChunk, WithGuided)
 }
 
 // rangeSetup checks ForRange's arguments and applies its options. The panics
@@ -182,9 +182,6 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 			w.panicRangeOption(op, i, o)
 		}
 	}
-	if r.chosen = r.chunk > 0 || r.minChunk > 0; !r.chosen && n > 0 {
-		r.chunk = ranges.ChunkSize(n, r.copies)
-	}
 	return r
 }
 
@@ -204,11 +201,15 @@ type rangeLoop struct{ ranges.Loop }
 // its caller runs the default schedule as one chunk: nothing to balance, the
 // body called once, as serial code would call it.
 func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
-	if r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued) {
-		r.copies = 1
-		if !r.chosen {
+	alone := r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued)
+	if r.chunk == 0 && r.minChunk == 0 { // the default schedule
+		r.chunk = ranges.ChunkSize(n, r.copies)
+		if alone {
 			r.chunk = max(n, 1)
 		}
+	}
+	if alone {
+		r.copies = 1
 	}
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
