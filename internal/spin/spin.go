@@ -276,39 +276,35 @@ func Refresh() {
 // hint Load it reads the machine (the affinity mask, the load) unless a
 // loop's caller refreshes within loopSlack of the last reading: then it
 // re-reads GOMAXPROCS only and keeps the readings (the CPUs the mask allows,
-// in cpus, and the word's contended and queued bits).
+// readings.allowed, and the word's contended and queued bits).
 func refresh(now, next int64, loop bool) {
 	procs := runtime.GOMAXPROCS(0)
+	if !On(Load) {
+		view.word.Store(viewWord(procs, false, false))
+		view.next.CompareAndSwap(next, now+int64(refreshEvery))
+		return
+	}
 	old := view.word.Load()
 	contended, queued := old&1 != 0, old&2 != 0
-	switch {
-	case !On(Load):
-		contended, queued = false, false
-	case !loop || now >= view.loadNext.Load()+int64(loopSlack):
+	read := !loop || now >= view.loadNext.Load()+int64(loopSlack)
+	if read {
 		readings.allowed = allowedCPUs()
-		contended = othersWaiting(min(procs, cpusOr(procs)))
-		queued = goroutinesQueued(min(procs, cpusOr(procs)))
-		view.loadNext.Store(now + int64(refreshEvery))
 	}
-	if On(Load) {
-		procs = min(procs, cpusOr(procs))
+	if readings.allowed > 0 {
+		procs = min(procs, readings.allowed)
+	}
+	if read {
+		contended, queued = othersWaiting(procs), goroutinesQueued(procs)
+		view.loadNext.Store(now + int64(refreshEvery))
 	}
 	view.word.Store(viewWord(procs, contended, queued))
 	view.next.CompareAndSwap(next, now+int64(refreshEvery))
 }
 
-// readings is what refresh keeps of the machine between its readings; only
-// refreshers touch it (the CAS on view.refreshing orders them).
+// readings is what refresh keeps of the machine between its readings: the
+// CPUs the affinity mask allowed (0: unknown). Only refreshers touch it; the
+// CAS on view.refreshing, and its release by a Store, order them.
 var readings struct{ allowed int }
-
-// cpusOr returns the CPUs the affinity mask allowed at the last reading, or
-// procs if unknown.
-func cpusOr(procs int) int {
-	if readings.allowed > 0 {
-		return readings.allowed
-	}
-	return procs
-}
 
 // viewWord packs a processor view into one word.
 func viewWord(procs int, contended, queued bool) uint64 {
