@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"cmp"
+
 	"github.com/workgang/workgang/gang"
 )
 
@@ -9,13 +11,19 @@ import (
 // Both run every copy on their caller (gang.RunOnCaller) and use no worker
 // and no dispatcher state, so they may overlap with the run that holds the
 // lock and with each other, never need the lock, and end with their caller:
-// nothing of them is left for Close or a last release to wait for.
+// nothing of them is left for Close or a last release to wait for. A busy
+// loop's rest is the exception (runBusy): a run under the lock like any.
 
 // runBusy runs the n copies of a caller-runs task that found the run lock
 // taken: by another goroutine's run, by Close, or by a run this goroutine is
 // inside (a nested run). It never waits for that run: its caller runs every
 // copy, ids 0..n-1 in order, and panics and Goexits as gang.RunOnCaller
-// says.
+// says. A loop's copies (ForRange, Do, ForChunks) claim no chunk once the set
+// looks free; the caller then takes the lock with the CAS of its fast path
+// (which fails while anyone waits) and runs the rest as any run, on the
+// workers too, or, if another goroutine took it first, goes on watching.
+// Without it, of two goroutines that loop at once, one had the workers and
+// the other ran its whole loop alone, ending late with processors idle.
 func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
@@ -26,7 +34,35 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	// run counts its caller's copies when it returns: a caller copy's Goexit
 	// skips the count, a panic is counted and re-raised.
 	defer asSetPanic()
+	l, _ := plan.Task().(interface{ loopOf() *rangeLoop })
+	if l != nil {
+		l.loopOf().busy = &w.mu
+	}
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
 	w.callerCopies.Add(uint64(n))
+	for l != nil && !l.loopOf().drained() {
+		var q *gang.PanicError
+		if w.mu.tryLock(token(true)) {
+			l.loopOf().busy = nil // before the rest is published
+			q = w.runRest(plan, n)
+		} else {
+			q = gang.RunOnCaller(plan, n)
+			w.callerCopies.Add(uint64(n))
+		}
+		p = cmp.Or(p, q)
+	}
 	repanic(p)
+}
+
+// runRest runs a busy loop's rest under the run lock and releases it; on the
+// caller alone if the set was closed meanwhile (the loop began before Close).
+func (w *set) runRest(plan gang.Plan, n int) *gang.PanicError {
+	defer w.mu.unlock()
+	if w.closed.Load() {
+		w.callerCopies.Add(uint64(n))
+		return gang.RunOnCaller(plan, n)
+	}
+	ran, p := w.d.Run(plan, n)
+	w.callerCopies.Add(uint64(ran))
+	return p
 }

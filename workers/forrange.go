@@ -123,13 +123,19 @@ type chunksTask struct {
 func (t *chunksTask) Name() string       { return "workers.ForChunks" }
 func (t *chunksTask) CallerCanRun() bool { return t.callerRuns }
 
-func (t *chunksTask) Work(int) { t.body(t.chunks) }
+func (t *chunksTask) Work(int) {
+	t.loop.begin()
+	t.body(t.chunks)
+	t.loop.end()
+}
+
+func (t *chunksTask) loopOf() *rangeLoop { return &t.loop }
 
 // claim yields the chunks the ranging copy claims, until the loop is drained
 // or the copy stops ranging.
 func (t *chunksTask) claim(yield func(lo, hi int) bool) {
 	for {
-		lo, hi, ok := t.loop.Next()
+		lo, hi, ok := t.loop.next()
 		if !ok || !yield(lo, hi) {
 			return
 		}
@@ -186,8 +192,42 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 }
 
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
-// schedule.
-type rangeLoop struct{ ranges.Loop }
+// schedule. While a busy run's copies run on its caller, busy is the run lock
+// they watch: next claims nothing once it looks free (see runBusy), and open
+// is true while a copy runs, so a copy that finds it true follows one that
+// panicked or called Goexit and drains the loop, as the copies of any run
+// do. Both are the caller's alone: busy is nil before a rest is published.
+type rangeLoop struct {
+	ranges.Loop
+	n    int
+	busy *runLock
+	open bool
+}
+
+func (l *rangeLoop) next() (lo, hi int, ok bool) {
+	if l.busy != nil && l.busy.free() {
+		return 0, 0, false
+	}
+	return l.Next()
+}
+
+// begin and end bracket a copy's claims (see rangeLoop).
+func (l *rangeLoop) begin() {
+	if l.busy != nil {
+		if l.open {
+			l.busy = nil
+		}
+		l.open = true
+	}
+}
+
+func (l *rangeLoop) end() {
+	if l.busy != nil {
+		l.open = false
+	}
+}
+
+func (l *rangeLoop) drained() bool { return l.Claimed() >= l.n }
 
 // reset makes l the loop of a run over [0, n) with r's schedule and returns
 // the number of copies to run: r.copies, but never more than there are
@@ -211,6 +251,7 @@ func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
 	if alone {
 		r.copies = 1
 	}
+	l.n, l.busy, l.open = n, nil, false
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
@@ -279,10 +320,14 @@ func (t *rangeTask) Name() string {
 }
 func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
 
+func (t *rangeTask) loopOf() *rangeLoop { return &t.loop }
+
 func (t *rangeTask) Work(worker int) {
+	t.loop.begin()
 	for {
-		lo, hi, ok := t.loop.Next()
+		lo, hi, ok := t.loop.next()
 		if !ok {
+			t.loop.end()
 			return
 		}
 		if t.each == nil {

@@ -66,16 +66,16 @@ func WithActiveWorkers(n int) Option {
 
 // WithConcurrentRuns is for a set that independent goroutines share (sets
 // from Acquire have it): a caller-runs run (ForRange, Do, RunContext) that
-// finds the set busy, or is nested in one of its copies, runs every copy on
-// its caller instead of waiting; plain runs still wait. Overlapping runs
-// share copy ids.
+// finds the set busy, or is nested in one of its copies, runs its copies on
+// its caller instead of waiting (a loop that sees the set free again runs
+// its rest there); plain runs still wait. Overlapping runs share copy ids.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
 
-// WithLockOSThread locks each worker goroutine to an OS thread of its own for
-// life, so thread settings stay with it; hand-offs to it then cost thread
-// switches (docs/perf.md).
+// WithLockOSThread locks each worker goroutine to an OS thread for life, so
+// thread settings stay with it; hand-offs then cost thread switches
+// (docs/perf.md).
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }

@@ -195,8 +195,7 @@ func (w *set) SetActiveWorkers(n int) int {
 	return n
 }
 
-// Run runs ActiveWorkers() copies of t and returns when all have returned;
-// see RunN.
+// Run is RunN(t, ActiveWorkers()).
 func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs n copies of t, ids 0..n-1, each once, and returns when all have
