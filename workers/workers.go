@@ -89,9 +89,7 @@ type Workers struct {
 // Close.
 type set struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
-	// holder's token (see runLock), which the nested-run checks compare
-	// against the caller's own identity and the cycle check reads under the
-	// registry's lock on a slow path.
+	// holder's token (see runLock), read by the nested-run and cycle checks.
 	mu runLock
 
 	// Counters written only by the holder of mu (single writer; atomics
@@ -100,32 +98,29 @@ type set struct {
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
 
-	// Inline runs, counted when they end: inlineRuns when the copy returned
-	// or panicked (a caller copy each), inlineExits when it called
-	// runtime.Goexit. One atomic add per inline run.
+	// Inline runs, counted when they end (one atomic add each): inlineRuns
+	// when the copy returned or panicked (a caller copy each), inlineExits
+	// when it called runtime.Goexit.
 	inlineRuns, inlineExits atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
-	waits     atomic.Uint64
-	waitNanos atomic.Uint64
+	waits, waitNanos atomic.Uint64
 
 	// concurrent is WithConcurrentRuns; read-only after New. On such a set
-	// the counters above are also written by runs that do not hold mu
-	// (inline runs, busy runs): they are atomic adds, so any number of
-	// writers is fine; busyRuns counts the runs that found mu held.
+	// runs that do not hold mu (inline, busy) write the counters above too:
+	// atomic adds, fine for any number of writers. busyRuns counts the runs
+	// that found mu held.
 	concurrent bool
 	busyRuns   atomic.Uint64
 
-	// d is read-only after New.
-	d *gang.Dispatcher
+	d *gang.Dispatcher // read-only after New
 
 	name  string
 	max   int
 	place placement
 
-	// active is the copy count of Run; any goroutine may change it.
-	active atomic.Int32
+	active atomic.Int32 // the copy count of Run; any goroutine may change it
 
 	// createMu guards worker creation, the closed transition and
 	// placementErrs. created is written under createMu and read atomically.
@@ -139,8 +134,7 @@ type set struct {
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
 
-	// team is the team RunTeam keeps between runs (see RunTeam).
-	team atomic.Pointer[cachedTeam]
+	team atomic.Pointer[cachedTeam] // kept between runs (see RunTeam)
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -276,10 +270,9 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 	return nil
 }
 
-// inlineCopy runs an inline run's copy, unless the set is closed, counts the
-// run when it ends (see inlineRuns) and, if locked, releases the run lock.
-// One deferred call does both: a second defer costs the inline run
-// measurably (BenchmarkRun, n=1/workers+caller).
+// inlineCopy runs an inline run's copy unless the set is closed; one deferred
+// call counts the run when it ends (see inlineRuns) and, if locked, releases
+// the run lock: a second defer costs BenchmarkRun's n=1/workers+caller.
 func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
 	if w.closed.Load() {
 		if locked {
@@ -402,8 +395,7 @@ func (w *set) checkN(op string, n int) {
 func (w *set) panicN(op string, n int) {
 	hint := ""
 	if n > w.max && op == "RunN" {
-		// Ids of RunN are worker slots; more work than workers is what
-		// RunContext and ForRange are for.
+		// RunN's ids are worker slots; RunContext and ForRange take any n.
 		hint = "; for more copies than workers use RunContext (any n) or ForRange"
 	}
 	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.max, hint))
@@ -413,18 +405,16 @@ func (w *set) panicClosed(op string) {
 	panic(fmt.Sprintf("workers: %s on %q: set is closed", op, w.name))
 }
 
-// ensureCreated starts workers until at least n exist. A worker with a
-// placement is waited for until it applied it, so that PlacementErrors is
-// complete as soon as a run that used the worker returns.
+// ensureCreated starts workers until at least n exist. Only a worker with a
+// placement is waited for, until it applied it, so that PlacementErrors is
+// complete once a run that used it returns; an unplaced one costs no channel.
 func (w *set) ensureCreated(op string, n int) {
 	w.createMu.Lock()
 	if w.closed.Load() {
 		w.createMu.Unlock()
 		w.panicClosed(op)
 	}
-	// Only a placed worker is waited for (below): an unplaced one costs no
-	// channel and no list, the allocations a first run would otherwise add.
-	var started []*worker
+	var started []*worker // the placed ones
 	for i := int(w.created.Load()); i < n; i++ {
 		wk := &worker{}
 		if w.place.lockThread {
@@ -481,10 +471,9 @@ func (w *set) work(i int, wk *worker, first bool) {
 			}
 		}
 		if !stopped {
-			// A copy called runtime.Goexit (the dispatcher already retired
-			// the copy and recorded it for Run). Keep the set's strength:
-			// start a replacement before this goroutine's Done, so Close's
-			// Wait cannot return in between.
+			// A copy called runtime.Goexit (already retired and recorded for
+			// Run): start a replacement before this goroutine's Done, so
+			// Close's Wait cannot return in between.
 			w.wg.Add(1)
 			go w.work(i, wk, false)
 		}
