@@ -48,11 +48,9 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 }
 
 // releaseShared drops the reference of the release function whose flag is
-// released, once. The last release closes the set, so it must not run inside
-// one of the set's own copies or a run nested in one (Close there would wait
-// for the run it is part of): it then panics before changing anything, the
-// reference is kept and the release function still works once the run is
-// over.
+// released, once. The last release closes the set, which inside one of its
+// own copies or a run nested in one would wait for the run it is part of:
+// there it panics before changing anything, and works once the run is over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {
