@@ -100,11 +100,11 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 // withCancelCause is context.WithCancelCause(parent), with parent's methods
 // kept from every place where a panic or Goexit in them could hang or crash
 // anything but the caller or a copy: unless parent is one of the standard
-// library's own contexts (stdParent), the run's context derives from a shield
+// library's own contexts (stdTypes), the run's context derives from a shield
 // around it. The caller holds nothing of the set yet: a panic here is the
 // caller's.
 func withCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	if stdParent(parent) {
+	if slices.Contains(stdTypes[:], reflect.TypeOf(parent)) { // the dynamic type
 		return context.WithCancelCause(parent)
 	}
 	s := &shield{Context: parent, done: parent.Done()}
@@ -117,16 +117,12 @@ func withCancelCause(parent context.Context) (context.Context, context.CancelCau
 	return ctx, cancel
 }
 
-// stdParent reports whether parent is Background, TODO, or made by
-// context.WithCancel, WithCancelCause, WithDeadline or WithTimeout (stdTypes
-// holds their types): their Done, Err and the Value that links a child to
-// them are their own, so WithCancelCause calls no other context's methods to
-// link to them, and they cancel the run's context in place. Any other parent
-// costs a shield, an allocation: a few percent of a call of 1 us copies.
-func stdParent(parent context.Context) bool {
-	return slices.Contains(stdTypes[:], reflect.TypeOf(parent)) // the dynamic type
-}
-
+// stdTypes are the types of Background, TODO, and the contexts made by
+// context.WithCancel, WithCancelCause, WithDeadline and WithTimeout: their
+// Done, Err and the Value that links a child to them are their own, so
+// WithCancelCause calls no other context's methods to link to them, and they
+// cancel the run's context in place. Any other parent costs a shield, an
+// allocation: a few percent of a call whose copies take a microsecond.
 var stdTypes = func() [4]reflect.Type {
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
