@@ -42,21 +42,17 @@ import (
 // they would keep it alive) is still collected; register prunes collected
 // entries whenever the map has doubled since the last pruning: amortized
 // O(1), cheaper than a cleanup per set (BenchmarkNewClose).
-var registry struct {
+var registry = struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[set]]struct{}
 	pruneAt int              // prune when len(sets) reaches this
 	waiting map[uintptr]*set // goroutine token -> the set whose lock it waits for, nested waiters only
-}
+}{sets: map[weak.Pointer[set]]struct{}{}, waiting: map[uintptr]*set{}}
 
 func register(w *set) {
 	wp := weak.Make(w)
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if registry.sets == nil {
-		registry.sets = make(map[weak.Pointer[set]]struct{})
-		registry.waiting = make(map[uintptr]*set)
-	}
 	if len(registry.sets) >= registry.pruneAt {
 		for p := range registry.sets {
 			if p.Value() == nil {

@@ -11,10 +11,10 @@ import (
 // first Acquire of its name and closed by the release that drops its last
 // reference; the entry is removed under the same lock, so a later Acquire
 // creates a fresh set.
-var shared struct {
+var shared = struct {
 	mu   sync.Mutex
 	sets map[string]*sharedEntry
-}
+}{sets: map[string]*sharedEntry{}}
 
 type sharedEntry struct {
 	s    *Workers
@@ -37,9 +37,6 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 		sh := &Workers{acquired: true}
 		sh.init(name, maxWorkers, c)
 		e = &sharedEntry{s: sh}
-		if shared.sets == nil {
-			shared.sets = make(map[string]*sharedEntry)
-		}
 		shared.sets[name] = e
 	}
 	e.refs++
