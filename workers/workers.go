@@ -80,9 +80,7 @@ func asSetPanic() {
 // concurrent use. A Workers must not be copied.
 type Workers struct {
 	set
-	// acquired is true for a set from Acquire, which only its last release
-	// closes; read-only after Acquire.
-	acquired bool
+	acquired bool // from Acquire: only its last release closes it; read-only
 }
 
 // set is a worker set's state and run methods; Workers embeds it and adds
@@ -92,9 +90,10 @@ type set struct {
 	// holder's token (see runLock), read by the nested-run and cycle checks.
 	mu runLock
 
-	// Counters written only by the holder of mu (single writer; atomics
-	// so Stats may read them at any time). They share the coordinator's
-	// line with mu, which the coordinator owns during a run anyway.
+	// Counters, atomic so Stats may read them at any time and so that, on a
+	// set with concurrent runs, runs that do not hold mu (inline, busy) may
+	// add to them too. runs and callerCopies share the coordinator's line
+	// with mu, which it owns during a run anyway.
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
 
@@ -107,12 +106,8 @@ type set struct {
 	// written by the waiters (slow path only).
 	waits, waitNanos atomic.Uint64
 
-	// concurrent is WithConcurrentRuns; read-only after New. On such a set
-	// runs that do not hold mu (inline, busy) write the counters above too:
-	// atomic adds, fine for any number of writers. busyRuns counts the runs
-	// that found mu held.
-	concurrent bool
-	busyRuns   atomic.Uint64
+	concurrent bool          // WithConcurrentRuns; read-only after New
+	busyRuns   atomic.Uint64 // runs that found mu held (concurrent runs only)
 
 	d *gang.Dispatcher // read-only after New
 
