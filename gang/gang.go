@@ -69,9 +69,8 @@ type slotRun struct {
 	// claim is the (full) generation of the last run in which copy i was
 	// claimed; see Dispatcher.claim.
 	claim atomic.Uint64
-	// seen is the generation of the last run word this worker acted on.
-	seen uint64
-	spin spin.Spinner
+	seen  uint64 // the generation of the last run word this worker acted on
+	spin  spin.Spinner
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
 }

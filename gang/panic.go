@@ -43,9 +43,8 @@ func (f *failures) capture(t tasks.Task, c int, onCaller bool, v any, goexit boo
 	}
 	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
 	f.count.Add(1)
-	// Keep the first panic, except that a real panic displaces a recorded
-	// Goexit, so a run's report never hides a panic behind a Goexit. The CAS
-	// loop makes the choice atomic against other copies capturing at once.
+	// Keep the first panic, but a real panic displaces a recorded Goexit; the
+	// CAS loop makes the choice atomic against other copies capturing at once.
 	for {
 		cur := f.first.Load()
 		if cur != nil && !(cur.Goexit && !p.Goexit) {

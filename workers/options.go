@@ -89,9 +89,7 @@ func WithAffinity(cpus ...int) Option {
 		}
 	}
 	cpus = append([]int(nil), cpus...)
-	return func(c *config) {
-		c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus
-	}
+	return func(c *config) { c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus }
 }
 
 // WithNice sets each worker thread's nice value and implies
