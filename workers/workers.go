@@ -83,8 +83,7 @@ type Workers struct {
 	acquired bool // from Acquire: only its last release closes it; read-only
 }
 
-// set is a worker set's state and run methods; Workers embeds it and adds
-// Close.
+// set is a worker set's state and run methods; Workers embeds it and adds Close.
 type set struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
 	// holder's token (see runLock), read by the nested-run and cycle checks.
@@ -232,10 +231,9 @@ func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, n
 // runPlan runs a prepared task: inline, busy, or through the dispatcher.
 func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
-		// Inline: no worker, no dispatcher, but under the run lock, so that
-		// it never overlaps another run of the set (copies of different runs
-		// share worker ids, and users key per-worker scratch data by them);
-		// on a set with concurrent runs without it (see concurrent.go).
+		// Inline: no worker, no dispatcher, but under the run lock (not with
+		// concurrent runs: concurrent.go), so that it never overlaps another
+		// run: runs share worker ids, by which users key per-worker scratch.
 		if !w.concurrent {
 			if err := w.lockContext(ctx, op, true); err != nil {
 				return err
@@ -269,12 +267,6 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 // call counts the run when it ends (see inlineRuns) and, if locked, releases
 // the run lock: a second defer costs BenchmarkRun's n=1/workers+caller.
 func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
-	if w.closed.Load() {
-		if locked {
-			w.mu.unlock()
-		}
-		w.panicClosed(op)
-	}
 	ended := false
 	defer func() {
 		if !ended {
@@ -284,14 +276,17 @@ func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
 			w.mu.unlock()
 		}
 	}()
+	if w.closed.Load() {
+		ended = true // no run: nothing to count
+		w.panicClosed(op)
+	}
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
 	ended = true
 	w.inlineRuns.Add(1)
 	repanic(p)
 }
 
-// runHeld runs plan through the dispatcher once the run lock is held; it
-// releases it.
+// runHeld runs plan through the dispatcher under the run lock, then releases it.
 func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
 	if plan.CallerRuns() {
@@ -439,9 +434,8 @@ func (w *set) ensureCreated(op string, n int) {
 func (w *set) work(i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine, so its
-		// settings cannot leak to other goroutines (restore, below, is for
-		// the main thread, which the runtime keeps: see applyPlacement).
+		// Never unlocked: the thread ends with the goroutine, so its settings
+		// cannot leak (restore is for the main thread: see applyPlacement).
 		runtime.LockOSThread()
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
