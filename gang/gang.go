@@ -66,10 +66,8 @@ type slotWake struct {
 // what only worker i's goroutine writes (or its replacement, which receives
 // it with the go statement that starts it).
 type slotRun struct {
-	// claim is the (full) generation of the last run in which copy i was
-	// claimed; see Dispatcher.claim.
-	claim atomic.Uint64
-	seen  uint64 // the generation of the last run word this worker acted on
+	claim atomic.Uint64 // the last run (full generation) that claimed copy i: see claim
+	seen  uint64        // the generation of the last run word this worker acted on
 	spin  spin.Spinner
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64

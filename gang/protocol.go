@@ -80,8 +80,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	// A caller copy's runtime.Goexit unwinds through here: its accounting
 	// ran (execute's defer), but worker copies may still run, and Run's caller
-	// must not release the dispatcher before they end. A worker copy's panic
-	// is re-raised (see Run), not lost with the Goexit.
+	// must not release the dispatcher before they end (nor lose their panic).
 	normal := false
 	defer func() {
 		if !normal {
