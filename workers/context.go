@@ -99,10 +99,9 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 
 // withCancelCause is context.WithCancelCause(parent), with parent's methods
 // kept from every place where a panic or Goexit in them could hang or crash
-// anything but the caller or a copy: unless parent is one of the standard
-// library's own contexts (stdTypes), the run's context derives from a shield
-// around it. The caller holds nothing of the set yet: a panic here is the
-// caller's.
+// anything but the caller or a copy: unless parent is a standard library
+// context (stdTypes), the run's context derives from a shield around it. The
+// caller holds nothing of the set yet: a panic here is the caller's.
 func withCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
 	if slices.Contains(stdTypes[:], reflect.TypeOf(parent)) { // the dynamic type
 		return context.WithCancelCause(parent)
@@ -128,10 +127,8 @@ var stdTypes = func() [4]reflect.Type {
 	cancel()
 	d, cancel := context.WithTimeout(context.Background(), time.Hour)
 	cancel()
-	return [4]reflect.Type{
-		reflect.TypeOf(context.Background()), reflect.TypeOf(context.TODO()),
-		reflect.TypeOf(c), reflect.TypeOf(d),
-	}
+	return [4]reflect.Type{reflect.TypeOf(context.Background()), reflect.TypeOf(context.TODO()),
+		reflect.TypeOf(c), reflect.TypeOf(d)}
 }()
 
 // shield is the parent the context package sees for a run's context: the
@@ -155,10 +152,9 @@ type shield struct {
 	f    func()
 	stop chan struct{} // closed by stopWatch
 
-	// claimed goes from false to true once, by a CAS: by watch before it
-	// runs f, or by stopWatch before it closes stop; so f runs at most
-	// once, never after a stop that reported it prevented it, and stop is
-	// closed at most once.
+	// claimed goes from false to true once, by a CAS: by watch before it runs
+	// f, or by stopWatch before it closes stop; so f runs at most once, never
+	// after a stop that reported it prevented it, and stop closes at most once.
 	claimed atomic.Bool
 }
 

@@ -37,11 +37,10 @@ import (
 // cycle never changes, as every goroutine in it waits for good.
 //
 // Every set takes part from New to Close, with or without workers (the
-// holder of an inline run is inside a run too). The registry holds the sets
-// weakly, so a set dropped without Close (it has no worker goroutines, or
-// they would keep it alive) is still collected; register prunes collected
-// entries whenever the map has doubled since the last pruning: amortized
-// O(1), cheaper than a cleanup per set (BenchmarkNewClose).
+// holder of an inline run is inside a run too), held weakly: a set dropped
+// without Close (it has no worker goroutines, or they would keep it alive)
+// is still collected. register prunes collected entries whenever the map
+// doubled: amortized O(1), cheaper than a cleanup per set (BenchmarkNewClose).
 var registry = struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[set]]struct{}
