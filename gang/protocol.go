@@ -225,9 +225,8 @@ func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 }
 
 // next waits for a run word newer than the last one worker s acted on and
-// returns it with its full generation: it spins for the policy's budget,
-// then parks until woken; a worker woken with nothing new (a slow waker of
-// an older run) parks again.
+// returns it with its full generation: it spins for the policy's budget, then
+// parks until woken, and again if a slow waker of an older run woke it.
 func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 	if d.fresh(s) {
 		s.ready.Add(1)
@@ -251,8 +250,7 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 }
 
 // fresh reports whether the run word is newer than the last one worker s
-// acted on: the poll of an idle worker, one load of a line that stays shared
-// until the next run.
+// acted on: an idle worker's poll, a load of a line shared until the next run.
 func (d *Dispatcher) fresh(s *slot) bool {
 	return genOf(d.run.Load()) != s.seen&genMask
 }
@@ -467,10 +465,9 @@ func copiesFrom(p Plan, c, n int, f *failures) {
 	returned = true
 }
 
-// runCopy runs copy c of t and records in f how it failed, if it did: a
-// panic, panic(nil) or a Goexit. On a Goexit it records it and the Goexit
-// goes on unwinding the caller (whose deferred retire then runs). name is the
-// copy's trace region (the plan's name, set only while tracing).
+// runCopy runs copy c of t in a trace region named name (set only while
+// tracing) and records in f how it failed, if it did: a panic, panic(nil) or
+// a Goexit, which then goes on unwinding the caller (and its deferred retire).
 func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
 	returned := false
 	defer func() {
