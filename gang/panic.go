@@ -18,7 +18,7 @@ import (
 func call(f func()) (panicked bool, v any, stack []byte) {
 	normal := false
 	defer func() {
-		if !normal { // a panic; on a Goexit nobody reads the results
+		if !normal { // a panic, or a Goexit whose results nobody reads
 			panicked, v, stack = true, recover(), debug.Stack()
 		}
 	}()

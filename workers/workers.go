@@ -233,7 +233,7 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 	if n == 1 && plan.CallerRuns() {
 		// Inline: no worker, no dispatcher, but under the run lock (not with
 		// concurrent runs: concurrent.go), so that it never overlaps another
-		// run: runs share worker ids, by which users key per-worker scratch.
+		// run: runs share worker ids, by which users key per-worker scratch data.
 		if !w.concurrent {
 			if err := w.lockContext(ctx, op, true); err != nil {
 				return err
