@@ -26,19 +26,13 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// maxSlots is the most worker slots a Dispatcher can have: the
-	// module's one cap, tasks.MaxCopies. A caller-runs run on every slot
-	// (n = maxSlots+1) must fit in the n field; the array below fails to
-	// compile if it would not.
+	// maxSlots is the most worker slots, the module's one cap. A caller-runs
+	// run on every slot (n = maxSlots+1) must fit in the n field: the array
+	// below fails to compile if it would not.
 	maxSlots = tasks.MaxCopies
 
-	// groupSize is how many copies share one countdown line at the end of
-	// a run.
-	groupSize = 8
-
-	// stealAhead is how many of the following copies a worker tries to
-	// claim after its own (see Serve).
-	stealAhead = 2
+	groupSize  = 8 // copies that share one countdown line at a run's end
+	stealAhead = 2 // following copies a worker tries to claim after its own (see Serve)
 )
 
 var _ [nMask - (maxSlots + 1)]struct{} // see maxSlots
@@ -72,12 +66,9 @@ type slotWake struct {
 // what only worker i's goroutine writes (or its replacement, which receives
 // it with the go statement that starts it).
 type slotRun struct {
-	// claim is the (full) generation of the last run in which copy i was
-	// claimed; see Dispatcher.claim.
-	claim atomic.Uint64
-	// seen is the generation of the last run word this worker acted on.
-	seen uint64
-	spin spin.Spinner
+	claim atomic.Uint64 // the last run (full generation) that claimed copy i: see claim
+	seen  uint64        // the generation of the last run word this worker acted on
+	spin  spin.Spinner
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
 }
@@ -100,14 +91,12 @@ type group struct {
 // and read by every worker that looks for a run, so one transfer brings a
 // worker the run word and the task.
 type runLine struct {
-	// run is the run word. Only the coordinator writes it (one Store per
-	// run, one per Stop); that Store publishes task, name, runGen and the
-	// countdowns, which the coordinator wrote before it, to every goroutine
-	// that loads the word (Go's atomics are sequentially consistent).
+	// run is the run word, stored only by the coordinator (once per run or
+	// Stop): the Store publishes task, name, runGen and the countdowns,
+	// written before it, to every goroutine that loads the word.
 	run atomic.Uint64
-	// runGen is the full 64-bit generation of the run word, stored just
-	// before it (see snapshot): claims compare full generations, which
-	// never wrap.
+	// runGen is the run word's full generation, stored just before it (see
+	// snapshot): claims compare full generations, which never wrap.
 	runGen atomic.Uint64
 	// task (and its name, when tracing) is written before the run word's
 	// Store and read by a copy only after its claim; cleared after the end.
@@ -127,9 +116,8 @@ type endLine struct {
 	coordYielded atomic.Uint64
 }
 
-// coordLine is the coordinator's own: written on every run, read by no
-// worker on the common path (groupsLeft only by the last copies of runs of
-// more than groupSize copies).
+// coordLine is the coordinator's own, written on every run; of workers only
+// the last copies of runs of more than groupSize copies read it (groupsLeft).
 type coordLine struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
@@ -164,9 +152,7 @@ type Dispatcher struct {
 	coordWake semaphore.Semaphore
 	_         [cacheLine - unsafe.Sizeof(semaphore.Semaphore{})]byte
 
-	// fails holds the first panic of the current run and the count.
-	// Written only when a copy panics.
-	fails failures
+	fails failures // the current run's panics; written only when a copy panics
 }
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker
@@ -213,9 +199,8 @@ func (d *Dispatcher) SetSpin(s time.Duration) {
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool
-	// name is set only while tracing: a pointer, not a string, keeps a
-	// Plan at four words, which the inline run measurably needs
-	// (BenchmarkRun, n=1/workers+caller, in package workers).
+	// name is set only while tracing; a pointer, not a string, keeps a Plan
+	// at four words, as the inline run needs (BenchmarkRun, n=1/workers+caller).
 	name *string
 }
 

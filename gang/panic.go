@@ -9,22 +9,17 @@ import (
 )
 
 // call runs f, the one place the dispatcher runs a user's method, and tells
-// how it ended. It returns normally after a panic too, with the value and the
-// stack of the panic site (taken in the deferred call), because it recovers;
-// only a runtime.Goexit leaves it without returning, so a caller that must
-// tell a Goexit from a return keeps a flag set after call returns (see
-// runCopy). The flag, not recover's result, is what tells a panic(nil) (under
-// GODEBUG=panicnil=1 recover returns nil for it) from a Goexit (recover
-// returns nil and unwinding goes on). f does not escape, so a closure passed
-// here stays on the caller's stack.
+// how it ended. It recovers, so it returns after a panic too, with the value
+// and the stack of the panic site (taken in the deferred call); only a
+// runtime.Goexit leaves it without returning, which a caller tells by a flag
+// set after call returns (see runCopy). The flag, not recover's result, tells
+// a Goexit from a panic(nil): under GODEBUG=panicnil=1 recover returns nil
+// for both. f does not escape, so a closure passed here stays on the stack.
 func call(f func()) (panicked bool, v any, stack []byte) {
 	normal := false
 	defer func() {
-		if !normal {
-			panicked, v = true, recover()
-			if panicked {
-				stack = debug.Stack()
-			}
+		if !normal { // a panic, or a Goexit whose results nobody reads
+			panicked, v, stack = true, recover(), debug.Stack()
 		}
 	}()
 	f()
@@ -32,8 +27,8 @@ func call(f func()) (panicked bool, v any, stack []byte) {
 	return false, nil, nil
 }
 
-// failures is a run's panic record: the first panic of the run and how many
-// copies failed. The dispatcher keeps one for its current run; RunOnCaller one per call.
+// failures is a run's panic record: its first panic and how many copies
+// failed; the dispatcher's is for its current run, RunOnCaller's per call.
 type failures struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64
@@ -48,9 +43,8 @@ func (f *failures) capture(t tasks.Task, c int, onCaller bool, v any, goexit boo
 	}
 	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
 	f.count.Add(1)
-	// Keep the first panic, except that a real panic displaces a recorded
-	// Goexit, so a run's report never hides a panic behind a Goexit. The CAS
-	// loop makes the choice atomic against other copies capturing at once.
+	// Keep the first panic, but a real panic displaces a recorded Goexit; the
+	// CAS loop makes the choice atomic against other copies capturing at once.
 	for {
 		cur := f.first.Load()
 		if cur != nil && !(cur.Goexit && !p.Goexit) {

@@ -14,10 +14,8 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// The dispatch protocol, all of it (doc.go says where it is argued and
-// model-checked; docs/model/README.md maps the model to it statement by
-// statement). The wait policy only sets how long a waiter spins before it
-// parks: any answer gives the same results.
+// The dispatch protocol, all of it: README.md argues it, docs/model checks
+// it. The wait policy only sets how long a waiter spins before it parks.
 
 // Run runs n copies of the planned task and returns after all of them
 // returned. Copies run on goroutines blocked in Serve; when the task opted in
@@ -80,11 +78,9 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 // word, in an older one), then claims every worker copy not yet started,
 // highest first (the workers of low ids are the ones most likely awake).
 func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
-	// If a caller copy calls runtime.Goexit, this goroutine unwinds through
-	// here: the copy's own accounting already ran (in execute's defer), but
-	// copies may still be running on workers, and the caller of Run (which
-	// holds the dispatcher) must not release it before they end. A worker
-	// copy's panic is re-raised (see Run), not lost with the Goexit.
+	// A caller copy's runtime.Goexit unwinds through here: its accounting
+	// ran (execute's defer), but worker copies may still run, and Run's caller
+	// must not release the dispatcher before they end (nor lose their panic).
 	normal := false
 	defer func() {
 		if !normal {
@@ -107,11 +103,10 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	return ran
 }
 
-// claim takes copy c of run gen for the calling goroutine and reports whether
-// it did. Exactly one claim per (copy, run) succeeds: the CAS from a value
-// older than gen to gen. A goroutine acting on a stale run word k < gen never
-// succeeds: run k ended, so every copy of it was claimed in run k or later,
-// and claim refuses a word that is not older than k.
+// claim takes copy c of run gen for the caller and reports whether it did:
+// only one CAS from a value older than gen to gen succeeds. A claim on a
+// stale run word k < gen fails: run k ended, so each of its copies was
+// claimed in run k or later, and its claim word is not older than k.
 func (d *Dispatcher) claim(c int, gen uint64) bool {
 	s := &d.slots[c]
 	old := s.claim.Load() // a plain load first keeps a claimed line shared
@@ -120,11 +115,9 @@ func (d *Dispatcher) claim(c int, gen uint64) bool {
 
 // snapshot returns a consistent pair of the run word and its full
 // generation. The coordinator stores runGen, then run; a reader loads run,
-// then runGen. If the low bits agree, runGen belongs to r: a later run would
-// have needed r to be consumed by every copy first, and runGen is stored
-// before run, so the reader cannot see a newer runGen with the same low bits
-// without 2^genBits runs passing between its two loads. If they disagree,
-// the coordinator has moved on and r is stale: read again.
+// then runGen. If their low bits agree, runGen is r's: a newer runGen with
+// the same low bits needs 2^genBits runs between the two loads, each of which
+// waits for the run before it to end. If they disagree, r is stale: reread.
 func (d *Dispatcher) snapshot() (r, gen uint64) {
 	for {
 		r = d.run.Load()
@@ -132,19 +125,17 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 		if gen&genMask == genOf(r) {
 			return r, gen
 		}
-		// The coordinator is between its two stores; let it finish if it
-		// was preempted there.
+		// The coordinator is between its two stores: let it finish them.
 		runtime.Gosched()
 	}
 }
 
 // wakeChildren wakes the children of node p of the wake tree (2p+2 and 2p+3;
 // the coordinator is p = -1, with children 0 and 1) that the run's m worker
-// copies need, if they are parked. Worker c < m so has a parent below it,
-// itself needed by the run, or the coordinator: every needed worker is awake
-// or woken, and waking k workers puts O(log k) wake-ups on the run's critical
-// path. A waker runs on after its wake-ups, so it lures the decoy (hint
-// Lure; internal/spin, Decoy) if it woke one.
+// copies need, if they are parked. Worker c < m has a parent below it, also
+// needed, or the coordinator: every needed worker is awake or woken, with
+// O(log k) wake-ups of k workers on the critical path. A waker runs on after
+// its wake-ups, so it lures the decoy (hint Lure) if it woke one.
 func (d *Dispatcher) wakeChildren(p, m int) {
 	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
@@ -156,16 +147,14 @@ func (d *Dispatcher) wakeChildren(p, m int) {
 }
 
 // wake wakes worker i if it committed to park, and reports whether it did.
-// The CAS makes exactly one waker owe the worker a permit, so its semaphore
-// never holds more than one and a park is never woken twice. The worker
-// stays marked waking until it runs again, so that awake goroutines may take
-// its copy meanwhile (a wake-up takes microseconds).
+// The CAS makes exactly one waker owe the worker a permit, so a park is woken
+// once. The worker stays waking until it runs again, so awake goroutines may
+// take its copy meanwhile (a wake-up takes microseconds).
 //
-// Against park: the worker stores parked, then loads the run word; a waker
-// stores the run word (before calling this), then loads state. With
-// sequentially consistent atomics at least one of them sees the other's
-// store: either the worker sees the new run and does not block, or the waker
-// sees parked and signals its semaphore. No wake-up is lost.
+// Against park, no wake-up is lost: the worker stores parked, then loads the
+// run word; a waker stores the run word (before calling this), then loads
+// state. The atomics being sequentially consistent, one sees the other's
+// store: the worker sees the new run and does not block, or the waker signals.
 func (d *Dispatcher) wake(i int) bool {
 	s := &d.slots[i]
 	if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
@@ -197,14 +186,12 @@ func (d *Dispatcher) Serve(i int) {
 		// The wake-ups go out in parallel with the copies.
 		d.wakeChildren(i, m)
 		if i < m {
-			// Needed (hint Demand): spin at full budget after this run,
-			// even if another goroutine took this copy first.
+			// Needed: spin at full budget next, even if another took the copy.
 			s.spin.Misses = 0
 			d.serveCopy(s, i, n, gen)
-			// Then take the next few copies whose workers have not started
-			// them: a worker that is awake but not running (its processor
-			// busy) would otherwise hold up the run. A bounded look, so
-			// large runs do not make every worker read every slot.
+			// Then the next few copies whose workers have not started them (an
+			// awake worker whose processor is busy would hold up the run): a
+			// bounded look, so no worker of a large run reads every slot.
 			for k := 1; k <= stealAhead && k < m; k++ {
 				d.serveCopy(s, (i+k)%m, n, gen)
 			}
@@ -238,9 +225,8 @@ func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 }
 
 // next waits for a run word newer than the last one worker s acted on and
-// returns it with its full generation: it spins for the policy's budget,
-// then parks until woken; a worker woken with nothing new (a slow waker of
-// an older run) parks again.
+// returns it with its full generation: it spins for the policy's budget, then
+// parks until woken, and again if a slow waker of an older run woke it.
 func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 	if d.fresh(s) {
 		s.ready.Add(1)
@@ -264,8 +250,7 @@ func (d *Dispatcher) next(s *slot) (r, gen uint64) {
 }
 
 // fresh reports whether the run word is newer than the last one worker s
-// acted on: the poll of an idle worker, one load of a line that stays shared
-// until the next run.
+// acted on: an idle worker's poll, a load of a line shared until the next run.
 func (d *Dispatcher) fresh(s *slot) bool {
 	return genOf(d.run.Load()) != s.seen&genMask
 }
@@ -302,12 +287,11 @@ func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
 	runCopy(d.task, d.name, c, onCaller, &d.fails)
 }
 
-// retire counts copy c of an n-copy run as finished. Each decrement is a
-// read-modify-write of its group's counter, so the one that reaches zero
-// comes after every other copy's decrement of that group in the counter's
-// modification order and so after those copies' writes; the same holds for
-// groupsLeft. The end wait polls the run's last counter: from the decrement
-// that zeroes it on, Run may return and the next run start, and a copy
+// retire counts copy c of an n-copy run as finished. Decrements are
+// read-modify-writes, so the one that reaches zero follows every other
+// copy's decrement of its counter (and so that copy's writes) in the
+// counter's modification order; groupsLeft likewise. Once the run's last
+// counter is zero Run may return and the next run start, so the copy then
 // touches no run state (finish reads only the park word, tagged with gen).
 func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
@@ -346,9 +330,8 @@ func (d *Dispatcher) finish(gen uint64) {
 // processors first polls briefly and yields (hint Yield): a worker with a
 // copy to run may be queued on this processor.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
-	// The run's last counter (its one group's, or groupsLeft), written only
-	// by this run's copies until the next run resets it: the load that sees
-	// zero reads from the last decrement, after every copy's writes (see
+	// The run's last counter (its one group's, or groupsLeft): the load that
+	// sees zero reads from the last decrement, after every copy's writes (see
 	// retire). Polling it, not a flag stored after it, saves a transfer.
 	last := &d.groupsLeft
 	if n <= groupSize {
@@ -381,9 +364,8 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 		}
 		return
 	}
-	// Only run gen's finisher signals (its CAS from gen), and only once;
-	// the Signal is synchronized before this Wait's return (package
-	// semaphore's memory model), after the finisher's decrement.
+	// Only run gen's finisher signals (its CAS from gen), once, after its
+	// decrement; the Signal is synchronized before this Wait's return.
 	d.coordWake.Wait()
 }
 
@@ -483,10 +465,9 @@ func copiesFrom(p Plan, c, n int, f *failures) {
 	returned = true
 }
 
-// runCopy runs copy c of t and records in f how it failed, if it did: a
-// panic, panic(nil) or a Goexit. On a Goexit it records it and the Goexit
-// goes on unwinding the caller (whose deferred retire then runs). name is the
-// copy's trace region (the plan's name, set only while tracing).
+// runCopy runs copy c of t in a trace region named name (set only while
+// tracing) and records in f how it failed, if it did: a panic, panic(nil) or
+// a Goexit, which then goes on unwinding the caller (and its deferred retire).
 func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
 	returned := false
 	defer func() {

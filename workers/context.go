@@ -87,10 +87,9 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 	if waitErr != nil {
 		err = waitErr
 	} else if err == nil && t.loop.Claimed() < n {
-		// ForRangeContext's copies stop early without an error only once
-		// the run's context is done, and only parent being done makes it so
-		// then (a panic would have made the run panic): its cause is
-		// parent's.
+		// Copies stop early without an error only once the run's context is
+		// done, which then only parent can have made so (a panic would have
+		// made the run panic): the cause is parent's.
 		err = context.Cause(ctx)
 	}
 	t.body, t.each, t.ctx, t.cancel, t.err = nil, nil, nil, nil, nil // the pool keeps nothing of the run
@@ -99,14 +98,12 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 }
 
 // withCancelCause is context.WithCancelCause(parent), with parent's methods
-// kept away from every place where their misbehaviour (a panic, a Goexit)
-// could hang or crash anything but the caller or a copy: unless parent is
-// one of the standard library's own contexts that never call another
-// context's methods to be linked to (stdParent), the run's context derives
-// from a shield around it. The caller holds nothing of the set yet: a panic
-// here is the caller's.
+// kept from every place where a panic or Goexit in them could hang or crash
+// anything but the caller or a copy: unless parent is a standard library
+// context (stdTypes), the run's context derives from a shield around it. The
+// caller holds nothing of the set yet: a panic here is the caller's.
 func withCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	if stdParent(parent) {
+	if slices.Contains(stdTypes[:], reflect.TypeOf(parent)) { // the dynamic type
 		return context.WithCancelCause(parent)
 	}
 	s := &shield{Context: parent, done: parent.Done()}
@@ -119,44 +116,32 @@ func withCancelCause(parent context.Context) (context.Context, context.CancelCau
 	return ctx, cancel
 }
 
-// stdParent reports whether parent is Background, TODO, or made by
-// context.WithCancel, WithCancelCause, WithDeadline or WithTimeout (the
-// types of examples made once): their Done and Err are their own, and so is
-// Value for the key by which the context package links a child to them, so
-// WithCancelCause calls none of another context's methods to link to them,
-// and their cancellation reaches the run's context in place. Any other
-// parent costs a shield (an allocation), which saves a few percent of a call
-// whose copies compute for a microsecond.
-func stdParent(parent context.Context) bool {
-	t := reflect.TypeOf(parent) // the dynamic type, read from the interface
-	return t == stdTypes[0] || t == stdTypes[1] || t == stdTypes[2] || t == stdTypes[3]
-}
-
+// stdTypes are the types of Background, TODO, and the contexts made by
+// context.WithCancel, WithCancelCause, WithDeadline and WithTimeout: their
+// Done, Err and the Value that links a child to them are their own, so
+// WithCancelCause calls no other context's methods to link to them, and they
+// cancel the run's context in place. Any other parent costs a shield, an
+// allocation: a few percent of a call whose copies take a microsecond.
 var stdTypes = func() [4]reflect.Type {
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
 	d, cancel := context.WithTimeout(context.Background(), time.Hour)
 	cancel()
-	return [4]reflect.Type{
-		reflect.TypeOf(context.Background()), reflect.TypeOf(context.TODO()),
-		reflect.TypeOf(c), reflect.TypeOf(d),
-	}
+	return [4]reflect.Type{reflect.TypeOf(context.Background()), reflect.TypeOf(context.TODO()),
+		reflect.TypeOf(c), reflect.TypeOf(d)}
 }()
 
 // shield is the parent the context package sees for a run's context: the
 // caller's ctx, asked for Done once, on the caller. Value, Deadline and Err
-// go to ctx; the copies' Value and Deadline come here through the run's
-// context, and a misbehaviour there is the copy's, reported as its panic.
+// go to ctx; a misbehaviour there in a copy's call is that copy's panic.
 //
-// The context package links the run's context to a parent that derives from
-// one of its own cancellable contexts (Value finds it, Done is its channel),
-// which then cancels it in place, calling none of ctx's methods. For any
-// other parent it calls the parent's AfterFunc method, here shield's, instead
-// of starting a goroutine of its own: so the goroutine that waits for ctx to
-// be done is watch, which guards the calls of ctx's Err and Value that the
-// cancellation makes (the context package's goroutine would crash the
-// program on a panic there, and leave the run's context live after a
-// Goexit).
+// The context package links the run's context to a parent derived from one
+// of its own cancellable contexts (Value finds it, Done is its channel),
+// which cancels it in place, calling none of ctx's methods. For any other
+// parent it calls the parent's AfterFunc, here shield's, instead of starting
+// its own goroutine, where a panic in ctx's Err or Value would crash the
+// program and a Goexit leave the run's context live: watch makes those
+// calls, guarded.
 type shield struct {
 	context.Context
 	done <-chan struct{} // ctx.Done(), asked once
@@ -167,10 +152,9 @@ type shield struct {
 	f    func()
 	stop chan struct{} // closed by stopWatch
 
-	// claimed goes from false to true once, by a CAS: by watch before it
-	// runs f, or by stopWatch before it closes stop; so f runs at most
-	// once, never after a stop that reported it prevented it, and stop is
-	// closed at most once.
+	// claimed goes from false to true once, by a CAS: by watch before it runs
+	// f, or by stopWatch before it closes stop; so f runs at most once, never
+	// after a stop that reported it prevented it, and stop closes at most once.
 	claimed atomic.Bool
 }
 
@@ -192,10 +176,9 @@ func (s *shield) stopWatch() bool {
 	return true
 }
 
-// watch waits for ctx to be done, then cancels the run's context with ctx's
-// Err and cause (f), or with an error that says what went wrong if ctx's Err
-// or Value panics or calls runtime.Goexit, so that the run's context is done
-// either way. It returns once the run's context is cancelled otherwise.
+// watch waits for ctx to be done and runs f, or, if ctx's Err or Value panics
+// or calls runtime.Goexit there, cancels the run's context with an error
+// saying so. It returns once the run's context is cancelled otherwise.
 func (s *shield) watch(cancel context.CancelCauseFunc) {
 	select {
 	case <-s.done:
@@ -242,12 +225,9 @@ func renameCopy(cur []int) {
 // rangeCtxTask is the task ForRangeContext and RunContext run. For
 // ForRangeContext (body set) copies drain loop until it is empty, the run's
 // context is done, or a body call fails; for RunContext (each set) they
-// claim one id at a time and run every id, whatever the context.
-//
-// Besides their work the copies share the run's context, its cancel function
-// and the first error: runContext writes ctx and cancel before the run is
-// dispatched, which is synchronized before every copy starts, and reads err
-// after the run returned, which is synchronized after every copy's return.
+// claim one id at a time and run every id, whatever the context. runContext
+// writes ctx and cancel before the run, which is synchronized before every
+// copy starts, and reads err after it, synchronized after every copy's return.
 type rangeCtxTask struct {
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error

@@ -13,56 +13,45 @@ import (
 
 // The cycle check. A run on set A whose copy starts a run on set B waits for
 // B; if B's run, or one it waits for in turn, has a copy that starts a run on
-// A, no run of the chain can finish: A -> B -> A. The same-set case is caught
-// by lockSlow from A's own state; a cycle through other sets needs a view of
-// all of them, kept here. It is consulted only when a run finds its set's
-// lock taken, by a goroutine that is itself inside a run (only such a
-// goroutine can close a cycle), so uncontended runs never pay for it.
+// A, no run of the chain can finish: A -> B -> A. lockSlow catches the
+// same-set case from A's own state; a cycle through other sets needs a view
+// of all of them, kept here. Only a goroutine inside a run can close a cycle,
+// so only such a goroutine that finds a set's lock taken consults it:
+// uncontended runs never pay for it.
 //
 // The wait-for graph is implicit:
 //   - a set X waits for the goroutines that run its current run's copies: its
-//     workers, and its owner (the goroutine holding its lock; it runs copies in
-//     caller-runs and inline runs; listing it for plain runs too adds no path,
-//     see below);
-//   - a goroutine c waits for the set whose lock it is blocked on (recorded
-//     in waiting), and for the set in whose end wait it sleeps (it holds that
-//     set and its coordinator is parked: internal/peek). Holding a set is not
-//     enough: a holder that runs a copy of its own may be inside a run on
-//     another set, which it waits for instead. A goroutine is in at most one
-//     end wait, its innermost run, so a coordinator still spinning in X's end
-//     wait has no out-edge and listing it under X adds no path.
+//     workers, and its owner (the holder of its lock, which runs copies in
+//     caller-runs and inline runs; listing it for plain runs adds no path);
+//   - a goroutine c waits for the set whose lock it is blocked on (waiting),
+//     and for the set in whose end wait it sleeps (it holds that set and its
+//     coordinator is parked: internal/peek). Holding a set is not enough: a
+//     holder running a copy of its own may be inside a run on another set,
+//     which it waits for instead. A goroutine is in at most one end wait, its
+//     innermost run's, so one still spinning in X's end wait has no out-edge.
 //
-// A goroutine g about to block on set W closes a cycle iff W reaches g.
+// A goroutine g about to block on set W closes a cycle iff W reaches g. Edges
+// appear over time (a coordinator parks only after spinning) and the graph
+// is read while it changes, so a nested waiter re-checks on a timer and
+// panics only on a cycle that every check found for a millisecond: a real
+// cycle never changes, as every goroutine in it waits for good.
 //
-// Edges appear over time (a coordinator parks only after spinning), so a
-// nested waiter, queued in the lock's FIFO line like every other waiter,
-// wakes on a timer to re-check; and since the graph is read while it
-// changes, a cycle must be found by every check for at least a millisecond
-// before it panics. A real cycle never changes: every goroutine in it waits
-// for good.
-//
-// Every set takes part, from New to Close, with or without workers: the
-// holder of an inline run on a set that never created a worker is inside a
-// run too. The registry holds the sets weakly, so a set dropped without
-// Close (it has no worker goroutines, or they would keep it alive) is still
-// collected; register prunes the entries of collected sets whenever the map
-// has doubled since the last pruning, so they cost amortized O(1) (cheaper
-// than a cleanup per set: BenchmarkNewClose).
-var registry struct {
+// Every set takes part from New to Close, with or without workers (the
+// holder of an inline run is inside a run too), held weakly: a set dropped
+// without Close (it has no worker goroutines, or they would keep it alive)
+// is still collected. register prunes collected entries whenever the map
+// doubled: amortized O(1), cheaper than a cleanup per set (BenchmarkNewClose).
+var registry = struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[set]]struct{}
 	pruneAt int              // prune when len(sets) reaches this
 	waiting map[uintptr]*set // goroutine token -> the set whose lock it waits for, nested waiters only
-}
+}{sets: map[weak.Pointer[set]]struct{}{}, waiting: map[uintptr]*set{}}
 
 func register(w *set) {
 	wp := weak.Make(w)
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if registry.sets == nil {
-		registry.sets = make(map[weak.Pointer[set]]struct{})
-		registry.waiting = make(map[uintptr]*set)
-	}
 	if len(registry.sets) >= registry.pruneAt {
 		for p := range registry.sets {
 			if p.Value() == nil {
@@ -105,13 +94,11 @@ func insideAnyRun(g uintptr) bool {
 }
 
 // insideRunOf reports whether goroutine g is part of w's current run: one of
-// the goroutines running it (its lock's holder, its workers), or, through
-// nested runs, one running a run started from inside it: a set whose lock
-// such a goroutine holds runs inside w's run, and so on. A goroutine that
-// holds w and another set counts that set as nested, although it may be the
-// outer one (which of the two it took first is recorded nowhere); the
-// answer then errs towards "inside", which makes a last release panic
-// rather than close a set under a run that waits for it.
+// its goroutines (its lock's holder, its workers), or, through nested runs,
+// one running a set whose lock such a goroutine holds, and so on. A holder
+// of w and another set counts that set as nested even if it is the outer one
+// (which it took first is recorded nowhere): erring towards "inside" makes a
+// last release panic rather than close a set under a run that waits for it.
 func insideRunOf(w *set, g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -120,15 +107,12 @@ func insideRunOf(w *set, g uintptr) bool {
 
 // waitLock takes w's lock for goroutine g (with token tok), which found it
 // held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
-// inside some run) also wakes on a timer, with a backoff up to a
-// millisecond, to check whether waiting closes a cycle of nested runs, and
-// panics once a cycle is confirmed (leaving the queue first, unless the lock
-// was handed to it meanwhile: a goroutine that got the lock was in no
-// cycle). The waiter leaves the queue as soon as ctx is done and returns its
-// cause, holding nothing; a waiter that gets the lock once ctx is done lets
-// it go again, so the run runs nothing. A ctx already done when the set is
-// found busy returns at once, without queueing. Every wait of a run (not of
-// Close) is counted in the set's Stats.
+// inside some run) also re-checks for a cycle on a timer, backing off up to
+// a millisecond, and panics once one is confirmed (leaving the queue first,
+// unless the lock was handed to it meanwhile: then it was in no cycle). With
+// ctx done, before it queues or while it waits, it returns ctx's cause
+// holding nothing (see gotLock). Every wait of a run (not of Close) is
+// counted in the set's Stats.
 func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
@@ -177,9 +161,8 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 		registry.mu.Lock()
 		path := pathTo(w, g, true)
 		registry.mu.Unlock()
-		// Confirm by existence, not by the path found: with several
-		// routes the search may name a different one each time (it visits
-		// the registry in map order).
+		// Confirm by existence, not by the path: with several routes the
+		// search (in map order) may name a different one each time.
 		switch {
 		case path == nil:
 			since = time.Time{}
@@ -205,9 +188,8 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 // the interval then doubles up to a millisecond.
 const firstCheck = 10 * time.Microsecond
 
-// gotLock is the end of a wait that got the lock: with ctx done by then,
-// the run runs nothing (it waited, and its context ended meanwhile), so the
-// lock goes to the next waiter at once.
+// gotLock ends a wait that got the lock: with ctx done by then, the run runs
+// nothing, so the lock goes to the next waiter at once.
 func (w *set) gotLock(ctx context.Context) error {
 	if ctx.Err() != nil {
 		w.mu.unlock()
@@ -255,8 +237,7 @@ func pathTo(w *set, g uintptr, waits bool) []*set {
 
 // runGoroutines returns the goroutines that x's current run waits for: its
 // lock's holder (the coordinator, or the caller running copies) and its
-// workers. An idle worker holds and waits for nothing, so listing every
-// worker adds no false edge.
+// workers; an idle one holds and waits for nothing, so it adds no false edge.
 func (x *set) runGoroutines() []uintptr {
 	var gs []uintptr
 	if o := x.mu.owner(); o != 0 {

@@ -19,9 +19,8 @@ type config struct {
 }
 
 // newConfig applies opts for New(name, maxWorkers, opts...) and panics, with
-// op in the message, for every argument New rejects. Acquire calls it before
-// touching the registry, so it rejects the same arguments whether or not the
-// name is held.
+// op in the message, for every argument New rejects; Acquire calls it before
+// touching the registry, so it rejects them whether or not the name is held.
 func newConfig(op, name string, maxWorkers int, opts []Option) config {
 	if maxWorkers < 1 || maxWorkers > tasks.MaxCopies {
 		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, tasks.MaxCopies))
@@ -90,9 +89,7 @@ func WithAffinity(cpus ...int) Option {
 		}
 	}
 	cpus = append([]int(nil), cpus...)
-	return func(c *config) {
-		c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus
-	}
+	return func(c *config) { c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus }
 }
 
 // WithNice sets each worker thread's nice value and implies

@@ -8,18 +8,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// applyPlacement pins and prioritizes the calling thread for worker i. It
-// runs on the worker's goroutine after runtime.LockOSThread. Each failure is
-// returned in errs; the worker carries on unplaced.
+// applyPlacement pins and prioritizes the calling thread for worker i, on the
+// worker's goroutine after runtime.LockOSThread. Each failure is returned in
+// errs; the worker carries on unplaced.
 //
-// It records the thread's affinity and nice value before changing them, and
-// restore puts back what it changed, returning each failure. The worker calls
-// restore on its way out, before its goroutine ends: a locked thread normally
-// dies with its goroutine, but the process's main thread cannot exit (the
-// runtime keeps it), and its settings are what ps, taskset and getpriority
-// report for the whole process. restore must run on the same locked thread
-// as applyPlacement. Lowering nice back needs CAP_SYS_NICE (or RLIMIT_NICE),
-// so without privilege restoring a raised nice value fails and says so.
+// restore puts back the affinity and nice value it changed, returning each
+// failure; the worker calls it on the same locked thread before its goroutine
+// ends. A locked thread normally dies with its goroutine, but the runtime
+// keeps the main thread, whose settings ps, taskset and getpriority report
+// for the whole process. Lowering nice back needs CAP_SYS_NICE (or
+// RLIMIT_NICE): without it, restoring a raised nice value fails and says so.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
 	var (
 		origSet   unix.CPUSet
@@ -39,9 +37,8 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 	}
 	if p.nice != nil {
 		// PRIO_PROCESS with who = 0 names the calling thread on Linux (nice is
-		// per thread there, despite the name). The raw getpriority syscall
-		// returns 20 - nice, so it never returns a negative value that could
-		// be confused with an error.
+		// per thread there). The raw getpriority syscall returns 20 - nice,
+		// never a negative value that could be confused with an error.
 		if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err != nil {
 			errs = append(errs, fmt.Errorf("getpriority: %w", err))
 		} else if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {

@@ -11,10 +11,10 @@ import (
 // first Acquire of its name and closed by the release that drops its last
 // reference; the entry is removed under the same lock, so a later Acquire
 // creates a fresh set.
-var shared struct {
+var shared = struct {
 	mu   sync.Mutex
 	sets map[string]*sharedEntry
-}
+}{sets: map[string]*sharedEntry{}}
 
 type sharedEntry struct {
 	s    *Workers
@@ -37,9 +37,6 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 		sh := &Workers{acquired: true}
 		sh.init(name, maxWorkers, c)
 		e = &sharedEntry{s: sh}
-		if shared.sets == nil {
-			shared.sets = make(map[string]*sharedEntry)
-		}
 		shared.sets[name] = e
 	}
 	e.refs++
@@ -48,11 +45,9 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 }
 
 // releaseShared drops the reference of the release function whose flag is
-// released, once. The last release closes the set, so it must not run inside
-// one of the set's own copies or a run nested in one (Close there would wait
-// for the run it is part of): it then panics before changing anything, the
-// reference is kept and the release function still works once the run is
-// over.
+// released, once. The last release closes the set, which inside one of its
+// own copies or a run nested in one would wait for the run it is part of:
+// there it panics before changing anything, and works once the run is over.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {

@@ -16,11 +16,10 @@ func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))
 	}
 	w.checkN("RunTeam", n)
-	// One cached team per set: taken with a Swap so that concurrent
-	// RunTeams never share one (the loser of the race allocates its own),
-	// put back after the run. The run's end is synchronized before the
-	// Store, and the Swap that takes it again reads that Store, so the next
-	// user sees a finished team. A run that panics does not put it back.
+	// One cached team per set, taken with a Swap so that concurrent RunTeams
+	// never share one (the loser allocates its own), put back after the run
+	// (not after a panic): the run's end precedes the Store, which the next
+	// Swap reads, so the next user sees a finished team.
 	c := w.team.Swap(nil)
 	if c == nil {
 		c = &cachedTeam{team: team.New(n)}

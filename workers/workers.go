@@ -80,52 +80,41 @@ func asSetPanic() {
 // concurrent use. A Workers must not be copied.
 type Workers struct {
 	set
-	// acquired is true for a set from Acquire, which only its last release
-	// closes; read-only after Acquire.
-	acquired bool
+	acquired bool // from Acquire: only its last release closes it; read-only
 }
 
-// set is a worker set's state and run methods; Workers embeds it and adds
-// Close.
+// set is a worker set's state and run methods; Workers embeds it and adds Close.
 type set struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
-	// holder's token (see runLock), which the nested-run checks compare
-	// against the caller's own identity and the cycle check reads under the
-	// registry's lock on a slow path.
+	// holder's token (see runLock), read by the nested-run and cycle checks.
 	mu runLock
 
-	// Counters written only by the holder of mu (single writer; atomics
-	// so Stats may read them at any time). They share the coordinator's
-	// line with mu, which the coordinator owns during a run anyway.
+	// Counters, atomic so Stats may read them at any time and so that, on a
+	// set with concurrent runs, runs that do not hold mu (inline, busy) may
+	// add to them too. runs and callerCopies share the coordinator's line
+	// with mu, which it owns during a run anyway.
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
 
-	// Inline runs, counted when they end: inlineRuns when the copy returned
-	// or panicked (a caller copy each), inlineExits when it called
-	// runtime.Goexit. One atomic add per inline run.
+	// Inline runs, counted when they end (one atomic add each): inlineRuns
+	// when the copy returned or panicked (a caller copy each), inlineExits
+	// when it called runtime.Goexit.
 	inlineRuns, inlineExits atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
-	waits     atomic.Uint64
-	waitNanos atomic.Uint64
+	waits, waitNanos atomic.Uint64
 
-	// concurrent is WithConcurrentRuns; read-only after New. On such a set
-	// the counters above are also written by runs that do not hold mu
-	// (inline runs, busy runs): they are atomic adds, so any number of
-	// writers is fine; busyRuns counts the runs that found mu held.
-	concurrent bool
-	busyRuns   atomic.Uint64
+	concurrent bool          // WithConcurrentRuns; read-only after New
+	busyRuns   atomic.Uint64 // runs that found mu held (concurrent runs only)
 
-	// d is read-only after New.
-	d *gang.Dispatcher
+	d *gang.Dispatcher // read-only after New
 
 	name  string
 	max   int
 	place placement
 
-	// active is the copy count of Run; any goroutine may change it.
-	active atomic.Int32
+	active atomic.Int32 // the copy count of Run; any goroutine may change it
 
 	// createMu guards worker creation, the closed transition and
 	// placementErrs. created is written under createMu and read atomically.
@@ -139,8 +128,7 @@ type set struct {
 	workers []atomic.Pointer[worker]
 	wg      sync.WaitGroup
 
-	// team is the team RunTeam keeps between runs (see RunTeam).
-	team atomic.Pointer[cachedTeam]
+	team atomic.Pointer[cachedTeam] // kept between runs (see RunTeam)
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -242,10 +230,9 @@ func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, n
 // runPlan runs a prepared task: inline, busy, or through the dispatcher.
 func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
-		// Inline: no worker, no dispatcher, but under the run lock, so that
-		// it never overlaps another run of the set (copies of different runs
-		// share worker ids, and users key per-worker scratch data by them);
-		// on a set with concurrent runs without it (see concurrent.go).
+		// Inline: no worker, no dispatcher, but under the run lock (not with
+		// concurrent runs: concurrent.go), so that it never overlaps another
+		// run: runs share worker ids, by which users key per-worker scratch data.
 		if !w.concurrent {
 			if err := w.lockContext(ctx, op, true); err != nil {
 				return err
@@ -275,17 +262,10 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 	return nil
 }
 
-// inlineCopy runs an inline run's copy, unless the set is closed, counts the
-// run when it ends (see inlineRuns) and, if locked, releases the run lock.
-// One deferred call does both: a second defer costs the inline run
-// measurably (BenchmarkRun, n=1/workers+caller).
+// inlineCopy runs an inline run's copy unless the set is closed; one deferred
+// call counts the run when it ends (see inlineRuns) and, if locked, releases
+// the run lock: a second defer costs BenchmarkRun's n=1/workers+caller.
 func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
-	if w.closed.Load() {
-		if locked {
-			w.mu.unlock()
-		}
-		w.panicClosed(op)
-	}
 	ended := false
 	defer func() {
 		if !ended {
@@ -295,14 +275,17 @@ func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
 			w.mu.unlock()
 		}
 	}()
+	if w.closed.Load() {
+		ended = true // no run: nothing to count
+		w.panicClosed(op)
+	}
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
 	ended = true
 	w.inlineRuns.Add(1)
 	repanic(p)
 }
 
-// runHeld runs plan through the dispatcher once the run lock is held; it
-// releases it.
+// runHeld runs plan through the dispatcher under the run lock, then releases it.
 func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
 	if plan.CallerRuns() {
@@ -401,8 +384,7 @@ func (w *set) checkN(op string, n int) {
 func (w *set) panicN(op string, n int) {
 	hint := ""
 	if n > w.max && op == "RunN" {
-		// Ids of RunN are worker slots; more work than workers is what
-		// RunContext and ForRange are for.
+		// RunN's ids are worker slots; RunContext and ForRange take any n.
 		hint = "; for more copies than workers use RunContext (any n) or ForRange"
 	}
 	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.max, hint))
@@ -412,18 +394,16 @@ func (w *set) panicClosed(op string) {
 	panic(fmt.Sprintf("workers: %s on %q: set is closed", op, w.name))
 }
 
-// ensureCreated starts workers until at least n exist. A worker with a
-// placement is waited for until it applied it, so that PlacementErrors is
-// complete as soon as a run that used the worker returns.
+// ensureCreated starts workers until at least n exist. Only a worker with a
+// placement is waited for, until it applied it, so that PlacementErrors is
+// complete once a run that used it returns; an unplaced one costs no channel.
 func (w *set) ensureCreated(op string, n int) {
 	w.createMu.Lock()
 	if w.closed.Load() {
 		w.createMu.Unlock()
 		w.panicClosed(op)
 	}
-	// Only a placed worker is waited for (below): an unplaced one costs no
-	// channel and no list, the allocations a first run would otherwise add.
-	var started []*worker
+	var started []*worker // the placed ones
 	for i := int(w.created.Load()); i < n; i++ {
 		wk := &worker{}
 		if w.place.lockThread {
@@ -453,9 +433,8 @@ func (w *set) ensureCreated(op string, n int) {
 func (w *set) work(i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine, so its
-		// settings cannot leak to other goroutines (restore, below, is for
-		// the main thread, which the runtime keeps: see applyPlacement).
+		// Never unlocked: the thread ends with the goroutine, so its settings
+		// cannot leak (restore is for the main thread: see applyPlacement).
 		runtime.LockOSThread()
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
@@ -480,10 +459,9 @@ func (w *set) work(i int, wk *worker, first bool) {
 			}
 		}
 		if !stopped {
-			// A copy called runtime.Goexit (the dispatcher already retired
-			// the copy and recorded it for Run). Keep the set's strength:
-			// start a replacement before this goroutine's Done, so Close's
-			// Wait cannot return in between.
+			// A copy called runtime.Goexit (already retired and recorded for
+			// Run): start a replacement before this goroutine's Done, so
+			// Close's Wait cannot return in between.
 			w.wg.Add(1)
 			go w.work(i, wk, false)
 		}
