@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"fmt"
 	"iter"
 	"runtime"
 	"sync/atomic"
@@ -199,4 +200,22 @@ func TestBusyLoopGoexit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A busy ForChunks whose body does not range over its chunks panics as
+// ForChunks documents, whether or not the set freed meanwhile: a watch that
+// took the unclaimed chunks for a stop would run the loop again and again.
+func TestBusyForChunksUnrangedBody(t *testing.T) {
+	w := workers.New("busy-chunks-unranged", 2, workers.WithConcurrentRuns())
+	defer w.Close()
+	release := holdSet(w, 2)
+	done := make(chan any)
+	go func() {
+		done <- panicValue(func() {
+			w.ForChunks(10, func(iter.Seq2[int, int]) { release() }, workers.WithChunk(1))
+		})
+	}()
+	var v any
+	testutil.Within(t, "the busy ForChunks", 10*time.Second, func() { v = <-done })
+	assert.Contains(t, fmt.Sprint(v), "never claimed")
 }

@@ -34,16 +34,18 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	// run counts its caller's copies when it returns: a caller copy's Goexit
 	// skips the count, a panic is counted and re-raised.
 	defer asSetPanic()
-	l, _ := plan.Task().(interface{ loopOf() *rangeLoop })
-	if l != nil {
-		l.loopOf().busy = &w.mu
+	var l *rangeLoop
+	if t, ok := plan.Task().(interface{ loopOf() *rangeLoop }); ok {
+		l = t.loopOf()
+		l.busy = &w.mu
 	}
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
 	w.callerCopies.Add(uint64(n))
-	for l != nil && !l.loopOf().drained() {
+	for l != nil && l.stopped { // a copy stopped for the watch: chunks are left
+		l.stopped = false
 		var q *gang.PanicError
 		if w.mu.tryLock(token(true)) {
-			l.loopOf().busy = nil // before the rest is published
+			l.busy = nil // before the rest is published
 			q = w.runRest(plan, n)
 		} else {
 			q = gang.RunOnCaller(plan, n)

@@ -193,19 +193,20 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
 // schedule. While a busy run's copies run on its caller, busy is the run lock
-// they watch: next claims nothing once it looks free (see runBusy), and open
-// is true while a copy runs, so a copy that finds it true follows one that
-// panicked or called Goexit and drains the loop, as the copies of any run
-// do. Both are the caller's alone: busy is nil before a rest is published.
+// they watch: next claims nothing once it looks free, and says so in stopped
+// (see runBusy); open is true while a copy runs, so a copy that finds it true
+// follows one that panicked or called Goexit and drains the loop, as the
+// copies of any run do. All three are the caller's alone: busy is nil before
+// a rest is published.
 type rangeLoop struct {
 	ranges.Loop
-	n    int
-	busy *runLock
-	open bool
+	busy          *runLock
+	open, stopped bool
 }
 
 func (l *rangeLoop) next() (lo, hi int, ok bool) {
 	if l.busy != nil && l.busy.free() {
+		l.stopped = true
 		return 0, 0, false
 	}
 	return l.Next()
@@ -226,8 +227,6 @@ func (l *rangeLoop) end() {
 		l.open = false
 	}
 }
-
-func (l *rangeLoop) drained() bool { return l.Claimed() >= l.n }
 
 // reset makes l the loop of a run over [0, n) with r's schedule and returns
 // the number of copies to run: r.copies, but never more than there are
@@ -251,7 +250,7 @@ func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
 	if alone {
 		r.copies = 1
 	}
-	l.n, l.busy, l.open = n, nil, false
+	l.busy, l.open, l.stopped = nil, false, false
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
