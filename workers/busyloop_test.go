@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"runtime"
@@ -21,20 +22,35 @@ import (
 var busyLoops = []struct {
 	name string
 	loop func(w *workers.Workers, n int, body func(lo, hi int))
+	// stops: a panic or Goexit in one call stops the loop's other calls
+	// (ForRangeContext cancels its context)
+	stops bool
 }{
 	{"ForRange", func(w *workers.Workers, n int, body func(lo, hi int)) {
 		w.ForRange(n, func(_, lo, hi int) { body(lo, hi) }, workers.WithChunk(1))
-	}},
+	}, false},
 	{"Do", func(w *workers.Workers, n int, body func(lo, hi int)) {
 		w.Do(n, func(i int) { body(i, i+1) })
-	}},
+	}, false},
 	{"ForChunks", func(w *workers.Workers, n int, body func(lo, hi int)) {
 		w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
 			for lo, hi := range chunks {
 				body(lo, hi)
 			}
 		}, workers.WithChunk(1))
-	}},
+	}, false},
+	{"ForRangeContext", func(w *workers.Workers, n int, body func(lo, hi int)) {
+		_ = w.ForRangeContext(context.Background(), n, func(_ context.Context, _, lo, hi int) error {
+			body(lo, hi)
+			return nil
+		}, workers.WithChunk(1))
+	}, true},
+	{"RunContext", func(w *workers.Workers, n int, body func(lo, hi int)) {
+		_ = w.RunContext(context.Background(), n, func(_ context.Context, i int) error {
+			body(i, i+1)
+			return nil
+		})
+	}, false},
 }
 
 // A loop that found the set busy runs on its caller only while the set is
@@ -135,6 +151,9 @@ func TestBusyLoopFinishesAfterClose(t *testing.T) {
 // stays usable.
 func TestBusyLoopPanicInRest(t *testing.T) {
 	for _, tc := range busyLoops {
+		if tc.stops {
+			continue // its other calls stop: not every iteration runs
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			w := workers.New("busy-loop-panic", 2, workers.WithConcurrentRuns())
 			defer w.Close()
@@ -171,6 +190,9 @@ func TestBusyLoopPanicInRest(t *testing.T) {
 // the loop's other iterations have run, even if the set frees meanwhile.
 func TestBusyLoopGoexit(t *testing.T) {
 	for _, tc := range busyLoops {
+		if tc.stops {
+			continue // its other calls stop: not every iteration runs
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			w := workers.New("busy-loop-goexit", 2, workers.WithConcurrentRuns())
 			defer w.Close()

@@ -18,8 +18,8 @@ import (
 // taken: by another goroutine's run, by Close, or by a run this goroutine is
 // inside (a nested run). It never waits for that run: its caller runs every
 // copy, ids 0..n-1 in order, and panics and Goexits as gang.RunOnCaller
-// says. A loop's copies (ForRange, Do, ForChunks) claim no chunk once the set
-// looks free; the caller then takes the lock with the CAS of its fast path
+// says. A loop's copies (ForRange, ForChunks, ForRangeContext, Do,
+// RunContext) claim no chunk once the set looks free; the caller then takes the lock with the CAS of its fast path
 // (which fails while anyone waits) and runs the rest as any run, on the
 // workers too, or, if another goroutine took it first, goes on watching.
 // Without it, of two goroutines that loop at once, one had the workers and

@@ -252,7 +252,10 @@ func (t *rangeCtxTask) Name() string {
 
 func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
 
+func (t *rangeCtxTask) loopOf() *rangeLoop { return &t.loop }
+
 func (t *rangeCtxTask) Work(worker int) {
+	t.loop.begin()
 	returned := false
 	defer func() {
 		if !returned { // a panic or Goexit: the other copies can stop early
@@ -262,7 +265,7 @@ func (t *rangeCtxTask) Work(worker int) {
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
-		lo, hi, ok := t.loop.Next()
+		lo, hi, ok := t.loop.next()
 		if !ok {
 			break
 		}
@@ -278,6 +281,7 @@ func (t *rangeCtxTask) Work(worker int) {
 			break
 		}
 	}
+	t.loop.end()
 	returned = true
 }
 

@@ -66,8 +66,8 @@ func WithActiveWorkers(n int) Option {
 // WithConcurrentRuns is for a set that independent goroutines share (sets
 // from Acquire have it): a caller-runs run (ForRange, Do, RunContext) that
 // finds the set busy, or is nested in one of its copies, runs its copies on
-// its caller instead of waiting (a loop that sees the set free again runs
-// its rest there); plain runs still wait. Overlapping runs share copy ids.
+// its caller instead of waiting (the set's loops take the set for their rest
+// once it frees); plain runs still wait. Overlapping runs share copy ids.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
