@@ -224,20 +224,144 @@ func TestBusyLoopGoexit(t *testing.T) {
 	}
 }
 
-// A busy ForChunks whose body does not range over its chunks panics as
-// ForChunks documents, whether or not the set freed meanwhile: a watch that
-// took the unclaimed chunks for a stop would run the loop again and again.
-func TestBusyForChunksUnrangedBody(t *testing.T) {
-	w := workers.New("busy-chunks-unranged", 2, workers.WithConcurrentRuns())
+// A busy ForChunks whose bodies stop ranging early panics as on a free set,
+// whether the set stays busy or frees meanwhile: its bodies are not called
+// again and again until the loop happens to drain (or, with bodies that
+// never range, forever).
+func TestBusyForChunksStopsEarly(t *testing.T) {
+	for _, frees := range []bool{false, true} {
+		t.Run(fmt.Sprint("frees=", frees), func(t *testing.T) {
+			w := workers.New("busy-chunks-early", 2, workers.WithConcurrentRuns())
+			defer w.Close()
+			release := holdSet(w, 2)
+			defer release()
+			const n, copies = 50, 2
+			var calls atomic.Int32
+			v := panicValue(func() {
+				w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
+					c := calls.Add(1)
+					for lo := range chunks {
+						if frees && lo == 0 {
+							release()
+						}
+						if c <= 10 { // later calls range to the end, so that no loop spins for ever
+							break
+						}
+					}
+				}, workers.WithChunk(1), workers.WithCopies(copies))
+			})
+			assert.Contains(t, fmt.Sprint(v), "never claimed")
+			assert.LessOrEqual(t, calls.Load(), int32(2*copies), "bodies called")
+		})
+	}
+}
+
+// When the set frees under a busy loop's first copies and is taken again
+// before its last copy, which then calls runtime.Goexit (after another copy
+// panicked, or not), the loop's other iterations still run before the Goexit
+// proceeds (with the other copy's panic raised first).
+func TestBusyLoopLastCopyExits(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		t.Run(fmt.Sprint("panics=", panics), func(t *testing.T) {
+			w := workers.New("busy-loop-exit", 3, workers.WithConcurrentRuns())
+			defer w.Close()
+			release := holdSet(w, 3)
+			var again func() // the second hold, taken by the loop's first copy
+			defer func() { again() }()
+			const n = 50
+			copies := int32(2)
+			if panics {
+				copies = 3
+			}
+			hits := make([]atomic.Int32, n)
+			var calls atomic.Int32
+			var v any // recovered where the Goexit would go on (it does after the recover)
+			returned := false
+			testutil.Within(t, "the busy loop", 10*time.Second, func() {
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					defer func() { v = recover() }()
+					w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
+						c := calls.Add(1)
+						for lo, hi := range chunks {
+							for i := lo; i < hi; i++ {
+								hits[i].Add(1)
+							}
+							switch {
+							case c == 1:
+								release() // copy 0 stops claiming
+							case c == copies:
+								runtime.Goexit()
+							case c > 1 && c < copies:
+								panic("chunk")
+							}
+						}
+						if c == 1 {
+							again = holdSet(w, 3) // the next copies claim again
+						}
+					}, workers.WithChunk(1), workers.WithCopies(int(copies)))
+					returned = true
+				}()
+				<-done
+			})
+			assert.False(t, returned, "the Goexit proceeds")
+			if panics {
+				pe, ok := v.(*workers.PanicError)
+				require.True(t, ok, "got %T %v; want *workers.PanicError", v, v)
+				assert.Equal(t, "chunk", pe.Value)
+			} else {
+				assert.Nil(t, v)
+			}
+			assertEachOnce(t, hits)
+		})
+	}
+}
+
+// A busy ForChunks body may range over its chunks from goroutines of its
+// own: they stop for the watch at once without a race (run with -race).
+func TestBusyForChunksRangedFromGoroutines(t *testing.T) {
+	w := workers.New("busy-chunks-goroutines", 2, workers.WithConcurrentRuns())
 	defer w.Close()
 	release := holdSet(w, 2)
-	done := make(chan any)
-	go func() {
-		done <- panicValue(func() {
-			w.ForChunks(10, func(iter.Seq2[int, int]) { release() }, workers.WithChunk(1))
+	const n = 100
+	hits := make([]atomic.Int32, n)
+	var calls atomic.Int32
+	var freed atomic.Bool
+	w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
+		if calls.Add(1) > 1 {
+			for lo, hi := range chunks {
+				for i := lo; i < hi; i++ {
+					hits[i].Add(1)
+				}
+			}
+			return
+		}
+		testutil.RunCopies(2, func(int) {
+			for lo := range chunks { // chunks of one
+				hits[lo].Add(1)
+				if lo == 0 {
+					release()
+					freed.Store(true)
+				}
+				// Both goroutines claim again only once the set is free.
+				for deadline := time.Now().Add(5 * time.Second); !freed.Load() && time.Now().Before(deadline); {
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
 		})
-	}()
-	var v any
-	testutil.Within(t, "the busy ForChunks", 10*time.Second, func() { v = <-done })
-	assert.Contains(t, fmt.Sprint(v), "never claimed")
+	}, workers.WithChunk(1), workers.WithCopies(2))
+	assertEachOnce(t, hits)
+}
+
+// assertEachOnce checks that every iteration ran exactly once.
+func assertEachOnce(t *testing.T, hits []atomic.Int32) {
+	t.Helper()
+	var wrong []int
+	for i := range hits {
+		if hits[i].Load() != 1 {
+			wrong = append(wrong, i)
+		}
+	}
+	assert.Empty(t, wrong, "iterations not run exactly once")
 }

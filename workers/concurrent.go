@@ -19,32 +19,34 @@ import (
 // inside (a nested run). It never waits for that run: its caller runs every
 // copy, ids 0..n-1 in order, and panics and Goexits as gang.RunOnCaller
 // says. A loop's copies (ForRange, ForChunks, ForRangeContext, Do,
-// RunContext) claim no chunk once the set looks free; the caller then takes the lock with the CAS of its fast path
-// (which fails while anyone waits) and runs the rest as any run, on the
-// workers too, or, if another goroutine took it first, goes on watching.
-// Without it, of two goroutines that loop at once, one had the workers and
-// the other ran its whole loop alone, ending late with processors idle.
+// RunContext) claim no chunk once the set looks free; the caller then takes
+// the lock with its fast path's CAS (which fails while anyone waits) and runs
+// the rest as any run, the workers taking part, or goes on watching if
+// another goroutine took it first. Else, of two goroutines looping at once,
+// one had the workers and the other ran its loop alone, ending late.
 func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
-	// The copies count as caller copies when they have all run, as every
-	// run counts its caller's copies when it returns: a caller copy's Goexit
-	// skips the count, a panic is counted and re-raised.
+	// Caller copies are counted once all have run, as by every run: a caller
+	// copy's Goexit skips the count, a panic is counted and re-raised.
 	defer asSetPanic()
 	var l *rangeLoop
 	if t, ok := plan.Task().(interface{ loopOf() *rangeLoop }); ok {
 		l = t.loopOf()
 		l.busy = &w.mu
+		defer l.drain(plan, n)
 	}
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
 	w.callerCopies.Add(uint64(n))
-	for l != nil && l.stopped { // a copy stopped for the watch: chunks are left
-		l.stopped = false
+	// Only a pass the watch cut short goes on (not one whose ForChunks bodies
+	// stopped ranging or whose copies all failed); after a panic, on the
+	// caller: a rest would run the panicking copy again, over its i (Do).
+	for l != nil && l.left.Swap(false) {
 		var q *gang.PanicError
-		if w.mu.tryLock(token(true)) {
+		if p == nil && w.mu.tryLock(token(true)) {
 			l.busy = nil // before the rest is published
 			q = w.runRest(plan, n)
 		} else {

@@ -5,7 +5,9 @@ import (
 	"iter"
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks/ranges"
 )
@@ -192,24 +194,40 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 }
 
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
-// schedule. While a busy run's copies run on its caller, busy is the run lock
-// they watch: next claims nothing once it looks free, and says so in stopped
-// (see runBusy); open is true while a copy runs, so a copy that finds it true
-// follows one that panicked or called Goexit and drains the loop, as the
-// copies of any run do. All three are the caller's alone: busy is nil before
-// a rest is published.
+// schedule. While a busy run's copies run on its caller, busy (nil before a
+// rest runs) is the lock they watch: next claims nothing once it looks free
+// and sets left (atomic: a body may range in goroutines of its own). open is
+// true while a copy runs: a copy that finds it true follows one that failed
+// and drains the loop, as any run's copies do. busy and open: the caller's.
 type rangeLoop struct {
 	ranges.Loop
-	busy          *runLock
-	open, stopped bool
+	busy *runLock
+	open bool
+	left atomic.Bool
 }
 
 func (l *rangeLoop) next() (lo, hi int, ok bool) {
 	if l.busy != nil && l.busy.free() {
-		l.stopped = true
+		l.left.Store(true)
 		return 0, 0, false
 	}
 	return l.Next()
+}
+
+// drain, deferred by runBusy, drains on the caller what the watch left when
+// a Goexit (or a panic raised instead) ends a pass, as the copies after the
+// failed one would have; then that panic, else one of drain's, is raised.
+func (l *rangeLoop) drain(plan gang.Plan, n int) {
+	if !l.left.Load() {
+		return // runBusy returned, or no copy stopped for the watch
+	}
+	v := recover() // nil on a Goexit, which goes on
+	l.busy = nil
+	if q := gang.RunOnCaller(plan, n); v == nil {
+		repanic(q) // nil: the Goexit goes on
+	} else {
+		panic(v)
+	}
 }
 
 // begin and end bracket a copy's claims (see rangeLoop).
@@ -250,7 +268,8 @@ func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
 	if alone {
 		r.copies = 1
 	}
-	l.busy, l.open, l.stopped = nil, false, false
+	l.busy, l.open = nil, false
+	l.left.Store(false)
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
