@@ -93,6 +93,8 @@ func TestBusyLoopTakesTheSetOnceFree(t *testing.T) {
 			st := w.Stats()
 			assert.Equal(t, uint64(1), st.BusyRuns, "%v", st)
 			assert.Greater(t, st.WorkerCopies, held.WorkerCopies, "%v", st)
+			assert.Equal(t, uint64(2), st.CallerCopies+st.WorkerCopies-held.CallerCopies-held.WorkerCopies,
+				"the loop's two copies, each counted once: %v", st)
 		})
 	}
 }

@@ -30,8 +30,9 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
-	// Caller copies are counted once all have run, as by every run: a caller
-	// copy's Goexit skips the count, a panic is counted and re-raised.
+	// Caller copies are counted once all have run, as by every run (a
+	// caller copy's Goexit skips the count), each id once: a rest's copy
+	// that a worker ran counts as the worker's.
 	defer asSetPanic()
 	var l *rangeLoop
 	if t, ok := plan.Task().(interface{ loopOf() *rangeLoop }); ok {
@@ -40,7 +41,7 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 		defer l.drain(plan, n)
 	}
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
-	w.callerCopies.Add(uint64(n))
+	onWorkers := 0
 	// Only a pass the watch cut short goes on (not one whose ForChunks bodies
 	// stopped ranging or whose copies all failed); after a panic, on the
 	// caller: a rest would run the panicking copy again, over its i (Do).
@@ -48,25 +49,23 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 		var q *gang.PanicError
 		if p == nil && w.mu.tryLock(token(true)) {
 			l.busy = nil // before the rest is published
-			q = w.runRest(plan, n)
+			onWorkers, q = w.runRest(plan, n)
 		} else {
 			q = gang.RunOnCaller(plan, n)
-			w.callerCopies.Add(uint64(n))
 		}
 		p = cmp.Or(p, q)
 	}
+	w.callerCopies.Add(uint64(n - onWorkers))
 	repanic(p)
 }
 
 // runRest runs a busy loop's rest under the run lock and releases it; on the
 // caller alone if the set was closed meanwhile (the loop began before Close).
-func (w *set) runRest(plan gang.Plan, n int) *gang.PanicError {
+func (w *set) runRest(plan gang.Plan, n int) (onWorkers int, p *gang.PanicError) {
 	defer w.mu.unlock()
 	if w.closed.Load() {
-		w.callerCopies.Add(uint64(n))
-		return gang.RunOnCaller(plan, n)
+		return 0, gang.RunOnCaller(plan, n)
 	}
 	ran, p := w.d.Run(plan, n)
-	w.callerCopies.Add(uint64(ran))
-	return p
+	return n - ran, p
 }
