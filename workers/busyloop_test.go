@@ -53,177 +53,180 @@ var busyLoops = []struct {
 	}, false},
 }
 
+// eachBusyLoop runs test for each of busyLoops (with drains, only those
+// whose other calls go on after one failed) on a set with concurrent runs
+// that another goroutine's run holds until release.
+func eachBusyLoop(t *testing.T, drains bool, test func(t *testing.T, w *workers.Workers, loop func(n int, body func(lo, hi int)), release func())) {
+	for _, tc := range busyLoops {
+		if drains && tc.stops {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("busy-"+tc.name, 2, workers.WithConcurrentRuns())
+			defer w.Close()
+			test(t, w, func(n int, body func(lo, hi int)) { tc.loop(w, n, body) }, holdSet(w, 2))
+		})
+	}
+}
+
+// hit counts one run of each iteration of [lo, hi).
+func hit(hits []atomic.Int32, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		hits[i].Add(1)
+	}
+}
+
 // A loop that found the set busy runs on its caller only while the set is
 // busy: once the run that held it returns, the rest of the loop is a run on
 // the set, and workers claim its chunks.
 func TestBusyLoopTakesTheSetOnceFree(t *testing.T) {
-	for _, tc := range busyLoops {
-		t.Run(tc.name, func(t *testing.T) {
-			w := workers.New("busy-loop", 2, workers.WithConcurrentRuns())
-			defer w.Close()
-			release := holdSet(w, 2)
-			held := w.Stats()
-			me := goid.Get()
-			const n = 200
-			hits := make([]atomic.Int32, n)
-			var offCaller atomic.Int32
-			// The caller's chunks after the first wait (up to a deadline, so
-			// that the test fails rather than hangs) until a chunk ran
-			// elsewhere: on a worker, which only a run on the set can give.
-			deadline := time.Now().Add(5 * time.Second)
-			tc.loop(w, n, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					hits[i].Add(1)
+	eachBusyLoop(t, false, func(t *testing.T, w *workers.Workers, loop func(int, func(lo, hi int)), release func()) {
+		held := w.Stats()
+		me := goid.Get()
+		hits := make([]atomic.Int32, 200)
+		var offCaller atomic.Int32
+		// The caller's chunks after the first wait (up to a deadline, so
+		// that the test fails rather than hangs) until a chunk ran
+		// elsewhere: on a worker, which only a run on the set can give.
+		deadline := time.Now().Add(5 * time.Second)
+		loop(len(hits), func(lo, hi int) {
+			hit(hits, lo, hi)
+			switch {
+			case goid.Get() != me:
+				offCaller.Add(1)
+			case lo == 0:
+				release() // returns once the holding run has returned
+			default:
+				for offCaller.Load() == 0 && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Microsecond)
 				}
-				switch {
-				case goid.Get() != me:
-					offCaller.Add(1)
-				case lo == 0:
-					release() // returns once the holding run has returned
-				default:
-					for offCaller.Load() == 0 && time.Now().Before(deadline) {
-						time.Sleep(50 * time.Microsecond)
-					}
-				}
-			})
-			for i := range hits {
-				require.Equal(t, int32(1), hits[i].Load(), "iteration %d", i)
 			}
-			assert.NotZero(t, offCaller.Load(), "no chunk ran off the caller after the set freed")
-			st := w.Stats()
-			assert.Equal(t, uint64(1), st.BusyRuns, "%v", st)
-			assert.Greater(t, st.WorkerCopies, held.WorkerCopies, "%v", st)
-			assert.Equal(t, uint64(2), st.CallerCopies+st.WorkerCopies-held.CallerCopies-held.WorkerCopies,
-				"the loop's two copies, each counted once: %v", st)
 		})
-	}
+		assertEachOnce(t, hits)
+		assert.NotZero(t, offCaller.Load(), "no chunk ran off the caller after the set freed")
+		st := w.Stats()
+		assert.Equal(t, uint64(1), st.BusyRuns, "%v", st)
+		assert.Greater(t, st.WorkerCopies, held.WorkerCopies, "%v", st)
+		assert.Equal(t, uint64(2), st.CallerCopies+st.WorkerCopies-held.CallerCopies-held.WorkerCopies,
+			"the loop's two copies, each counted once: %v", st)
+	})
 }
 
 // A busy loop whose set is closed while it runs on its caller finishes
 // there: every iteration once, no panic, nothing on a worker.
 func TestBusyLoopFinishesAfterClose(t *testing.T) {
-	for _, tc := range busyLoops {
-		t.Run(tc.name, func(t *testing.T) {
-			w := workers.New("busy-loop-close", 2, workers.WithConcurrentRuns())
-			release := holdSet(w, 2)
-			const n = 50
-			hits := make([]atomic.Int32, n)
-			var offCaller atomic.Int32
-			first := make(chan struct{})
-			var closed atomic.Bool
-			done := make(chan any)
-			go func() {
-				me := goid.Get()
-				done <- panicValue(func() {
-					tc.loop(w, n, func(lo, hi int) {
-						for i := lo; i < hi; i++ {
-							hits[i].Add(1)
+	eachBusyLoop(t, false, func(t *testing.T, w *workers.Workers, loop func(int, func(lo, hi int)), release func()) {
+		hits := make([]atomic.Int32, 50)
+		var offCaller atomic.Int32
+		first := make(chan struct{})
+		var closed atomic.Bool
+		done := make(chan any)
+		go func() {
+			me := goid.Get()
+			done <- panicValue(func() {
+				loop(len(hits), func(lo, hi int) {
+					hit(hits, lo, hi)
+					if goid.Get() != me {
+						offCaller.Add(1)
+					}
+					if lo == 0 {
+						close(first)
+						// Wait for Close (a bounded wait: Close may instead
+						// wait for this loop's rest).
+						for deadline := time.Now().Add(time.Second); !closed.Load() && time.Now().Before(deadline); {
+							time.Sleep(50 * time.Microsecond)
 						}
-						if goid.Get() != me {
-							offCaller.Add(1)
-						}
-						if lo == 0 {
-							close(first)
-							// Wait for Close (a bounded wait: Close may
-							// instead wait for this loop's rest).
-							for deadline := time.Now().Add(time.Second); !closed.Load() && time.Now().Before(deadline); {
-								time.Sleep(50 * time.Microsecond)
-							}
-						}
-					})
+					}
 				})
-			}()
-			<-first
-			release()
-			w.Close()
-			closed.Store(true)
-			var v any
-			testutil.Within(t, "the busy loop", 10*time.Second, func() { v = <-done })
-			assert.Nil(t, v)
-			for i := range hits {
-				assert.Equal(t, int32(1), hits[i].Load(), "iteration %d", i)
-			}
-			assert.Zero(t, offCaller.Load(), "chunks ran on workers of a closed set")
-		})
-	}
+			})
+		}()
+		<-first
+		release()
+		w.Close()
+		closed.Store(true)
+		var v any
+		testutil.Within(t, "the busy loop", 10*time.Second, func() { v = <-done })
+		assert.Nil(t, v)
+		assertEachOnce(t, hits)
+		assert.Zero(t, offCaller.Load(), "chunks ran on workers of a closed set")
+	})
 }
 
 // A panic in a chunk of a busy loop's rest, on whichever goroutine, is
 // raised at the caller once every other iteration has run, and the set
 // stays usable.
 func TestBusyLoopPanicInRest(t *testing.T) {
-	for _, tc := range busyLoops {
-		if tc.stops {
-			continue // its other calls stop: not every iteration runs
-		}
-		t.Run(tc.name, func(t *testing.T) {
-			w := workers.New("busy-loop-panic", 2, workers.WithConcurrentRuns())
-			defer w.Close()
-			release := holdSet(w, 2)
-			const n = 100
-			hits := make([]atomic.Int32, n)
-			v := panicValue(func() {
-				tc.loop(w, n, func(lo, hi int) {
-					for i := lo; i < hi; i++ {
-						hits[i].Add(1)
-					}
+	eachBusyLoop(t, true, func(t *testing.T, w *workers.Workers, loop func(int, func(lo, hi int)), release func()) {
+		hits := make([]atomic.Int32, 100)
+		v := panicValue(func() {
+			loop(len(hits), func(lo, hi int) {
+				hit(hits, lo, hi)
+				if lo == 0 {
+					release()
+				}
+				if lo == len(hits)/2 {
+					panic("chunk")
+				}
+			})
+		})
+		pe, ok := v.(*workers.PanicError)
+		require.True(t, ok, "got %T %v; want *workers.PanicError", v, v)
+		assert.Equal(t, "chunk", pe.Value)
+		assertEachOnce(t, hits)
+		var calls atomic.Int32
+		w.ForRange(10, func(_, lo, hi int) { calls.Add(int32(hi - lo)) })
+		assert.Equal(t, int32(10), calls.Load())
+	})
+}
+
+// A copy of a busy loop that panics on the caller just as the set frees
+// does not end the loop: the copies after it drain it (they do not stop for
+// the watch, which would leave the loop to passes that claim nothing).
+func TestBusyLoopPanicAsSetFrees(t *testing.T) {
+	eachBusyLoop(t, true, func(t *testing.T, w *workers.Workers, loop func(int, func(lo, hi int)), release func()) {
+		hits := make([]atomic.Int32, 50)
+		var v any
+		testutil.Within(t, "the busy loop", 10*time.Second, func() {
+			v = panicValue(func() {
+				loop(len(hits), func(lo, hi int) {
+					hit(hits, lo, hi)
 					if lo == 0 {
 						release()
-					}
-					if lo == n/2 {
 						panic("chunk")
 					}
 				})
 			})
-			pe, ok := v.(*workers.PanicError)
-			require.True(t, ok, "got %T %v; want *workers.PanicError", v, v)
-			assert.Equal(t, "chunk", pe.Value)
-			for i := range hits {
-				assert.Equal(t, int32(1), hits[i].Load(), "iteration %d", i)
-			}
-			var calls atomic.Int32
-			w.ForRange(10, func(_, lo, hi int) { calls.Add(int32(hi - lo)) })
-			assert.Equal(t, int32(10), calls.Load())
 		})
-	}
+		pe, ok := v.(*workers.PanicError)
+		require.True(t, ok, "got %T %v; want *workers.PanicError", v, v)
+		assert.Equal(t, "chunk", pe.Value)
+		assertEachOnce(t, hits)
+	})
 }
 
 // A copy of a busy loop that calls runtime.Goexit ends its caller only once
 // the loop's other iterations have run, even if the set frees meanwhile.
 func TestBusyLoopGoexit(t *testing.T) {
-	for _, tc := range busyLoops {
-		if tc.stops {
-			continue // its other calls stop: not every iteration runs
-		}
-		t.Run(tc.name, func(t *testing.T) {
-			w := workers.New("busy-loop-goexit", 2, workers.WithConcurrentRuns())
-			defer w.Close()
-			release := holdSet(w, 2)
-			const n = 50
-			hits := make([]atomic.Int32, n)
-			returned := make(chan bool)
-			go func() {
-				ok := false
-				defer func() { returned <- ok }()
-				tc.loop(w, n, func(lo, hi int) {
-					for i := lo; i < hi; i++ {
-						hits[i].Add(1)
-					}
-					if lo == 0 {
-						release()
-						runtime.Goexit()
-					}
-				})
-				ok = true
-			}()
-			var ok bool
-			testutil.Within(t, "the busy loop", 10*time.Second, func() { ok = <-returned })
-			assert.False(t, ok, "the Goexit proceeds")
-			for i := range hits {
-				assert.Equal(t, int32(1), hits[i].Load(), "iteration %d", i)
-			}
-		})
-	}
+	eachBusyLoop(t, true, func(t *testing.T, w *workers.Workers, loop func(int, func(lo, hi int)), release func()) {
+		hits := make([]atomic.Int32, 50)
+		returned := make(chan bool)
+		go func() {
+			ok := false
+			defer func() { returned <- ok }()
+			loop(len(hits), func(lo, hi int) {
+				hit(hits, lo, hi)
+				if lo == 0 {
+					release()
+					runtime.Goexit()
+				}
+			})
+			ok = true
+		}()
+		var ok bool
+		testutil.Within(t, "the busy loop", 10*time.Second, func() { ok = <-returned })
+		assert.False(t, ok, "the Goexit proceeds")
+		assertEachOnce(t, hits)
+	})
 }
 
 // A busy ForChunks whose bodies stop ranging early panics as on a free set,
@@ -287,9 +290,7 @@ func TestBusyLoopLastCopyExits(t *testing.T) {
 					w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
 						c := calls.Add(1)
 						for lo, hi := range chunks {
-							for i := lo; i < hi; i++ {
-								hits[i].Add(1)
-							}
+							hit(hits, lo, hi)
 							switch {
 							case c == 1:
 								release() // copy 0 stops claiming
@@ -333,9 +334,7 @@ func TestBusyForChunksRangedFromGoroutines(t *testing.T) {
 	w.ForChunks(n, func(chunks iter.Seq2[int, int]) {
 		if calls.Add(1) > 1 {
 			for lo, hi := range chunks {
-				for i := lo; i < hi; i++ {
-					hits[i].Add(1)
-				}
+				hit(hits, lo, hi)
 			}
 			return
 		}
