@@ -207,9 +207,6 @@ type Plan struct {
 // CallerRuns reports whether the task opted in to caller-runs.
 func (p Plan) CallerRuns() bool { return p.callerRuns }
 
-// Task returns the planned task.
-func (p Plan) Task() tasks.Task { return p.t }
-
 // Name is the task's name if runtime/trace was on when Prepare made the plan
 // (the copies' trace regions carry it), else "".
 func (p Plan) Name() string {

@@ -54,17 +54,18 @@ func TestBusyDoPanicReportsI(t *testing.T) {
 		}
 	}
 	retaken := false
-	plan, pe := gang.Prepare(hookedTask{task, func(c int) {
+	hooked := hookedTask{task, func(c int) {
 		if c == 1 && !retaken { // the set is taken again before copy 1
 			retaken = true
 			require.True(t, w.mu.tryLock(other))
 		}
-	}})
+	}}
+	plan, pe := gang.Prepare(hooked)
 	require.Nil(t, pe)
 	v := func() (v any) {
 		defer func() { v = recover() }()
 		defer renameCopy(task.cur) // as Do does
-		w.runBusy("Do", plan, n)
+		w.runBusy("Do", hooked, plan, n)
 		return nil
 	}()
 	p, ok := v.(*PanicError)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/workgang/workgang/gang"
+	"github.com/workgang/workgang/tasks"
 )
 
 // Runs on a set made WithConcurrentRuns that do not wait for the run lock: a
@@ -24,7 +25,7 @@ import (
 // the rest as any run, the workers taking part, or goes on watching if
 // another goroutine took it first. Else, of two goroutines looping at once,
 // one had the workers and the other ran its loop alone, ending late.
-func (w *set) runBusy(op string, plan gang.Plan, n int) {
+func (w *set) runBusy(op string, t tasks.Task, plan gang.Plan, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
@@ -35,8 +36,8 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	// that a worker ran counts as the worker's.
 	defer asSetPanic()
 	var l *rangeLoop
-	if t, ok := plan.Task().(interface{ loopOf() *rangeLoop }); ok {
-		l = t.loopOf()
+	if lt, ok := t.(interface{ loopOf() *rangeLoop }); ok {
+		l = lt.loopOf()
 		l.busy = &w.mu
 		defer l.drain(plan, n)
 	}

@@ -216,19 +216,20 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 	if name := plan.Name(); name != "" {
 		// Tracing is on (Prepare asked for the name): one region per run,
 		// in a frame of its own so that the common path has no defer.
-		return w.runTraced(ctx, op, plan, n, name)
+		return w.runTraced(ctx, op, t, plan, n, name)
 	}
-	return w.runPlan(ctx, op, plan, n)
+	return w.runPlan(ctx, op, t, plan, n)
 }
 
 // runTraced is runPlan inside a trace region named after the task.
-func (w *set) runTraced(ctx context.Context, op string, plan gang.Plan, n int, name string) error {
+func (w *set) runTraced(ctx context.Context, op string, t tasks.Task, plan gang.Plan, n int, name string) error {
 	defer trace.StartRegion(context.Background(), name).End()
-	return w.runPlan(ctx, op, plan, n)
+	return w.runPlan(ctx, op, t, plan, n)
 }
 
-// runPlan runs a prepared task: inline, busy, or through the dispatcher.
-func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) error {
+// runPlan runs task t, prepared as plan: inline, busy, or through the
+// dispatcher.
+func (w *set) runPlan(ctx context.Context, op string, t tasks.Task, plan gang.Plan, n int) error {
 	if n == 1 && plan.CallerRuns() {
 		// Inline: no worker, no dispatcher, but under the run lock (not with
 		// concurrent runs: concurrent.go), so that it never overlaps another
@@ -252,7 +253,7 @@ func (w *set) runPlan(ctx context.Context, op string, plan gang.Plan, n int) err
 		// The busy check: the same CAS as lockContext's fast path; a set
 		// found busy runs on the caller (runBusy), so ctx cuts no wait short.
 		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, plan, n)
+			w.runBusy(op, t, plan, n)
 			return nil
 		}
 	} else if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
