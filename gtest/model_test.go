@@ -188,7 +188,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// runs every copy on its caller.
 			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
-			"w.runBusy(op, plan, n)",
+			"w.runBusy(op, t, plan, n)",
 			"p := gang.RunOnCaller(plan, n)",
 			"if w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",
