@@ -28,6 +28,7 @@ func (h hookedTask) Work(c int) {
 // A busy Do whose last copy panics after the set freed under the copies
 // before it reports the i that panicked: what runs the rest of the loop does
 // not run that copy again, which would overwrite its i before Do reads it.
+// Its count of panics includes the rest's.
 func TestBusyDoPanicReportsI(t *testing.T) {
 	w := New("busy-do-i", 2, WithConcurrentRuns())
 	defer w.Close()
@@ -36,8 +37,9 @@ func TestBusyDoPanicReportsI(t *testing.T) {
 	require.True(t, w.mu.tryLock(other))
 	me := goid.Get()
 	var callerRan atomic.Bool
-	task := &rangeTask{callerRuns: true, cur: make([]int, 2)}
+	task := &rangeTask{callerRuns: true}
 	n := task.loop.reset(50, rangeConfig{copies: 2, chunk: 1, callerRuns: true})
+	task.loop.cur = make([]int, n)
 	task.each = func(i int) {
 		switch {
 		case i == 0:
@@ -45,6 +47,8 @@ func TestBusyDoPanicReportsI(t *testing.T) {
 		case i == 1:
 			w.mu.unlock()
 			panic("i=1")
+		case i == 7: // in the pass that finishes the loop on the caller
+			panic("i=7")
 		case goid.Get() == me:
 			callerRan.Store(true)
 		default: // a worker leaves the caller an i (a bounded wait)
@@ -64,12 +68,13 @@ func TestBusyDoPanicReportsI(t *testing.T) {
 	require.Nil(t, pe)
 	v := func() (v any) {
 		defer func() { v = recover() }()
-		defer renameCopy(task.cur) // as Do does
+		defer renameCopy(task.loop.cur) // as Do does
 		w.runBusy("Do", hooked, plan, n)
 		return nil
 	}()
 	p, ok := v.(*PanicError)
 	require.True(t, ok, "got %T %v; want *PanicError", v, v)
 	assert.Equal(t, "i=1", p.Value)
-	assert.Equal(t, 1, p.Worker, "the i that panicked")
+	assert.Equal(t, 1, p.Worker, "the i that panicked first")
+	assert.Equal(t, 2, p.Panics, "the panics of both passes")
 }

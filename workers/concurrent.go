@@ -1,7 +1,7 @@
 package workers
 
 import (
-	"cmp"
+	"slices"
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/tasks"
@@ -31,9 +31,8 @@ func (w *set) runBusy(op string, t tasks.Task, plan gang.Plan, n int) {
 	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
-	// Caller copies are counted once all have run, as by every run (a
-	// caller copy's Goexit skips the count), each id once: a rest's copy
-	// that a worker ran counts as the worker's.
+	// Caller copies are counted once all ran, as by every run (a Goexit
+	// skips the count), each id once: a rest's copy a worker ran is its.
 	defer asSetPanic()
 	var l *rangeLoop
 	if lt, ok := t.(interface{ loopOf() *rangeLoop }); ok {
@@ -45,16 +44,19 @@ func (w *set) runBusy(op string, t tasks.Task, plan gang.Plan, n int) {
 	onWorkers := 0
 	// Only a pass the watch cut short goes on (not one whose ForChunks bodies
 	// stopped ranging or whose copies all failed); after a panic, on the
-	// caller: a rest would run the panicking copy again, over its i (Do).
+	// caller, in a copy of cur: Do and RunContext report the first panic's i.
 	for l != nil && l.left.Swap(false) {
-		var q *gang.PanicError
 		if p == nil && w.mu.tryLock(token(true)) {
 			l.busy = nil // before the rest is published
-			onWorkers, q = w.runRest(plan, n)
+			onWorkers, p = w.runRest(plan, n)
+		} else if p == nil {
+			p = gang.RunOnCaller(plan, n)
 		} else {
-			q = gang.RunOnCaller(plan, n)
+			l.cur = slices.Clone(l.cur)
+			if q := gang.RunOnCaller(plan, n); q != nil {
+				p.Panics += q.Panics // Panics counts every pass's
+			}
 		}
-		p = cmp.Or(p, q)
 	}
 	w.callerCopies.Add(uint64(n - onWorkers))
 	repanic(p)

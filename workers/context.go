@@ -79,8 +79,8 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 	t.ctx, t.cancel, t.err = ctx, cancel, nil
 	t.failed.Store(false)
 	if each != nil {
-		t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-		defer renameCopy(t.cur)
+		t.loop.cur = slices.Grow(t.loop.cur[:0], copies)[:copies]
+		defer renameCopy(t.loop.cur)
 	}
 	waitErr := w.runNContext(ctx, op, t, copies)
 	err := t.err
@@ -232,7 +232,6 @@ type rangeCtxTask struct {
 	loop       rangeLoop
 	body       func(ctx context.Context, worker, lo, hi int) error
 	each       func(ctx context.Context, i int) error
-	cur        []int // RunContext: cur[copy] is the id copy is running
 	callerRuns bool
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
@@ -270,7 +269,7 @@ func (t *rangeCtxTask) Work(worker int) {
 			break
 		}
 		if t.each != nil {
-			t.cur[worker] = lo // read after the run, which ends after this copy
+			t.loop.cur[worker] = lo // read after the run, which ends after this copy
 			if err := t.each(t.ctx, lo); err != nil {
 				t.fail(err)
 			}

@@ -81,8 +81,8 @@ func (w *set) Do(n int, fn func(i int)) {
 	t := rangePool.Get().(*rangeTask)
 	copies := t.loop.reset(n, r)
 	t.each, t.callerRuns = fn, true
-	t.cur = slices.Grow(t.cur[:0], copies)[:copies]
-	defer renameCopy(t.cur)
+	t.loop.cur = slices.Grow(t.loop.cur[:0], copies)[:copies]
+	defer renameCopy(t.loop.cur)
 	w.runN("Do", t, copies)
 	t.each = nil
 	rangePool.Put(t)
@@ -199,11 +199,13 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 // and sets left (atomic: a body may range in goroutines of its own). open is
 // true while a copy runs: a copy that finds it true follows one that failed
 // and drains the loop, as any run's copies do. busy and open: the caller's.
+// For Do and RunContext, cur[copy] is the i copy is running (renameCopy).
 type rangeLoop struct {
 	ranges.Loop
 	busy *runLock
 	open bool
 	left atomic.Bool
+	cur  []int
 }
 
 func (l *rangeLoop) next() (lo, hi int, ok bool) {
@@ -326,7 +328,6 @@ type rangeTask struct {
 	loop       rangeLoop
 	body       func(worker, lo, hi int)
 	each       func(i int)
-	cur        []int // Do: cur[copy] is the i copy is running
 	callerRuns bool
 }
 
@@ -353,7 +354,7 @@ func (t *rangeTask) Work(worker int) {
 			continue
 		}
 		for i := lo; i < hi; i++ {
-			t.cur[worker] = i // read after the run, which ends after this copy
+			t.loop.cur[worker] = i // read after the run, which ends after this copy
 			t.each(i)
 		}
 	}
