@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/ranges"
 	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
@@ -132,6 +133,52 @@ func BenchmarkGrain(b *testing.B) {
 				b.ResetTimer()
 				for range b.N {
 					w.RunN(t, n)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkForRangeSkew runs a loop of 256 iterations whose work is even
+// (uniform) or sits in its first eighth (front), with the default schedule
+// and with WithGuided at the default chunk: the default keeps a front-heavy
+// loop's speedup because its chunks split the heavy eighth across copies;
+// a guided loop's first claim takes a quarter of the iterations (with 2
+// copies), the heavy part with it. Compare each row with its serial row.
+func BenchmarkForRangeSkew(b *testing.B) {
+	const n = 256
+	w := workers.New("skew", runtime.GOMAXPROCS(0))
+	defer w.Close()
+	for _, shape := range []struct {
+		name  string
+		steps func(i int) int
+	}{
+		{"uniform", func(int) int { return 800 }},
+		{"front", func(i int) int { // 80% of the work in the first eighth
+			if i < n/8 {
+				return 5600
+			}
+			return 200
+		}},
+	} {
+		body := func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				sink.Add(spinWork(shape.steps(i)))
+			}
+		}
+		b.Run(shape.name+"/serial", func(b *testing.B) {
+			for range b.N {
+				body(0, 0, n)
+			}
+		})
+		guided := workers.WithGuided(ranges.ChunkSize(n, w.MaxWorkers()))
+		for _, s := range []struct {
+			name string
+			opts []workers.RangeOption
+		}{{"default", nil}, {"guided", []workers.RangeOption{guided}}} {
+			b.Run(shape.name+"/"+s.name, func(b *testing.B) {
+				for range b.N {
+					w.ForRange(n, body, s.opts...)
 				}
 			})
 		}

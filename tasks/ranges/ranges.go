@@ -43,7 +43,12 @@ import (
 // chunksPerWorker is the number of chunks per worker ChunkSize aims for:
 // enough that a copy which starts late or runs slow is made up for by the
 // others (with one chunk per worker the slowest copy sets the pace), few
-// enough that the claims cost nothing next to any real loop body.
+// enough that the claims cost nothing next to any real loop body. Not fewer,
+// and not a guided default (large claims first): either leaves the heavy
+// iterations of a loop whose work sits at its start to one copy
+// (BenchmarkForRangeSkew in package workers, its front rows). A body with
+// setup of its own pays for that once per chunk; ForChunks makes it once
+// per copy.
 const chunksPerWorker = 8
 
 // ChunkSize returns the default chunk size for a loop of n iterations run by
