@@ -69,14 +69,19 @@ func TestPortsTargets(t *testing.T) {
 	}
 	do := portsbench.Pair{Op: "blur", Port: filter.RowsDo, Orig: filter.RowsGo}
 	chunks := portsbench.Pair{Op: "blur", Port: filter.ForChunks, Orig: filter.RowsGo}
+	perChunk := portsbench.Pair{Op: "blur", Port: filter.LineForRange, Orig: filter.LineGo}
+	require.True(t, perChunk.PerChunk())
+	require.False(t, chunks.PerChunk())
 	ts := portsTargets([]portsbench.Row{
 		row(64, 1, do, 0.7, 5, 9), row(64, 1, chunks, 1.01, 10, 9), // worst 1.01 > 1.0; 10 allocs > 9
 		row(64, 2, do, 1.04, 5, 9), row(64, 2, chunks, 0.9, 6, 9),
+		row(64, 2, perChunk, 1.3, 18, 9), // shown, not judged: 64x64 with 2 callers passes at 1.04
 		row(2048, 1, do, 1.2, 5, 9), row(2048, 1, chunks, 1.0, 6, 9),
 	})
 	require.Len(t, ts, 3+1, "3 size and caller pairs, the allocations")
 	assert.Equal(t, []string{statusMiss, statusPass, statusMiss, statusMiss}, statuses(ts))
 	assert.InDelta(t, 1.01, ts[0].Ratio, 1e-9)
+	assert.InDelta(t, 1.04, ts[1].Ratio, 1e-9, "the per-chunk port is not the worst")
 	assert.Contains(t, ts[0].Detail, "ForChunks")
 	assert.Contains(t, ts[2].Name, "2048x2048, 1 callers")
 	assert.InDelta(t, 10.0/9, ts[3].Ratio, 1e-9)

@@ -62,9 +62,10 @@ func runPorts(h *harness) (any, error) {
 
 // portsTargets: per image size and caller count, the worst port's time
 // over its original's at most portsSmallLimit on the smallest image with
-// one caller, portsLimit elsewhere; and on the smallest image with one
-// caller, the ForChunks blur's heap objects per call at most the original
-// helper's.
+// one caller, portsLimit elsewhere, among the ports that make a body's
+// setup once per copy or part (not Pair.PerChunk's, shown for what
+// per-chunk setup costs); and on the smallest image with one caller, the
+// ForChunks blur's heap objects per call at most the original helper's.
 func portsTargets(rows []bench.Row) []target {
 	if len(rows) == 0 {
 		return nil
@@ -73,6 +74,9 @@ func portsTargets(rows []bench.Row) []target {
 	worst := map[key]bench.Row{}
 	var keys []key
 	for _, r := range rows {
+		if r.PerChunk() {
+			continue
+		}
 		k := key{r.Side, r.Callers}
 		w, ok := worst[k]
 		if !ok {

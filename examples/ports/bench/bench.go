@@ -39,6 +39,13 @@ func DefaultOptions() Options {
 // A Pair is a ported variant and the original it replaces.
 type Pair struct{ Op, Port, Orig string }
 
+// PerChunk reports whether the port makes the operation's scratch once per
+// chunk: the blur's Line helper on ForRange. It is measured to show what
+// per-chunk setup costs; ForChunks and Do over the same parts (the ports
+// the README recommends for a body with setup) make it once per copy or
+// part.
+func (p Pair) PerChunk() bool { return p.Op == "blur" && p.Port == filter.LineForRange }
+
 // Pairs are the comparisons made: each helper's port against its original,
 // and the blur's ForChunks port against the channel helper's original (both
 // make a scratch row once per goroutine or copy).

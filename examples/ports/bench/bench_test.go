@@ -38,8 +38,9 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, 2, rows[len(Pairs)].Callers)
 	var out bytes.Buffer
 	Print(&out, rows)
-	assert.Equal(t, 1+len(rows), strings.Count(out.String(), "\n"))
+	assert.Equal(t, 1+len(rows)+1, strings.Count(out.String(), "\n"), "head, rows, the * note")
 	assert.Contains(t, out.String(), "33x33")
+	assert.Contains(t, out.String(), filter.LineForRange+"*")
 
 	for _, bad := range []Options{{}, {Sides: []int{0}, Callers: []int{1}, Rounds: 1, Batch: 1}, {Sides: []int{8}, Callers: []int{1}, Rounds: 0, Batch: 1}} {
 		_, err := Run(bad)
