@@ -43,7 +43,7 @@ type Par struct {
 // channel of its own holding a contiguous block of the rows: calls on
 // different processors then share no channel (a shared one moves its cache
 // lines between them at every receive). Do balances the blocks: one per
-// processor on a short range, up to 4 per processor (of 64 rows or more) on
+// processor on a short range, up to 8 per processor (of 64 rows or more) on
 // a long one, so a call that starts late or runs slow is made up for.
 func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 	n := stop - start
@@ -52,7 +52,7 @@ func (p Par) Rows(start, stop int, fn func(rows <-chan int)) {
 	}
 	calls := min(runtime.GOMAXPROCS(0), n)
 	if p.Set != nil {
-		blocks := min(max(calls, n/64), 4*calls, n)
+		blocks := min(max(calls, n/64), 8*calls, n)
 		p.Set.Do(blocks, func(i int) { fn(rowChan(start+n*i/blocks, start+n*(i+1)/blocks)) })
 		return
 	}
