@@ -26,9 +26,9 @@ func (h hookedTask) Work(c int) {
 }
 
 // A busy Do whose last copy panics after the set freed under the copies
-// before it reports the i that panicked: what runs the rest of the loop does
-// not run that copy again, which would overwrite its i before Do reads it.
-// Its count of panics includes the rest's.
+// before it reports the i that panicked, though the pass that then finishes
+// the loop on the caller runs the copies' ids again (and panics too): that
+// pass writes a copy of cur. Its count of panics includes that pass's.
 func TestBusyDoPanicReportsI(t *testing.T) {
 	w := New("busy-do-i", 2, WithConcurrentRuns())
 	defer w.Close()
