@@ -32,7 +32,7 @@ func (w *set) runBusy(op string, t tasks.Task, plan gang.Plan, n int) {
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
 	// Caller copies are counted once all ran, as by every run (a Goexit
-	// skips the count), each id once: a rest's copy a worker ran is its.
+	// skips the count), each id once (a rest's copies on workers are theirs).
 	defer asSetPanic()
 	var l *rangeLoop
 	if lt, ok := t.(interface{ loopOf() *rangeLoop }); ok {
