@@ -196,10 +196,11 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 // rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
 // schedule. While a busy run's copies run on its caller, busy (nil before a
 // rest runs) is the lock they watch: next claims nothing once it looks free
-// and sets left (atomic: a body may range in goroutines of its own). open is
-// true while a copy runs: a copy that finds it true follows one that failed
-// and drains the loop, as any run's copies do. busy and open: the caller's.
-// For Do and RunContext, cur[copy] is the i copy is running (renameCopy).
+// and sets left (atomic: a body may range in goroutines of its own); left is
+// false again when runBusy returns (a task whose run panics or exits is not
+// reused), so reset needs no store. open, true while a copy runs, tells a copy
+// that follows a failed one to drain the loop. busy and open: the caller's.
+// cur[copy] is the i Do's or RunContext's copy is running (renameCopy).
 type rangeLoop struct {
 	ranges.Loop
 	busy *runLock
@@ -270,8 +271,7 @@ func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
 	if alone {
 		r.copies = 1
 	}
-	l.busy, l.open = nil, false
-	l.left.Store(false)
+	l.busy, l.open = nil, false // left is false: see rangeLoop
 	if r.minChunk == 0 {
 		l.Reset(n, r.chunk)
 		return min(r.copies, l.NumChunks())
