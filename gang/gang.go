@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
@@ -68,7 +69,7 @@ type slotWake struct {
 type slotRun struct {
 	claim atomic.Uint64 // the last run (full generation) that claimed copy i: see claim
 	seen  uint64        // the generation of the last run word this worker acted on
-	spin  spin.Spinner
+	wait  spin.Waiter   // the wait policy's state for this worker
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
 }
@@ -104,16 +105,12 @@ type runLine struct {
 	name string
 }
 
-// endLine holds the coordinator's end-wait words, written when it parks or
-// yields and read by a run's last copy.
+// endLine holds the coordinator's end-wait word, written when it parks and
+// read by a run's last copy.
 type endLine struct {
 	// coordParked is 0 while the coordinator does not sleep, else the
 	// generation of the run whose end it sleeps for (see waitEnd, finish).
 	coordParked atomic.Uint64
-	// coordYielded is the generation of the plain run whose coordinator
-	// yielded in its end wait (hint Yield): that run's last copy yields
-	// back. A hint: a stale or early read only skips, or adds, one yield.
-	coordYielded atomic.Uint64
 }
 
 // coordLine is the coordinator's own, written on every run; of workers only
@@ -123,13 +120,12 @@ type coordLine struct {
 	groupsLeft atomic.Int64
 }
 
-// readLine is set by New (the budget by SetSpin) and read by workers on every
-// run, so it stays shared in their caches.
+// readLine is set by New and read by workers on every run, so it stays
+// shared in their caches.
 type readLine struct {
 	slots  []slot
 	groups []group
-	budget atomic.Int64 // the spin budget in ns (idle workers, end wait)
-	decoy  *spin.Decoy  // lured after wake-ups (hint Lure); see ServeDecoy
+	policy *spin.Policy // how long waiters spin: asked at wait and wake points only
 }
 
 // Dispatcher hands copies of one task at a time to the goroutines that call
@@ -169,14 +165,14 @@ func New(workers int) *Dispatcher {
 		d.slots[i].sem.SetSpin(0)
 	}
 	d.coordWake.SetSpin(0)
-	d.SetSpin(spin.Default)
-	d.decoy = spin.NewDecoy()
+	d.policy = spin.NewPolicy()
 	return d
 }
 
-// ServeDecoy serves the decoy until Stop (optional; one goroutine at most):
-// with it, a worker woken by a goroutine that runs on starts sooner.
-func (d *Dispatcher) ServeDecoy() { d.decoy.Serve() }
+// ServePolicy serves the wait policy's helper goroutine until Stop
+// (optional; one goroutine at most): with it, a worker woken by a goroutine
+// that runs on starts sooner. The goroutine touches no state of the runs.
+func (d *Dispatcher) ServePolicy() { d.policy.Serve() }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current
@@ -188,7 +184,7 @@ func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
 	}
-	d.budget.Store(int64(s))
+	d.policy.SetBudget(s)
 }
 
 // Plan is a task prepared for a run: the task and whether the caller may run
@@ -225,11 +221,11 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		panic("gang: Prepare: nil task")
 	}
 	p.t = t
-	if panicked, v, stack := call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
+	if panicked, v, stack := catch.Call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
 		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
 	}
 	if trace.IsEnabled() {
-		if panicked, v, stack := call(func() { name := t.Name(); p.name = &name }); panicked {
+		if panicked, v, stack := catch.Call(func() { name := t.Name(); p.name = &name }); panicked {
 			return Plan{}, methodPanic(t, "Name", v, stack)
 		}
 	}

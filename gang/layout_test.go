@@ -9,9 +9,9 @@ import (
 
 // TestLayout checks the padding the protocol's cost argument relies on: the
 // run line holds only run, runGen and task (written once per run, read by
-// every worker), the end line only coordParked and coordYielded, the coordinator's
+// every worker), the end line only coordParked, the coordinator's
 // per-run fields a line of their own, and what workers read on every run
-// (slice headers, budgets) a read-mostly line; each worker slot is two whole
+// (slice headers, the wait policy) a read-mostly line; each worker slot is two whole
 // lines (the rarely written state, the per-run claim and counters) and each
 // countdown group one, so two workers never write one line.
 func TestLayout(t *testing.T) {
@@ -22,7 +22,7 @@ func TestLayout(t *testing.T) {
 	assert.Less(t, unsafe.Offsetof(d.coordParked)+8, uintptr(3*cacheLine)+1)
 	assert.Equal(t, uintptr(3*cacheLine), unsafe.Offsetof(d.gen), "the coordinator's line")
 	assert.Equal(t, uintptr(4*cacheLine), unsafe.Offsetof(d.slots), "the read-mostly line")
-	assert.Less(t, unsafe.Offsetof(d.budget)+8, uintptr(5*cacheLine)+1)
+	assert.Less(t, unsafe.Offsetof(d.policy)+8, uintptr(5*cacheLine)+1)
 	assert.Equal(t, uintptr(5*cacheLine), unsafe.Offsetof(d.coordWake), "the coordinator's semaphore on a line of its own")
 	assert.GreaterOrEqual(t, unsafe.Offsetof(d.fails), uintptr(6*cacheLine))
 	var s slot

@@ -2,30 +2,10 @@ package gang
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/workgang/workgang/tasks"
 )
-
-// call runs f, the one place the dispatcher runs a user's method, and tells
-// how it ended. It recovers, so it returns after a panic too, with the value
-// and the stack of the panic site (taken in the deferred call); only a
-// runtime.Goexit leaves it without returning, which a caller tells by a flag
-// set after call returns (see runCopy). The flag, not recover's result, tells
-// a Goexit from a panic(nil): under GODEBUG=panicnil=1 recover returns nil
-// for both. f does not escape, so a closure passed here stays on the stack.
-func call(f func()) (panicked bool, v any, stack []byte) {
-	normal := false
-	defer func() {
-		if !normal { // a panic, or a Goexit whose results nobody reads
-			panicked, v, stack = true, recover(), debug.Stack()
-		}
-	}()
-	f()
-	normal = true
-	return false, nil, nil
-}
 
 // failures is a run's panic record: its first panic and how many copies
 // failed; the dispatcher's is for its current run, RunOnCaller's per call.

@@ -7,15 +7,16 @@ import (
 	"runtime/debug"
 	"runtime/trace"
 	"sync"
-	"time"
 
+	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/peek"
-	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
 )
 
 // The dispatch protocol, all of it: README.md argues it, docs/model checks
-// it. The wait policy only sets how long a waiter spins before it parks.
+// it. The wait policy (d.policy, internal/spin) is asked only where a
+// goroutine waits (next, waitEnd) or has woken others (wakeChildren, retire),
+// and only sets how long a waiter spins before it parks.
 
 // Run runs n copies of the planned task and returns after all of them
 // returned. Copies run on goroutines blocked in Serve; when the task opted in
@@ -135,14 +136,14 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 // copies need, if they are parked. Worker c < m has a parent below it, also
 // needed, or the coordinator: every needed worker is awake or woken, with
 // O(log k) wake-ups of k workers on the critical path. A waker runs on after
-// its wake-ups, so it lures the decoy (hint Lure) if it woke one.
+// its wake-ups, which the wait policy is told of.
 func (d *Dispatcher) wakeChildren(p, m int) {
 	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
 		woke = d.wake(c) || woke
 	}
 	if woke {
-		d.decoy.Lure()
+		d.policy.Woke()
 	}
 }
 
@@ -172,8 +173,9 @@ func (d *Dispatcher) wake(i int) bool {
 // goroutine at a time per slot.
 func (d *Dispatcher) Serve(i int) {
 	s := &d.slots[i]
+	needed := true // whether the last run needed this worker (the wait policy asks)
 	for {
-		r, gen := d.next(s)
+		r, gen := d.next(s, needed)
 		s.seen = gen
 		if r&stopBit != 0 {
 			return
@@ -186,8 +188,7 @@ func (d *Dispatcher) Serve(i int) {
 		// The wake-ups go out in parallel with the copies.
 		d.wakeChildren(i, m)
 		if i < m {
-			// Needed: spin at full budget next, even if another took the copy.
-			s.spin.Misses = 0
+			needed = true // even if another took the copy
 			d.serveCopy(s, i, n, gen)
 			// Then the next few copies whose workers have not started them (an
 			// awake worker whose processor is busy would hold up the run): a
@@ -199,16 +200,11 @@ func (d *Dispatcher) Serve(i int) {
 		}
 		// A surplus worker that is awake takes copies whose workers are
 		// parked or still waking: they are the ones the run would wait for.
-		helped := false
+		needed = false
 		for c := range m {
 			if d.slots[c].state.Load() != awake && d.serveCopy(s, c, n, gen) {
-				helped = true
+				needed = true
 			}
-		}
-		if helped {
-			s.spin.Misses = 0
-		} else if s.spin.Misses < 2 {
-			s.spin.Misses++
 		}
 	}
 }
@@ -225,25 +221,23 @@ func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 }
 
 // next waits for a run word newer than the last one worker s acted on and
-// returns it with its full generation: it spins for the policy's budget, then
-// parks until woken, and again if a slow waker of an older run woke it.
-func (d *Dispatcher) next(s *slot) (r, gen uint64) {
-	if d.fresh(s) {
-		s.ready.Add(1)
+// returns it with its full generation: it spins as long as the wait policy
+// allows (needed: the last run needed this worker), then parks until woken,
+// and again if a slow waker of an older run woke it.
+func (d *Dispatcher) next(s *slot, needed bool) (r, gen uint64) {
+	ready := d.fresh(s)
+	if d.policy.Idle(&s.wait, needed, func() bool { return d.fresh(s) }) {
+		if ready {
+			s.ready.Add(1)
+		} else {
+			s.spun.Add(1)
+		}
 		return d.snapshot()
 	}
-	budget := spin.Idle(time.Duration(d.budget.Load()), &s.spin)
-	if spin.Until(budget, func() bool { return d.fresh(s) }) {
-		s.spun.Add(1)
-		return d.snapshot()
-	}
-	parkedAt := time.Now() // the slow path: about to block anyway
 	for {
 		d.park(s)
 		if d.fresh(s) {
-			if s.spin.Misses == 0 {
-				s.spin.Learn(time.Since(parkedAt), budget)
-			}
+			d.policy.Woken(&s.wait)
 			return d.snapshot()
 		}
 	}
@@ -301,12 +295,7 @@ func (d *Dispatcher) retire(c, n int, gen uint64) {
 		return
 	}
 	d.finish(gen)
-	// Hint Yield: the coordinator yielded its processor in its end wait
-	// and may be queued on this one; let it see the end now rather than
-	// after this worker's next burst of polls.
-	if d.coordYielded.Load() == gen {
-		runtime.Gosched()
-	}
+	d.policy.Ended(gen) // after the copy's last protocol step
 }
 
 func init() {
@@ -325,10 +314,10 @@ func (d *Dispatcher) finish(gen uint64) {
 }
 
 // waitEnd waits until the last copy of run gen (n copies, m of them meant
-// for workers) finished: it spins for the policy's budget, then parks. The
-// coordinator of a plain run whose workers and itself outnumber the
-// processors first polls briefly and yields (hint Yield): a worker with a
-// copy to run may be queued on this processor.
+// for workers) finished: it spins as long as the wait policy allows, then
+// parks. The policy is told how many goroutines a plain run has (a
+// caller-runs caller claimed every copy it could) and whether a worker copy
+// is still unclaimed.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	// The run's last counter (its one group's, or groupsLeft): the load that
 	// sees zero reads from the last decrement, after every copy's writes (see
@@ -341,18 +330,19 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	if ended() {
 		return
 	}
+	goroutines := 0
 	if plain {
-		if polls := spin.EndPolls(m + 1); polls >= 0 {
-			for range polls {
-				if ended() {
-					return
-				}
-			}
-			d.coordYielded.Store(gen)
-			runtime.Gosched()
-		}
+		goroutines = m + 1
 	}
-	if spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended) {
+	pending := func() bool {
+		for c := range m {
+			if d.slots[c].claim.Load() < gen {
+				return true
+			}
+		}
+		return false
+	}
+	if d.policy.End(gen, goroutines, ended, pending) {
 		return
 	}
 	// Commit, then re-check: the Dekker pair of retire (the decrement to
@@ -370,7 +360,7 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve, and ServeDecoy return. It must not be called while a run is in
+// Serve, and ServePolicy return. It must not be called while a run is in
 // progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
@@ -382,7 +372,7 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wake(i)
 	}
-	d.decoy.Stop()
+	d.policy.Stop()
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,
@@ -392,7 +382,8 @@ func (d *Dispatcher) Stop(k int) {
 // one is returned with the count once every copy has run. A copy's
 // runtime.Goexit proceeds once the other copies have run, unless one of them
 // panicked: that panic is raised instead. It panics if the plan is the zero
-// Plan, n < 1, or n > 1 for a task that did not opt in to caller-runs.
+// Plan, n is outside [1, tasks.MaxCopies], or n > 1 for a task that did not
+// opt in to caller-runs.
 func RunOnCaller(p Plan, n int) *PanicError {
 	if n == 1 && p.t != nil {
 		if p.name != nil && trace.IsEnabled() {
@@ -407,7 +398,7 @@ func RunOnCaller(p Plan, n int) *PanicError {
 // after a Goexit, and no record to keep (a record on the stack would escape
 // through its atomics: one allocation per run).
 func runOne(t tasks.Task) *PanicError {
-	if panicked, v, stack := call(func() { t.Work(0) }); panicked {
+	if panicked, v, stack := catch.Call(func() { t.Work(0) }); panicked {
 		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
 	}
 	return nil
@@ -425,8 +416,8 @@ func runAll(p Plan, n int) (pe *PanicError) {
 	if p.t == nil {
 		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
 	}
-	if n < 1 {
-		panic(fmt.Sprintf("gang: RunOnCaller: n = %d, want >= 1", n))
+	if n < 1 || n > tasks.MaxCopies {
+		panic(fmt.Sprintf("gang: RunOnCaller: n = %d out of range [1, %d]", n, tasks.MaxCopies))
 	}
 	if !p.callerRuns && n > 1 {
 		// A plain task's copies may wait for each other (a barrier): one
@@ -481,7 +472,7 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
 		// shows which goroutine ran which copy and for how long.
 		defer trace.StartRegion(context.Background(), name).End()
 	}
-	panicked, v, stack := call(func() { t.Work(c) })
+	panicked, v, stack := catch.Call(func() { t.Work(c) })
 	returned = true
 	if panicked {
 		f.capture(t, c, onCaller, v, false, stack)

@@ -455,7 +455,7 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 
 // TestLureAfterWake: a caller-runs run that wakes a parked worker readies
 // the decoy right after (hint Lure); with the hint off it does not, and the
-// run's results are the same. Stop ends ServeDecoy.
+// run's results are the same. Stop ends ServePolicy.
 func TestLureAfterWake(t *testing.T) {
 	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
 	restore := spin.ForceView(2, false)
@@ -470,7 +470,7 @@ func TestLureAfterWake(t *testing.T) {
 		d.SetSpin(0)
 		stop := serve(d, 1)
 		decoyDone := make(chan struct{})
-		go func() { defer close(decoyDone); d.ServeDecoy() }()
+		go func() { defer close(decoyDone); d.ServePolicy() }()
 		woke := 0
 		for range 200 {
 			// Wait until the worker has parked, so the run wakes it.
@@ -486,9 +486,9 @@ func TestLureAfterWake(t *testing.T) {
 		stop()
 		<-decoyDone
 		if on {
-			assert.NotZero(t, d.decoy.Lured(), "lure on: %d wake-ups lured nothing", woke)
+			assert.NotZero(t, d.policy.Lured(), "lure on: %d wake-ups lured nothing", woke)
 		} else {
-			assert.Zero(t, d.decoy.Lured(), "lure off")
+			assert.Zero(t, d.policy.Lured(), "lure off")
 		}
 	}
 }

@@ -111,7 +111,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {",
 			"s.sem.Signal(1)",
 			// Serve and serveCopy.
-			"r, gen := d.next(s)",
+			"r, gen := d.next(s, needed)",
 			"s.seen = gen",
 			"if r&stopBit != 0 {",
 			"d.wakeChildren(i, m)",
@@ -125,7 +125,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// next, fresh, park.
 			"if d.fresh(s) {",
 			"return d.snapshot()",
-			"spin.Until(budget, func() bool { return d.fresh(s) })",
+			"if d.policy.Idle(&s.wait, needed, func() bool { return d.fresh(s) }) {",
 			"d.park(s)",
 			"return genOf(d.run.Load()) != s.seen&genMask",
 			"s.state.Store(parked)",
@@ -144,7 +144,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"last = &d.groups[0].left",
 			"ended := func() bool { return last.Load() == 0 }",
 			"if ended() {",
-			"spin.Until(spin.Allow(time.Duration(d.budget.Load())), ended)",
+			"if d.policy.End(gen, goroutines, ended, pending) {",
 			"d.coordParked.Store(gen)",
 			"if !d.coordParked.CompareAndSwap(gen, 0) {",
 			"d.coordWake.Wait()",
@@ -155,7 +155,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// RunOnCaller, copiesFrom, runCopy.
 			"copiesFrom(p, 0, n, f)",
 			"runCopy(p.t, p.Name(), c, true, f)",
-			"panicked, v, stack := call(func() { t.Work(c) })",
+			"panicked, v, stack := catch.Call(func() { t.Work(c) })",
 		},
 		// The slot states; workers and the coordinator park on semaphores
 		// that never spin (the model's Wait is one decrement of the count).
@@ -188,7 +188,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// runs every copy on its caller.
 			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
-			"w.runBusy(op, t, plan, n)",
+			"w.runBusy(op, plan, n)",
 			"p := gang.RunOnCaller(plan, n)",
 			"if w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-
-	"github.com/workgang/workgang/internal/spin"
 )
 
 // errCopyPanicked is the cause with which a run's context is cancelled when
@@ -21,42 +19,47 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // RunContext runs fn(ctx, i) for each i in [0, n) and returns when all have
 // returned, as errgroup.Group runs functions: fn gets a context derived from
 // ctx (context.WithCancelCause), cancelled once a call returns an error (its
-// cause) or panics, or ctx is done; RunContext returns the first error, or
-// nil. That context, and every context derived from it, is done when
-// RunContext returns.
+// cause), panics or calls runtime.Goexit, or ctx is done; RunContext returns
+// the first error, or nil. That context, and every context derived from it,
+// is done when RunContext returns. n = 0 runs nothing and returns nil.
 //
 // At most min(n, MaxWorkers) calls run at once, the caller's among them, each
-// copy taking the next i; every i runs, even once the context is cancelled.
-// It is for CPU-bound calls: give blocking ones a goroutine each (errgroup).
-// If ctx is done while the run waits for the set, RunContext returns
-// context.Cause(ctx) having run nothing. A busy set, the memory model and
-// panics are as for RunN, a *PanicError naming the i. It panics if ctx or fn
-// is nil or n < 1.
+// copy taking the next i; every i runs once, even once the context is
+// cancelled, whatever another call does. It is for CPU-bound calls: give
+// blocking ones a goroutine each (errgroup). If ctx is done while the run
+// waits for the set, RunContext returns context.Cause(ctx) having run
+// nothing. A busy set, the memory model and panics are as for ForRange, a
+// *PanicError naming the i. It panics if ctx or fn is nil, n < 0 or the set
+// is closed.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	w.check("RunContext")
 	if ctx == nil {
-		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.Name()))
+		panic(fmt.Sprintf("workers: RunContext on %q: nil context", w.name))
 	}
 	if fn == nil {
-		panic(fmt.Sprintf("workers: RunContext on %q: nil function", w.Name()))
+		panic(fmt.Sprintf("workers: RunContext on %q: nil function", w.name))
 	}
-	if n < 1 {
-		panic(fmt.Sprintf("workers: RunContext on %q: n = %d, want >= 1", w.Name(), n))
+	if n < 0 {
+		panic(fmt.Sprintf("workers: RunContext on %q: negative length %d", w.name, n))
 	}
-	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true, shared: w.concurrent}
-	_, r.crowded, r.queued = spin.ForLoop()
+	if n == 0 {
+		return nil
+	}
+	r := rangeConfig{copies: -min(n, w.MaxWorkers()), chunk: 1, callerRuns: true}
 	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }
 
 // ForRangeContext is ForRange with a context and errors: body calls get a
 // context derived from ctx as in RunContext, and copies stop claiming chunks
-// once a call returned an error or ctx is done (a running call is not
-// interrupted: a smaller WithChunk stops sooner). It returns the first error
-// a call returned; otherwise context.Cause(ctx) if ctx was done before every
-// chunk was handed out; otherwise nil. It panics where ForRange panics, and
-// if ctx is nil.
+// once a call returned an error, panicked or called runtime.Goexit, or ctx is
+// done (a running call is not interrupted: a smaller WithChunk stops sooner).
+// It returns the first error a call returned; otherwise context.Cause(ctx) if
+// ctx was done before every chunk was handed out; otherwise nil. It panics
+// where ForRange panics, and if ctx is nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
-		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.Name()))
+		w.check("ForRangeContext")
+		panic(fmt.Sprintf("workers: ForRangeContext on %q: nil context", w.name))
 	}
 	r := w.rangeSetup("ForRangeContext", n, body != nil, opts)
 	if n == 0 {
@@ -66,7 +69,7 @@ func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.
 }
 
 // runContext runs the loop of ForRangeContext (body) or RunContext (each)
-// over [0, n) with a context derived from parent (see runNContext).
+// over [0, n) with a context derived from parent.
 func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
 	ctx, cancel := withCancelCause(parent)
 	defer cancel(nil) // on every return: the run's context ends with the call
@@ -74,22 +77,17 @@ func (w *set) runContext(parent context.Context, op string, n int, r rangeConfig
 		return context.Cause(ctx) // parent was done: its cause
 	}
 	t := rangeCtxPool.Get().(*rangeCtxTask)
-	copies := t.loop.reset(n, r)
-	t.body, t.each, t.callerRuns = body, each, r.callerRuns
+	t.body, t.each = body, each
 	t.ctx, t.cancel, t.err = ctx, cancel, nil
 	t.failed.Store(false)
-	if each != nil {
-		t.loop.cur = slices.Grow(t.loop.cur[:0], copies)[:copies]
-		defer renameCopy(t.loop.cur)
-	}
-	waitErr := w.runNContext(ctx, op, t, copies)
+	waitErr := w.runLoop(ctx, op, t, &t.l, n, r)
 	err := t.err
 	if waitErr != nil {
 		err = waitErr
-	} else if err == nil && t.loop.Claimed() < n {
-		// Copies stop early without an error only once the run's context is
-		// done, which then only parent can have made so (a panic would have
-		// made the run panic): the cause is parent's.
+	} else if err == nil && !t.l.Drained() {
+		// Copies stop early without an error only once the run's context
+		// is done, which then only parent can have made so (a failed call
+		// would have made the loop panic): the cause is parent's.
 		err = context.Cause(ctx)
 	}
 	t.body, t.each, t.ctx, t.cancel, t.err = nil, nil, nil, nil, nil // the pool keeps nothing of the run
@@ -208,33 +206,18 @@ func parentFailed(v any) error {
 	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
 }
 
-// renameCopy is deferred by runs whose copies claim ids (RunContext, Do): if
-// the run panics with a *PanicError, it puts the id the failed copy was
-// running, cur[copy], in place of the copy's number.
-func renameCopy(cur []int) {
-	v := recover()
-	if v == nil {
-		return // returned, or a Goexit, which goes on
-	}
-	if pe, ok := v.(*PanicError); ok && pe.Worker >= 0 && pe.Worker < len(cur) {
-		pe.Worker = cur[pe.Worker]
-	}
-	panic(v)
-}
-
-// rangeCtxTask is the task ForRangeContext and RunContext run. For
-// ForRangeContext (body set) copies drain loop until it is empty, the run's
-// context is done, or a body call fails; for RunContext (each set) they
-// claim one id at a time and run every id, whatever the context. runContext
-// writes ctx and cancel before the run, which is synchronized before every
-// copy starts, and reads err after it, synchronized after every copy's return.
+// rangeCtxTask is the loop task of ForRangeContext (body) and RunContext
+// (each). For ForRangeContext copies drain the loop until it is empty, the
+// run's context is done, or a body call fails; for RunContext they claim one
+// i at a time and run every i, whatever the context. runContext writes ctx
+// and cancel before the run, which is synchronized before every copy starts,
+// and reads err after it, synchronized after every copy's return.
 type rangeCtxTask struct {
-	loop       rangeLoop
-	body       func(ctx context.Context, worker, lo, hi int) error
-	each       func(ctx context.Context, i int) error
-	callerRuns bool
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
+	l      loop
+	body   func(ctx context.Context, worker, lo, hi int) error
+	each   func(ctx context.Context, i int) error
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 	// failed elects, by a CAS, the copy whose error is the first: it alone
 	// writes err and then cancels the context with it, so no copy sees a
 	// context cancelled by a later error.
@@ -249,39 +232,40 @@ func (t *rangeCtxTask) Name() string {
 	return "workers.ForRangeContext"
 }
 
-func (t *rangeCtxTask) CallerCanRun() bool { return t.callerRuns }
+func (t *rangeCtxTask) CallerCanRun() bool { return t.l.callerRuns }
+func (t *rangeCtxTask) Work(c int)         { t.drain(c) }
 
-func (t *rangeCtxTask) loopOf() *rangeLoop { return &t.loop }
+// callFailed cancels the run's context: a body call panicked or exited, so
+// the other copies can stop early (ForRangeContext) or see it (RunContext).
+func (t *rangeCtxTask) callFailed() { t.cancel(errCopyPanicked) }
 
-func (t *rangeCtxTask) Work(worker int) {
-	t.loop.begin()
-	returned := false
-	defer func() {
-		if !returned { // a panic or Goexit: the other copies can stop early
-			t.cancel(errCopyPanicked)
-		}
-	}()
+func (t *rangeCtxTask) drain(c int) {
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
-		lo, hi, ok := t.loop.next()
+		lo, hi, ok := t.l.Next()
 		if !ok {
-			break
+			return
 		}
 		if t.each != nil {
-			t.loop.cur[worker] = lo // read after the run, which ends after this copy
-			if err := t.each(t.ctx, lo); err != nil {
-				t.fail(err)
-			}
+			t.l.protect(t, c, lo, func() {
+				if err := t.each(t.ctx, lo); err != nil {
+					t.fail(err)
+				}
+			})
 			continue
 		}
-		if err := t.body(t.ctx, worker, lo, hi); err != nil {
-			t.fail(err)
-			break
+		stop := false
+		t.l.protect(t, c, c, func() {
+			if err := t.body(t.ctx, c, lo, hi); err != nil {
+				t.fail(err)
+				stop = true
+			}
+		})
+		if stop {
+			return
 		}
 	}
-	t.loop.end()
-	returned = true
 }
 
 func (t *rangeCtxTask) fail(err error) {

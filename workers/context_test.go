@@ -236,8 +236,7 @@ func TestContextMisuse(t *testing.T) {
 	}{
 		{"nil ctx", func() { _ = w.RunContext(nilCtx, 1, fn) }, `workers: RunContext on "ctx-misuse": nil context`},
 		{"nil fn", func() { _ = w.RunContext(bg, 1, nil) }, `workers: RunContext on "ctx-misuse": nil function`},
-		{"n 0", func() { _ = w.RunContext(bg, 0, fn) }, `workers: RunContext on "ctx-misuse": n = 0, want >= 1`},
-		{"n -1", func() { _ = w.RunContext(bg, -1, fn) }, `workers: RunContext on "ctx-misuse": n = -1, want >= 1`},
+		{"n -1", func() { _ = w.RunContext(bg, -1, fn) }, `workers: RunContext on "ctx-misuse": negative length -1`},
 		{"range nil ctx", func() { _ = w.ForRangeContext(nilCtx, 1, body) }, `workers: ForRangeContext on "ctx-misuse": nil context`},
 		{"range nil body", func() { _ = w.ForRangeContext(bg, 1, nil) }, `workers: ForRangeContext on "ctx-misuse": nil body`},
 		{"range negative n", func() { _ = w.ForRangeContext(bg, -1, body) }, `workers: ForRangeContext on "ctx-misuse": negative length -1`},
@@ -245,6 +244,23 @@ func TestContextMisuse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.PanicsWithValue(t, tc.want, tc.call) })
 	}
+}
+
+// RunContext with n = 0 runs nothing and returns nil, as errgroup with no
+// functions does, even with a parent already done.
+func TestRunContextOfNothing(t *testing.T) {
+	w := workers.New("ctx-zero", 2)
+	defer w.Close()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, ctx := range []context.Context{context.Background(), done} {
+		err := w.RunContext(ctx, 0, func(context.Context, int) error {
+			t.Error("fn called for n = 0")
+			return nil
+		})
+		assert.NoError(t, err)
+	}
+	assert.Zero(t, w.Stats().Runs, "nothing ran")
 }
 
 // Copies that poll Err (never Done) see a parent's cancellation, with the

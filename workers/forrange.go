@@ -3,13 +3,8 @@ package workers
 import (
 	"fmt"
 	"iter"
-	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/workgang/workgang/gang"
-	"github.com/workgang/workgang/internal/spin"
-	"github.com/workgang/workgang/tasks/ranges"
 )
 
 // A RangeOption tunes a loop (ForRange, ForChunks, ForRangeContext); a later
@@ -30,60 +25,72 @@ const (
 	optGuided
 )
 
-// WithChunk sets the number of iterations a copy claims at a time (the
-// dynamic schedule with that chunk). ForRange panics if n < 1.
+// WithChunk sets the schedule to chunks of n iterations: chunk k is
+// [k*n, min((k+1)*n, len)), and each body call gets exactly one chunk, never
+// two merged and never part of one, whatever the copies, the set's state or
+// the machine. The loop panics if n < 1.
 func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
 
 // WithGuided makes the copies claim chunks that shrink as the loop drains,
 // max(minChunk, remaining/(2*copies)) iterations each (OpenMP's guided
-// schedule). ForRange panics if minChunk < 1.
+// schedule); every chunk but the one that ends the range has at least
+// minChunk iterations, and chunks do not start at multiples of anything. The
+// loop panics if minChunk < 1.
 func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
-// WithCopies sets the number of copies (never more than the chunks).
-// ForRange panics if n is outside [1, MaxWorkers].
+// WithCopies sets the number of copies (never more than the chunks). The loop
+// panics if n is outside [1, MaxWorkers].
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
-// WithWorkersOnly keeps the body off the caller (for placed workers); each
-// loop then pays a hand-off.
+// WithWorkersOnly keeps the body off the caller (for placed workers): the
+// loop waits for the set like a plain run and each loop pays a hand-off.
 func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 
 // ForRange runs body over [0, n) and returns when every iteration is done.
-// Copies claim chunks of the range one at a time, so faster copies take
-// more; body(worker, lo, hi) runs iterations lo..hi-1 for copy worker. The
-// caller runs copies too (not WithWorkersOnly), so a loop of one chunk runs
-// inline. Options set the schedule (WithChunk, WithGuided) and the copies
-// (WithCopies; default ActiveWorkers, at most GOMAXPROCS and the chunks).
-// ForRange allocates nothing once warm; the memory model and panics are
-// those of RunN. It panics if n < 0, body is nil or an option is invalid.
+// body(worker, lo, hi) runs iterations lo..hi-1 for copy worker; copies claim
+// chunks one at a time, so faster copies take more. The caller runs a copy
+// too (not WithWorkersOnly).
+//
+// The copies: ActiveWorkers, at most GOMAXPROCS (as the loop starts) and the
+// chunks; WithCopies sets them. The schedule: WithChunk or WithGuided; by
+// default chunks of ranges.ChunkSize(n, copies) iterations (about eight per
+// copy), and with one copy a single chunk [0, n), so body is called once.
+// A loop runs on its caller alone, as one copy, when it plans one copy, or
+// when it finds a set with concurrent runs busy (Stats counts both); it then
+// takes its whole range as one chunk unless WithChunk or WithGuided is set.
+//
+// Every iteration runs once, whatever a body call does: a call that panics or
+// calls runtime.Goexit ends that call only, and its copy goes on claiming.
+// Then ForRange panics with a *PanicError naming the first (a Goexit on the
+// caller proceeds instead, unless a call panicked). The memory model is that
+// of RunN. ForRange allocates nothing once warm. It panics if n < 0, body is
+// nil, an option is invalid or the set is closed.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	r := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r)
-	t.body = body
-	t.callerRuns = r.callerRuns
-	w.runN("ForRange", t, copies)
-	t.body = nil // do not keep the closure alive from the pool
+	t.body, t.name = body, "workers.ForRange"
+	w.runLoop(nil, "ForRange", t, &t.l, n, r)
+	t.body = nil // keep the closure alive from nothing
 	rangePool.Put(t)
 }
 
 // Do calls fn(i) for each i in [0, n) and returns when all have returned: go
 // + sync.WaitGroup on the set, the caller taking part. At most ActiveWorkers
 // calls (and GOMAXPROCS) run at once; they must not wait for each other.
-// Memory model and panics are those of RunN. It panics if n < 0 or fn is nil.
+// Every i runs once, whatever another call does; a *PanicError names the
+// first failed call's i. Memory model and panics are otherwise those of
+// ForRange. It panics if n < 0, fn is nil or the set is closed.
 func (w *set) Do(n int, fn func(i int)) {
 	r := w.rangeSetup("Do", n, fn != nil, doOptions)
 	if n == 0 {
 		return
 	}
 	t := rangePool.Get().(*rangeTask)
-	copies := t.loop.reset(n, r)
-	t.each, t.callerRuns = fn, true
-	t.loop.cur = slices.Grow(t.loop.cur[:0], copies)[:copies]
-	defer renameCopy(t.loop.cur)
-	w.runN("Do", t, copies)
+	t.each, t.name = fn, "workers.Do"
+	w.runLoop(nil, "Do", t, &t.l, n, r)
 	t.each = nil
 	rangePool.Put(t)
 }
@@ -91,82 +98,45 @@ func (w *set) Do(n int, fn func(i int)) {
 // doOptions is Do's schedule: one i per claim.
 var doOptions = []RangeOption{WithChunk(1)}
 
-// ForChunks is ForRange for bodies with state of their own: body runs once
-// per copy and ranges over the chunks that copy claims, so scratch memory is
-// made once per copy (copy ids are not safe keys on a set with concurrent
-// runs). Each body must range over its chunks to the end; ForChunks panics if
-// iterations were left unclaimed. Options and panics are those of ForRange.
+// ForChunks is ForRange for bodies with state of their own: body is called
+// with an iterator over the chunks its copy claims, so scratch memory is made
+// once per call. It is called at most once per copy, by copies that find
+// chunks left when they start, and once more after each call that panicked
+// while chunks were left (so every chunk runs); the chunks follow the
+// schedule as in ForRange. Each call must range over its chunks until they
+// run out: ForChunks panics, once the loop is done, if one returned sooner.
+// Copy ids are not safe keys for scratch data on a set with concurrent runs.
+// Options and panics are those of ForRange.
 func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
 	r := w.rangeSetup("ForChunks", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
-	// Not pooled: a chunks iterator kept past its copy must find its own,
-	// drained loop, never a later run's. The task and its iterator (one for
-	// every copy: each call of it claims afresh) are the call's allocations.
-	t := &chunksTask{body: body, callerRuns: r.callerRuns}
-	t.chunks = t.claim
-	copies := t.loop.reset(n, r)
-	w.runN("ForChunks", t, copies)
-	if t.loop.Claimed() < n {
-		panic(fmt.Sprintf("workers: ForChunks on %q: %d of %d iterations never claimed: every copy's body must range over its chunks to the end", w.name, n-t.loop.Claimed(), n))
+	// Not pooled: an iterator kept past its call must find its own, drained
+	// loop, never a later call's.
+	t := &chunksTask{body: body}
+	w.runLoop(nil, "ForChunks", t, &t.l, n, r)
+	if t.early.Load() {
+		panic(fmt.Sprintf("workers: ForChunks on %q: a body returned before ranging over its chunks to the end: every call must range over its chunks until they run out", w.name))
 	}
 }
 
-// chunksTask is the task ForChunks runs: each copy hands body an iterator
-// over the chunks it claims.
-type chunksTask struct {
-	loop       rangeLoop
-	body       func(chunks iter.Seq2[int, int])
-	chunks     iter.Seq2[int, int] // claim, as a func value made once per call
-	callerRuns bool
-}
-
-func (t *chunksTask) Name() string       { return "workers.ForChunks" }
-func (t *chunksTask) CallerCanRun() bool { return t.callerRuns }
-
-func (t *chunksTask) Work(int) {
-	t.loop.begin()
-	t.body(t.chunks)
-	t.loop.end()
-}
-
-func (t *chunksTask) loopOf() *rangeLoop { return &t.loop }
-
-// claim yields the chunks the ranging copy claims, until the loop is drained
-// or the copy stops ranging.
-func (t *chunksTask) claim(yield func(lo, hi int) bool) {
-	for {
-		lo, hi, ok := t.loop.next()
-		if !ok || !yield(lo, hi) {
-			return
-		}
-	}
-}
-
-// rangeConfig is ForRange's options applied: copies, the schedule (chunk for
-// the dynamic one, or minChunk > 0 for the guided one; neither: the default,
-// which reset picks) and caller-runs.
+// rangeConfig is a loop's options applied: copies, the schedule (chunk for
+// the dynamic one, or minChunk > 0 for the guided one; neither: the default)
+// and caller-runs.
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	callerRuns              bool
-	shared                  bool // the set has concurrent runs
-	// The wait policy's view, read once as the loop starts (spin.ForLoop).
-	crowded, queued bool
 }
 
-// rangeSetup checks ForRange's arguments and applies its options. The panics
+// rangeSetup checks a loop's arguments and applies its options. The panics
 // are out of line to keep its frame small.
 func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r rangeConfig) {
+	w.check(op)
 	if n < 0 || !haveBody {
 		w.panicRangeArgs(op, n, haveBody)
 	}
-	// The copies without WithCopies: ActiveWorkers, but at most the
-	// processors the program may use now (GOMAXPROCS, read at most every
-	// few ms), so a loop follows GOMAXPROCS down when the program lowers it.
-	procs := 0
-	procs, r.crowded, r.queued = spin.ForLoop()
-	r.copies, r.callerRuns, r.shared = max(1, min(w.ActiveWorkers(), procs)), true, w.concurrent
+	r.copies, r.callerRuns = w.ActiveWorkers(), true
 	for i, o := range opts {
 		switch o.kind {
 		case optChunk:
@@ -183,7 +153,7 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 			if o.n < 1 || o.n > w.MaxWorkers() {
 				w.panicRangeOption(op, i, o)
 			}
-			r.copies = o.n
+			r.copies = -o.n // chosen: GOMAXPROCS does not cut it (see copiesFor)
 		case optWorkersOnly:
 			r.callerRuns = false
 		default:
@@ -193,169 +163,106 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 	return r
 }
 
-// rangeLoop is the loop of a ForRange task, with a fixed chunk or a guided
-// schedule. While a busy run's copies run on its caller, busy (nil before a
-// rest runs) is the lock they watch: next claims nothing once it looks free
-// and sets left (atomic: a body may range in goroutines of its own); left is
-// false again when runBusy returns (a task whose run panics or exits is not
-// reused), so reset needs no store. open, true while a copy runs, tells a copy
-// that follows a failed one to drain the loop. busy and open: the caller's.
-// cur[copy] is the i Do's or RunContext's copy is running (renameCopy).
-type rangeLoop struct {
-	ranges.Loop
-	busy *runLock
-	open bool
-	left atomic.Bool
-	cur  []int
-}
-
-func (l *rangeLoop) next() (lo, hi int, ok bool) {
-	if l.busy != nil && l.busy.free() {
-		l.left.Store(true)
-		return 0, 0, false
-	}
-	return l.Next()
-}
-
-// drain, deferred by runBusy, drains on the caller what the watch left when
-// a Goexit (or a panic raised instead) ends a pass, as the copies after the
-// failed one would have; then that panic, else one of drain's, is raised.
-func (l *rangeLoop) drain(plan gang.Plan, n int) {
-	if !l.left.Load() {
-		return // runBusy returned, or no copy stopped for the watch
-	}
-	v := recover() // nil on a Goexit, which goes on
-	l.busy = nil
-	if q := gang.RunOnCaller(plan, n); v == nil {
-		repanic(q) // nil: the Goexit goes on
-	} else {
-		panic(v)
-	}
-}
-
-// begin and end bracket a copy's claims (see rangeLoop).
-func (l *rangeLoop) begin() {
-	if l.busy != nil {
-		if l.open {
-			l.busy = nil
-		}
-		l.open = true
-	}
-}
-
-func (l *rangeLoop) end() {
-	if l.busy != nil {
-		l.open = false
-	}
-}
-
-// reset makes l the loop of a run over [0, n) with r's schedule and returns
-// the number of copies to run: r.copies, but never more than there are
-// chunks. It runs before the run, so no copy reads l concurrently.
-//
-// A loop on a contended machine (the wait policy's hint Load) runs one copy,
-// on the caller alone, as if serial: a worker woken for it would wait for a
-// CPU and the caller for that worker. On a set with concurrent runs the same
-// holds while the process's own goroutines wait for processors (a server's
-// requests, spin.ForLoop). WithWorkersOnly keeps the copies. A loop alone on
-// its caller runs the default schedule as one chunk: nothing to balance, the
-// body called once, as serial code would call it.
-func (l *rangeLoop) reset(n int, r rangeConfig) (copies int) {
-	alone := r.callerRuns && r.copies > 1 && (r.crowded || r.shared && r.queued)
-	if r.chunk == 0 && r.minChunk == 0 { // the default schedule
-		r.chunk = ranges.ChunkSize(n, r.copies)
-		if alone {
-			r.chunk = max(n, 1)
-		}
-	}
-	if alone {
-		r.copies = 1
-	}
-	l.busy, l.open = nil, false // left is false: see rangeLoop
-	if r.minChunk == 0 {
-		l.Reset(n, r.chunk)
-		return min(r.copies, l.NumChunks())
-	}
-	// Chunk sizes depend on the copies: reset again in the rare case of
-	// fewer chunks than copies.
-	l.ResetGuided(n, r.minChunk, r.copies)
-	if copies = min(r.copies, l.NumChunks()); copies < r.copies {
-		l.ResetGuided(n, r.minChunk, copies)
-	}
-	return copies
-}
-
 //go:noinline
 func (w *set) panicRangeArgs(op string, n int, haveBody bool) {
 	if n < 0 {
-		panic(fmt.Sprintf("workers: %s on %q: negative length %d", op, w.Name(), n))
+		panic(fmt.Sprintf("workers: %s on %q: negative length %d", op, w.name, n))
 	}
-	panic(fmt.Sprintf("workers: %s on %q: nil body", op, w.Name()))
+	panic(fmt.Sprintf("workers: %s on %q: nil body", op, w.name))
 }
 
 //go:noinline
 func (w *set) panicRangeOption(op string, i int, o RangeOption) {
 	switch o.kind {
 	case optChunk:
-		panic(fmt.Sprintf("workers: %s on %q: WithChunk(%d): chunk < 1", op, w.Name(), o.n))
+		panic(fmt.Sprintf("workers: %s on %q: WithChunk(%d): chunk < 1", op, w.name, o.n))
 	case optGuided:
-		panic(fmt.Sprintf("workers: %s on %q: WithGuided(%d): minChunk < 1", op, w.Name(), o.n))
+		panic(fmt.Sprintf("workers: %s on %q: WithGuided(%d): minChunk < 1", op, w.name, o.n))
 	case optCopies:
 		hint := ""
 		if o.n > w.MaxWorkers() {
 			hint = "; a loop needs no more copies than workers (a smaller WithChunk balances finer)"
 		}
-		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]%s", op, w.Name(), o.n, w.MaxWorkers(), hint))
+		panic(fmt.Sprintf("workers: %s on %q: WithCopies(%d) out of range [1, %d]%s", op, w.name, o.n, w.MaxWorkers(), hint))
 	}
-	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.Name(), i))
+	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.name, i))
 }
 
 // rangePool and rangeCtxPool recycle the tasks of ForRange and Do, and of
 // RunContext and ForRangeContext, so that a call allocates no task. A task is
-// put back only after its run returned, that is after every copy of the run
-// has returned, so no copy of an old run can touch a recycled task; a run
-// that panics puts nothing back (the Put is not deferred), leaving its task
-// to the garbage collector rather than returning one whose loop a late
-// reader might still see.
+// put back only after its loop returned, that is after every copy of it has
+// returned; a loop that panics puts nothing back (the Put is not deferred).
 var (
 	rangePool    = sync.Pool{New: func() any { return new(rangeTask) }}
 	rangeCtxPool = sync.Pool{New: func() any { return new(rangeCtxTask) }}
 )
 
-// rangeTask is the task ForRange and Do run: copies drain loop, calling body
-// for each chunk (ForRange) or each for each of its iterations (Do).
+// rangeTask is the loop task of ForRange (body) and Do (each).
 type rangeTask struct {
-	loop       rangeLoop
-	body       func(worker, lo, hi int)
-	each       func(i int)
-	callerRuns bool
+	l    loop
+	name string
+	body func(worker, lo, hi int)
+	each func(i int)
 }
 
-func (t *rangeTask) Name() string {
-	if t.each != nil {
-		return "workers.Do"
-	}
-	return "workers.ForRange"
-}
-func (t *rangeTask) CallerCanRun() bool { return t.callerRuns }
+func (t *rangeTask) Name() string       { return t.name }
+func (t *rangeTask) CallerCanRun() bool { return t.l.callerRuns }
+func (t *rangeTask) Work(c int)         { t.drain(c) }
+func (t *rangeTask) callFailed()        {}
 
-func (t *rangeTask) loopOf() *rangeLoop { return &t.loop }
-
-func (t *rangeTask) Work(worker int) {
-	t.loop.begin()
+func (t *rangeTask) drain(c int) {
 	for {
-		lo, hi, ok := t.loop.next()
+		lo, hi, ok := t.l.Next()
 		if !ok {
-			t.loop.end()
 			return
 		}
 		if t.each == nil {
-			t.body(worker, lo, hi)
+			t.l.protect(t, c, c, func() { t.body(c, lo, hi) })
 			continue
 		}
-		for i := lo; i < hi; i++ {
-			t.loop.cur[worker] = i // read after the run, which ends after this copy
-			t.each(i)
+		for i := lo; i < hi; i++ { // one i per chunk: Do's schedule
+			t.l.protect(t, c, i, func() { t.each(i) })
 		}
+	}
+}
+
+// chunksTask is the loop task of ForChunks.
+type chunksTask struct {
+	l     loop
+	body  func(chunks iter.Seq2[int, int])
+	early atomic.Bool // a body returned before its chunks ran out
+}
+
+func (t *chunksTask) Name() string       { return "workers.ForChunks" }
+func (t *chunksTask) CallerCanRun() bool { return t.l.callerRuns }
+func (t *chunksTask) Work(c int)         { t.drain(c) }
+func (t *chunksTask) callFailed()        {}
+
+// drain calls the body while chunks are left: once, unless a call panics (or
+// calls Goexit) with chunks left. Each call has an iterator of its own: its
+// claims, and whether they ran out, are that call's. A call that returns
+// before they run out ends the copy; the loop reports it once done.
+func (t *chunksTask) drain(c int) {
+	for !t.l.Drained() {
+		out := false
+		chunks := func(yield func(lo, hi int) bool) {
+			for {
+				lo, hi, ok := t.l.Next()
+				if !ok {
+					out = true
+					return
+				}
+				if !yield(lo, hi) {
+					return
+				}
+			}
+		}
+		if !t.l.protect(t, c, c, func() { t.body(chunks) }) {
+			continue // it panicked: call it again for the chunks left
+		}
+		if !out {
+			t.early.Store(true)
+		}
+		return
 	}
 }

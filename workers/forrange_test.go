@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -361,35 +360,6 @@ func BenchmarkForRange(b *testing.B) {
 	}
 }
 
-// On a crowded machine (hint Load) a loop runs on its caller alone, as if
-// serial: a worker woken for it would wait for a CPU, and the caller for it.
-// WithWorkersOnly keeps its copies, and a free machine gets them back.
-func TestForRangeOnCrowdedMachine(t *testing.T) {
-	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
-	w := workers.New("crowded", 2)
-	defer w.Close()
-	body := func(worker, lo, hi int) {}
-	var copies atomic.Int32
-	counting := func(worker, lo, hi int) {
-		for c := copies.Load(); int32(worker+1) > c && !copies.CompareAndSwap(c, int32(worker+1)); c = copies.Load() {
-		}
-	}
-	restore := spin.ForceView(2, true)
-	before := w.Stats()
-	w.ForRange(64, counting, workers.WithChunk(1))
-	after := w.Stats()
-	assert.Equal(t, int32(1), copies.Load(), "one copy on a crowded machine")
-	assert.Equal(t, before.InlineRuns+1, after.InlineRuns, "the loop ran inline: %v", after)
-	w.ForRange(64, body, workers.WithChunk(1), workers.WithWorkersOnly())
-	assert.Equal(t, after.WorkerCopies+2, w.Stats().WorkerCopies, "WithWorkersOnly keeps its copies")
-	restore()
-	spin.ForceView(2, false)
-	defer spin.Refresh()
-	before = w.Stats()
-	w.ForRange(64, body, workers.WithChunk(1))
-	assert.Equal(t, before.InlineRuns, w.Stats().InlineRuns, "a free machine gets the copies back")
-}
-
 func TestDoCallsEachIndexOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -445,7 +415,7 @@ func TestDoAndForChunksMisuse(t *testing.T) {
 	assert.PanicsWithValue(t, `workers: Do on "m": nil body`, func() { w.Do(1, nil) })
 	assert.PanicsWithValue(t, `workers: ForChunks on "m": nil body`, func() { w.ForChunks(1, nil) })
 	assert.PanicsWithValue(t,
-		`workers: ForChunks on "m": 9 of 10 iterations never claimed: every copy's body must range over its chunks to the end`,
+		`workers: ForChunks on "m": a body returned before ranging over its chunks to the end: every call must range over its chunks until they run out`,
 		func() {
 			w.ForChunks(10, func(chunks iter.Seq2[int, int]) {
 				for range chunks {
@@ -512,82 +482,4 @@ func TestLoopCopiesFollowGOMAXPROCS(t *testing.T) {
 		w.ForRange(4000, body, workers.WithChunk(1), workers.WithCopies(4))
 	})
 	assert.LessOrEqual(t, id, int32(3), "WithCopies still decides")
-}
-
-// Under load (hint Load) RunContext and Do run on their caller alone, as
-// ForRange does; every index still runs once.
-func TestLoopsOnCrowdedMachineRunOnCaller(t *testing.T) {
-	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
-	w := workers.New("crowded-calls", 2)
-	defer w.Close()
-	restore := spin.ForceView(2, true)
-	defer spin.Refresh()
-	defer restore()
-	caller := goid.Get()
-	var elsewhere, ran atomic.Int32
-	note := func() {
-		ran.Add(1)
-		if goid.Get() != caller {
-			elsewhere.Add(1)
-		}
-		time.Sleep(100 * time.Microsecond) // time for a woken worker to claim some
-	}
-	require.NoError(t, w.RunContext(context.Background(), 16, func(context.Context, int) error { note(); return nil }))
-	w.Do(16, func(int) { note() })
-	assert.Equal(t, int32(32), ran.Load(), "every index ran")
-	assert.Zero(t, elsewhere.Load(), "no call ran off the caller on a crowded machine")
-}
-
-// While the process's own goroutines wait for processors (spin.Queued), a
-// loop on a set with concurrent runs runs on its caller alone, as it would
-// without the set; a set from New keeps its copies.
-func TestLoopOnSharedSetWithQueuedGoroutines(t *testing.T) {
-	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
-	restore := spin.ForceQueued(2, false, true)
-	defer spin.Refresh()
-	defer restore()
-	for _, tc := range []struct {
-		name       string
-		opts       []workers.Option
-		wantInline bool
-	}{
-		{"concurrent runs", []workers.Option{workers.WithConcurrentRuns()}, true},
-		{"FIFO set", nil, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w := workers.New("queued", 2, tc.opts...)
-			defer w.Close()
-			before := w.Stats()
-			w.ForRange(64, func(int, int, int) {}, workers.WithChunk(1))
-			assert.Equal(t, tc.wantInline, w.Stats().InlineRuns == before.InlineRuns+1, "inline: %v", w.Stats())
-		})
-	}
-}
-
-// A loop that runs on its caller alone (a crowded machine) calls its body
-// once, over the whole range, as serial code would, when the schedule is the
-// default one; a schedule the caller chose keeps its chunks.
-func TestLoopAloneIsOneChunk(t *testing.T) {
-	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
-	const n = 64
-	calls := func(w *workers.Workers, opts ...workers.RangeOption) (got [][2]int) {
-		var mu sync.Mutex
-		w.ForRange(n, func(_, lo, hi int) {
-			mu.Lock()
-			got = append(got, [2]int{lo, hi})
-			mu.Unlock()
-		}, opts...)
-		return got
-	}
-	restore := spin.ForceView(2, true)
-	defer spin.Refresh()
-	defer restore()
-	w := workers.New("crowded", 2)
-	defer w.Close()
-	assert.Equal(t, [][2]int{{0, n}}, calls(w))
-	assert.Len(t, calls(w, workers.WithChunk(4)), n/4, "a chosen chunk")
-	restore()
-	restoreFree := spin.ForceView(2, false)
-	defer restoreFree()
-	assert.Greater(t, len(calls(w)), 1, "a free machine: the default schedule's chunks")
 }

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -82,10 +83,15 @@ func TestTraceRegionsNamedAfterTask(t *testing.T) {
 	assert.Contains(t, buf.String(), "workgang-trace-probe-7f3a", "the run's region name is missing from the trace")
 }
 
+// The set's goroutines (its workers and the wait policy's) carry the set's
+// pprof labels and no others: not those of the goroutine whose run started
+// them (a request's, say).
 func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 	w := workers.New("labelled", 2)
 	defer w.Close()
-	runOnEveryWorker(w, 2) // both workers have started and labelled themselves
+	pprof.Do(context.Background(), pprof.Labels("request", "r-7f3a"), func(context.Context) {
+		runOnEveryWorker(w, 2) // both workers have started and labelled themselves
+	})
 	var buf bytes.Buffer
 	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
 	out := buf.String()
@@ -93,7 +99,8 @@ func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 		// The goroutine profile prints labels in a fixed (sorted) order.
 		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
 	}
-	assert.Equal(t, 2, strings.Count(out, `"workgang.set":"labelled"`), "the set has its workers' goroutines and no other")
+	assert.Equal(t, 3, strings.Count(out, `"workgang.set":"labelled"`), "the set has its workers' goroutines, the policy's, and no other")
+	assert.NotContains(t, out, "r-7f3a", "a goroutine of the set kept the labels of the run that started it")
 }
 
 func TestPlacementOptionsValidate(t *testing.T) {

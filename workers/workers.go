@@ -108,6 +108,11 @@ type set struct {
 	concurrent bool          // WithConcurrentRuns; read-only after New
 	busyRuns   atomic.Uint64 // runs that found mu held (concurrent runs only)
 
+	// What the wait policy and the runs' callers did that Stats explains:
+	// loops whose copies GOMAXPROCS cut below ActiveWorkers, and runs
+	// offered to workers whose caller ran every copy.
+	cappedLoops, callerOnly atomic.Uint64
+
 	d *gang.Dispatcher // read-only after New
 
 	name  string
@@ -161,6 +166,25 @@ func (w *set) init(name string, maxWorkers int, c config) {
 	register(w) // every set takes part in the cycle check; Close unregisters
 }
 
+// check panics, naming op, unless w is a set made by New or Acquire and not
+// closed: a nil *Workers or a zero Workers has no dispatcher.
+func (w *set) check(op string) {
+	if w == nil || w.d == nil || w.closed.Load() {
+		w.panicUnusable(op)
+	}
+}
+
+//go:noinline
+func (w *set) panicUnusable(op string) {
+	switch {
+	case w == nil:
+		panic(fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op))
+	case w.d == nil:
+		panic(fmt.Sprintf("workers: %s on a zero Workers: make a set with New or Acquire", op))
+	}
+	w.panicClosed(op)
+}
+
 // Name returns the set's name.
 func (w *set) Name() string { return w.name }
 
@@ -177,6 +201,7 @@ func (w *set) CreatedWorkers() int { return int(w.created.Load()) }
 // needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
 // is closed.
 func (w *set) SetActiveWorkers(n int) int {
+	w.check("SetActiveWorkers")
 	w.checkN("SetActiveWorkers", n)
 	w.ensureCreated("SetActiveWorkers", n)
 	w.active.Store(int32(n))
@@ -207,6 +232,7 @@ func (w *set) runN(op string, t tasks.Task, n int) {
 // runNContext is runN with a context: it returns nil, or, if ctx is done while
 // the run waits for the set, ctx's cause having run nothing (see waitLock).
 func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
+	w.check(op)
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
 	}
@@ -242,18 +268,11 @@ func (w *set) runPlan(ctx context.Context, op string, t tasks.Task, plan gang.Pl
 		w.inlineCopy(op, plan, !w.concurrent)
 		return nil
 	}
-	need := n
-	if plan.CallerRuns() {
-		need-- // the caller runs copy n-1
-	}
-	if int(w.created.Load()) < need {
-		w.ensureCreated(op, need)
-	}
 	if w.concurrent && plan.CallerRuns() {
 		// The busy check: the same CAS as lockContext's fast path; a set
 		// found busy runs on the caller (runBusy), so ctx cuts no wait short.
 		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, t, plan, n)
+			w.runBusy(op, plan, n)
 			return nil
 		}
 	} else if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
@@ -286,7 +305,9 @@ func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
 	repanic(p)
 }
 
-// runHeld runs plan through the dispatcher under the run lock, then releases it.
+// runHeld runs plan through the dispatcher under the run lock, then releases
+// it. The workers the run needs are made here, under the lock, so that no
+// run meets a set whose dispatcher it did not check.
 func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	defer w.mu.unlock()
 	if plan.CallerRuns() {
@@ -295,10 +316,20 @@ func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
+	need := n
+	if plan.CallerRuns() {
+		need-- // the caller runs copy n-1
+	}
+	if int(w.created.Load()) < need {
+		w.ensureCreated(op, need)
+	}
 	w.runs.Add(1)
 	ran, p := w.d.Run(plan, n)
 	if ran > 0 {
 		w.callerCopies.Add(uint64(ran))
+		if ran == n {
+			w.callerOnly.Add(1) // offered to workers, but the caller ran every copy
+		}
 	}
 	return p
 }
@@ -321,6 +352,9 @@ func token(runsUserCode bool) uintptr {
 // runs on their callers (WithConcurrentRuns) are not waited for. Close
 // panics from inside a copy of the set's run and on a set from Acquire.
 func (w *Workers) Close() {
+	if w == nil || w.d == nil {
+		w.panicUnusable("Close")
+	}
 	if w.acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
 	}
@@ -414,9 +448,9 @@ func (w *set) ensureCreated(op string, n int) {
 		w.workers[i].Store(wk)
 		w.wg.Add(1)
 		go w.work(i, wk, true)
-		if i == 0 { // the dispatcher's decoy lives as long as the workers
+		if i == 0 { // the wait policy's goroutine lives as long as the workers
 			w.wg.Add(1)
-			go func() { defer w.wg.Done(); w.d.ServeDecoy() }()
+			go w.servePolicy()
 		}
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
@@ -446,8 +480,7 @@ func (w *set) work(i int, wk *worker, first bool) {
 	if first && wk.placed != nil {
 		close(wk.placed)
 	}
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
-		pprof.Labels("workgang.set", w.name, "workgang.worker", strconv.Itoa(i))))
+	w.label(strconv.Itoa(i))
 	wk.g.Store(goid.Get())
 	stopped := false
 	defer func() {
@@ -470,6 +503,22 @@ func (w *set) work(i int, wk *worker, first bool) {
 	}()
 	w.d.Serve(i)
 	stopped = true
+}
+
+// label gives the calling goroutine, one of the set's, the set's pprof
+// labels, and no others (it must not keep the labels of the goroutine that
+// started it: a request's, say).
+func (w *set) label(worker string) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(),
+		pprof.Labels("workgang.set", w.name, "workgang.worker", worker)))
+}
+
+// servePolicy is the goroutine of the dispatcher's wait policy (gang's
+// ServePolicy), labelled as the set's.
+func (w *set) servePolicy() {
+	defer w.wg.Done()
+	w.label("policy")
+	w.d.ServePolicy()
 }
 
 func (w *set) recordPlacement(i int, errs []error) {

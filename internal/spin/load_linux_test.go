@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -69,8 +68,28 @@ func TestCountCPUList(t *testing.T) {
 }
 
 func TestMachineReadings(t *testing.T) {
-	assert.Positive(t, allowedCPUs(), "the affinity mask of this thread")
 	assert.Positive(t, onlineCPUs())
+}
+
+// A refresh runs on waiters' paths every few milliseconds: it allocates
+// nothing, every hint on.
+func TestRefreshAllocatesNothing(t *testing.T) {
+	defer SetHints(SetHints(allHints))
+	Refresh()
+	current() // first use: open /proc/loadavg, name the sample
+	if a := testing.AllocsPerRun(100, func() { Refresh(); current() }); a != 0 {
+		t.Errorf("refresh: %v allocations; want 0", a)
+	}
+}
+
+// BenchmarkRefresh is the cost of one refresh of the view with every hint
+// on: what one waiter pays per refreshEvery.
+func BenchmarkRefresh(b *testing.B) {
+	defer SetHints(SetHints(allHints))
+	for b.Loop() {
+		Refresh()
+		current()
+	}
 }
 
 // The load signal counts as this process's only the threads that run its Go
@@ -127,31 +146,4 @@ func TestOurRunning(t *testing.T) {
 	got := ourRunning(procs)
 	assert.GreaterOrEqual(t, got, 1, "the caller runs Go code")
 	assert.LessOrEqual(t, got, procs)
-}
-
-// A loop's caller that finds the view stale re-reads GOMAXPROCS only, and
-// reads the machine (the load, the affinity mask) only once the readings are
-// loopSlack past stale (they would sit on the loop's critical path); a
-// waiter reads the machine as soon as the view is stale.
-func TestLoopReadsTheMachineLate(t *testing.T) {
-	defer SetHints(SetHints(allHints))
-	defer Refresh()
-	load.crowded = hysteresis{} // one reading cannot make the machine contended
-	staleBy := func(d time.Duration) {
-		now := int64(time.Since(start))
-		// No machine has this view: 7 processors, contended.
-		view.word.Store(viewWord(7, true, false))
-		view.next.Store(now - int64(d))
-		view.loadNext.Store(now - int64(d))
-	}
-	staleBy(refreshEvery)
-	procs, crowded, _ := ForLoop()
-	assert.NotEqual(t, 7, procs, "stale: the loop re-reads GOMAXPROCS")
-	assert.True(t, crowded, "within loopSlack: the loop keeps the load reading")
-	staleBy(refreshEvery)
-	_, contended := Procs()
-	assert.False(t, contended, "a waiter reads the machine")
-	staleBy(loopSlack + refreshEvery)
-	_, crowded, _ = ForLoop()
-	assert.False(t, crowded, "loopSlack past stale: the loop reads the machine")
 }

@@ -2,9 +2,6 @@
 
 package spin
 
-// Elsewhere than Linux the policy sees neither the affinity mask nor the
-// machine's load: hint Load only follows GOMAXPROCS.
-
-func allowedCPUs() int { return 0 }
-
+// Elsewhere than Linux the policy does not see the machine's load: hint Load
+// changes nothing there.
 func othersWaiting(int) bool { return false }

@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // given hints, and returns a function that restores both.
 func withView(procs int, contended bool, h Hint) (restore func()) {
 	old := SetHints(h)
-	view.word.Store(viewWord(procs, contended, false))
+	view.word.Store(viewWord(procs, contended))
 	view.next.Store(int64(time.Hour) + int64(time.Since(start))) // no refresh during the test
 	return func() {
 		SetHints(old)
@@ -50,53 +50,107 @@ func TestAllow(t *testing.T) {
 	}
 }
 
-func TestIdle(t *testing.T) {
+// An idle worker spins the set's budget while runs need it, an eighth after
+// one run that did not, nothing after two; a contended view or one processor
+// cuts every budget to 0.
+func TestIdleBudgets(t *testing.T) {
 	restore := withView(4, false, allHints)
-	assert.Equal(t, Default, Idle(Default, &Spinner{}))
-	assert.Equal(t, Default/8, Idle(Default, &Spinner{Misses: 1}))
-	assert.Equal(t, time.Duration(0), Idle(Default, &Spinner{Misses: 2}))
-	restore()
+	defer restore()
+	p := NewPolicy()
+	p.SetBudget(time.Hour) // a spin that gives up early would hang the test
+	var w Waiter
+	spins := func(needed bool) (polls int) {
+		p.Idle(&w, needed, func() bool { polls++; return polls > 3 })
+		return polls
+	}
+	assert.Equal(t, 4, spins(true), "needed: spins until done")
+	assert.Equal(t, 4, spins(false), "one miss: still spins (an eighth of an hour)")
+	assert.Equal(t, 1, spins(false), "two misses: polls once and parks")
+	assert.Equal(t, 4, spins(true), "needed again: full budget")
+	view.word.Store(viewWord(4, true))
+	assert.Equal(t, 1, spins(true), "contended: no spin")
+	view.word.Store(viewWord(1, false))
+	assert.Equal(t, 1, spins(true), "one processor: no spin")
 }
 
 // TestLearnFollowsTheGap: a worker woken soon after it parked doubles its
-// full budget (up to 2^maxBoost times the set's, never past maxLearned); one
-// that slept long halves it back; without the hint nothing changes.
+// budget (up to 2^maxBoost times the set's, never past maxLearned); one that
+// slept long halves it back; without the hint, or after a run that did not
+// need the worker, nothing changes.
 func TestLearnFollowsTheGap(t *testing.T) {
 	restore := withView(4, false, allHints)
 	defer restore()
-	var sp Spinner
-	for want := int16(1); want <= maxBoost; want++ {
-		b := Idle(Default, &sp)
-		sp.Learn(b, b) // woken one budget after parking
-		assert.Equal(t, want, sp.boost)
+	p := NewPolicy()
+	p.SetBudget(time.Microsecond)
+	var w Waiter
+	never := func() bool { return false }
+	wokeAfter := func(slept time.Duration) {
+		p.Idle(&w, true, never)
+		w.parkedAt = int64(time.Since(start) - slept)
+		p.Woken(&w)
 	}
-	b := Idle(Default, &sp)
-	assert.Equal(t, Default<<maxBoost, b)
-	assert.LessOrEqual(t, b, maxLearned)
-	sp.Learn(b, b)
-	assert.Equal(t, int16(maxBoost), sp.boost, "capped")
-	sp.Learn(8*b, b)
-	assert.Equal(t, int16(maxBoost), sp.boost, "a middling gap changes nothing")
-	sp.Learn(32*b, b)
-	assert.Equal(t, int16(maxBoost-1), sp.boost, "a long sleep halves the budget")
-	assert.Equal(t, Default/8, Idle(Default, &Spinner{Misses: 1, boost: 3}), "a worker runs do not need is not stretched")
-	var big Spinner
-	big.Learn(time.Microsecond, time.Millisecond)
-	assert.Zero(t, big.boost, "never past maxLearned")
+	for want := int16(1); want <= maxBoost; want++ {
+		wokeAfter(0)
+		assert.Equal(t, want, w.boost)
+	}
+	wokeAfter(0)
+	assert.Equal(t, int16(maxBoost), w.boost, "capped")
+	wokeAfter(time.Microsecond << maxBoost * 8)
+	assert.Equal(t, int16(maxBoost), w.boost, "a middling gap changes nothing")
+	wokeAfter(time.Microsecond << maxBoost * 32)
+	assert.Equal(t, int16(maxBoost-1), w.boost, "a long sleep halves the budget")
+
+	p.Idle(&w, false, never)
+	w.parkedAt = int64(time.Since(start))
+	p.Woken(&w)
+	assert.Equal(t, int16(maxBoost-1), w.boost, "not needed: nothing learned")
+
+	big := NewPolicy()
+	big.SetBudget(time.Millisecond)
+	var b Waiter
+	big.Idle(&b, true, never)
+	b.parkedAt = int64(time.Since(start))
+	big.Woken(&b)
+	assert.Zero(t, b.boost, "never past maxLearned")
+
 	SetHints(allHints &^ Learn)
-	var off Spinner
-	off.Learn(time.Microsecond, Default)
+	var off Waiter
+	p.Idle(&off, true, never)
+	off.parkedAt = int64(time.Since(start))
+	p.Woken(&off)
 	assert.Zero(t, off.boost, "without the hint nothing is learned")
 }
 
-func TestEndPolls(t *testing.T) {
-	restore := withView(2, false, allHints)
-	assert.Equal(t, 64, EndPolls(3))
-	assert.Equal(t, -1, EndPolls(2))
-	restore()
-	restore = withView(2, false, allHints&^Yield)
-	assert.Equal(t, -1, EndPolls(3))
-	restore()
+// The coordinator of a plain run that outnumbers the processors yields once
+// when a copy is still unclaimed after its polls (hint Yield), and the copy
+// that ends the run yields back; with every copy claimed, with a caller-runs
+// run, or without the hint, it does not.
+func TestEndYieldsOnlyForAnUnclaimedCopy(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		hints      Hint
+		goroutines int
+		pending    bool
+		want       bool
+	}{
+		{"outnumbered, a copy unclaimed", allHints, 3, true, true},
+		{"outnumbered, every copy claimed", allHints, 3, false, false},
+		{"fits the processors", allHints, 2, true, false},
+		{"caller-runs", allHints, 0, true, false},
+		{"hint off", allHints &^ Yield, 3, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			restore := withView(2, false, tc.hints)
+			defer restore()
+			p := NewPolicy()
+			p.SetBudget(0)
+			asked := 0
+			p.End(7, tc.goroutines, func() bool { return false }, func() bool { asked++; return tc.pending })
+			if got := p.yielded.Load() == 7; got != tc.want {
+				t.Errorf("yielded = %v; want %v (pending asked %d times)", got, tc.want, asked)
+			}
+		})
+	}
 }
 
 func TestParseHints(t *testing.T) {
@@ -118,16 +172,16 @@ func TestParseHints(t *testing.T) {
 	assert.Equal(t, Load|Learn, ParseHints((Load | Learn).String()), "String round-trips")
 }
 
+// Procs follows GOMAXPROCS, capped at the CPUs the process may use, read
+// once at start (runtime.NumCPU): the process's mask, not a thread's.
 func TestProcsFollowsGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	Refresh()
-	procs, _ := Procs()
-	assert.Equal(t, 1, procs)
-	runtime.GOMAXPROCS(2)
+	assert.Equal(t, 1, Fresh())
+	assert.Equal(t, 1, Procs())
+	runtime.GOMAXPROCS(runtime.NumCPU() + 1)
 	Refresh()
-	procs, _ = Procs()
-	assert.LessOrEqual(t, procs, 2)
-	assert.GreaterOrEqual(t, procs, 1)
+	assert.Equal(t, runtime.NumCPU(), Fresh(), "never more than the process's CPUs")
 }
 
 func TestUntil(t *testing.T) {
@@ -155,39 +209,6 @@ func BenchmarkGosched(b *testing.B) {
 	}
 }
 
-// queuedBy: goroutines waiting for a processor make the view contended once
-// their count, averaged over two readings, reaches the processors (at least
-// two); one passing reading does not.
-func TestQueuedBy(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		runnable []int
-		procs    int
-		want     bool
-	}{
-		{"none", []int{0, 0}, 2, false},
-		{"one passing goroutine", []int{0, 1}, 2, false},
-		{"one queued goroutine kept", []int{1, 1}, 2, false},
-		{"two queued goroutines kept", []int{2, 2}, 2, true},
-		{"a burst passing", []int{0, 3}, 2, false},
-		{"a server's backlog", []int{16, 16}, 2, true},
-		{"few on many processors", []int{16, 16}, 64, false},
-		{"one per processor", []int{64, 64}, 64, true},
-		{"drained again", []int{16, 16, 0, 0, 0}, 2, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			last := 0
-			got := false
-			for _, r := range tc.runnable {
-				got = queuedBy(r, tc.procs, &last)
-			}
-			if got != tc.want {
-				t.Errorf("after %v on %d procs: queued = %v; want %v", tc.runnable, tc.procs, got, tc.want)
-			}
-		})
-	}
-}
-
 // A waiter that will spin leaves a stale view for its spin to refresh
 // (Until), off its way to the wait; one that will not spin (the view says
 // one processor) refreshes it in Allow, since nothing else may.
@@ -196,7 +217,7 @@ func TestAllowRefreshesOnlyWithoutSpin(t *testing.T) {
 	defer Refresh()
 	staleNext := func(procs int) int64 {
 		next := int64(time.Since(start)) - int64(refreshEvery)
-		view.word.Store(viewWord(procs, false, false))
+		view.word.Store(viewWord(procs, false))
 		view.next.Store(next)
 		return next
 	}

@@ -1,0 +1,239 @@
+package workers
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/trace"
+	"sync/atomic"
+
+	"github.com/workgang/workgang/gang"
+	"github.com/workgang/workgang/internal/catch"
+	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/ranges"
+)
+
+// The loops (ForRange, ForChunks, ForRangeContext, Do, RunContext): one path
+// for one copy and for many. A loop plans its copies and its schedule as it
+// starts; then it runs as a run of those copies under the run lock, the
+// caller taking part, or, with one copy, on its caller alone. What a loop
+// does never depends on which: every iteration runs once, a body call that
+// panics or calls runtime.Goexit ends that call only (protect), and the
+// loop reports the first failure once every copy has returned.
+
+// loop is the state of one loop call that its copies share: the claims and
+// the schedule (ranges.Loop), and the failures of its body calls.
+type loop struct {
+	ranges.Loop
+	n          int
+	callerRuns bool
+	fails      failures
+}
+
+// loopTask is a loop's task: its copies drain the loop, calling the body in
+// protect; callFailed is told of each failed call (the context loops cancel).
+type loopTask interface {
+	tasks.Task
+	drain(c int)
+	callFailed()
+}
+
+// Drained reports whether every iteration has been claimed.
+func (l *loop) Drained() bool { return l.Claimed() >= l.n }
+
+// plan sets the loop's schedule for n iterations and copies planned copies,
+// and returns the copies that will run: never more than the chunks. The
+// default schedule is ChunkSize(n, copies) per chunk, one chunk for one copy.
+func (l *loop) plan(n int, r rangeConfig, copies int) int {
+	l.n = n
+	switch {
+	case r.minChunk > 0:
+		// Chunk sizes depend on the copies: reset again in the rare case of
+		// fewer chunks than copies.
+		l.ResetGuided(n, r.minChunk, copies)
+		if c := min(copies, l.NumChunks()); c < copies {
+			copies = c
+			l.ResetGuided(n, r.minChunk, copies)
+		}
+		return copies
+	case r.chunk > 0:
+		l.Reset(n, r.chunk)
+	case copies > 1:
+		l.Reset(n, ranges.ChunkSize(n, copies))
+	default:
+		l.Reset(n, n)
+	}
+	return min(copies, l.NumChunks())
+}
+
+// copiesFor returns the copies r plans: WithCopies's, or ActiveWorkers cut to
+// the processors the program may use (the wait policy's count of GOMAXPROCS:
+// how many copies are worth offering; a cut is counted in Stats).
+func (w *set) copiesFor(r rangeConfig) int {
+	if r.copies < 0 {
+		return -r.copies // chosen (WithCopies, RunContext)
+	}
+	if spin.Procs() < r.copies {
+		if p := spin.Fresh(); p < r.copies {
+			w.cappedLoops.Add(1)
+			return max(p, 1)
+		}
+	}
+	return r.copies
+}
+
+// runLoop runs the loop of task t (its state l) over [0, n) as r plans it.
+// ctx, if not nil, ends a wait for the set (ForRangeContext, RunContext): it
+// then returns ctx's cause having run nothing. On a set with concurrent runs
+// a caller-runs loop that finds the set busy does not wait: it runs on its
+// caller as one copy. It panics with the first failure of a body call.
+func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
+	l.callerRuns = r.callerRuns
+	copies := l.plan(n, r, w.copiesFor(r))
+	held, busy := false, false
+	switch {
+	case !w.concurrent || !r.callerRuns:
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := w.lockContext(ctx, op, r.callerRuns); err != nil {
+			return err
+		}
+		held = true
+	case copies > 1:
+		if held = w.mu.tryLock(token(true)); !held {
+			busy = true // one copy, on the caller
+			copies = l.plan(n, r, 1)
+		}
+	}
+	// A body call's Goexit on the caller unwinds through here once the
+	// loop's copies are done (protect): it goes on, unless a call panicked.
+	normal := false
+	defer func() {
+		if !normal {
+			if p := l.fails.take(); p != nil && !p.Goexit {
+				p.Task = t.Name()
+				panic(p)
+			}
+		}
+	}()
+	var pe *gang.PanicError
+	if copies == 1 && r.callerRuns {
+		w.runAlone(op, t, held, busy)
+	} else {
+		plan, mpe := gang.Prepare(t)
+		if mpe != nil {
+			w.mu.unlock()
+			repanic(mpe)
+		}
+		pe = w.runHeld(op, plan, copies)
+	}
+	normal = true
+	if p := l.fails.take(); p != nil {
+		p.Task = t.Name()
+		panic(p)
+	}
+	repanic(pe) // only what the loop did not record (it records every body call's failure)
+	return nil
+}
+
+// runAlone runs a loop's one copy on its caller, under the run lock if held
+// (released when it ends); busy: the loop found the set busy. It counts the
+// run as inline or busy (runBusy's counters) and its caller copy once the
+// copy returned (a Goexit skips it, as it skips a run's return).
+func (w *set) runAlone(op string, t loopTask, held, busy bool) {
+	if w.closed.Load() {
+		if held {
+			w.mu.unlock()
+		}
+		w.panicClosed(op)
+	}
+	if busy {
+		w.runs.Add(1)
+		w.busyRuns.Add(1)
+	}
+	returned := false
+	defer func() {
+		switch {
+		case busy && returned:
+			w.callerCopies.Add(1)
+		case !busy && returned:
+			w.inlineRuns.Add(1)
+		case !busy:
+			w.inlineExits.Add(1)
+		}
+		if held {
+			w.mu.unlock()
+		}
+	}()
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+	}
+	t.Work(0)
+	returned = true
+}
+
+// protect runs f, a body call of copy c of loop task t (id: the copy, or Do's
+// and RunContext's i), and reports whether it returned. A panic is recorded
+// and protect returns false; a runtime.Goexit is recorded, the copy drains
+// the rest of the loop in the deferred call, and the Goexit goes on. Either
+// way t is told (callFailed), and every iteration still runs.
+func (l *loop) protect(t loopTask, c, id int, f func()) (returned bool) {
+	exited := true
+	defer func() {
+		if exited { // call does not return after a Goexit
+			l.fails.record(id, nil, true, debug.Stack())
+			t.callFailed()
+			t.drain(c)
+		}
+	}()
+	panicked, v, stack := catch.Call(f)
+	exited = false
+	if panicked {
+		l.fails.record(id, v, false, stack)
+		t.callFailed()
+	}
+	return !panicked
+}
+
+// failures is a loop's record of failed body calls: the first, a panic
+// displacing a Goexit, and how many failed.
+type failures struct {
+	first atomic.Pointer[failure]
+	count atomic.Int64
+}
+
+// failure is one failed call and the goroutine it ran on (to tell the caller).
+type failure struct {
+	PanicError
+	g uintptr
+}
+
+func (f *failures) record(id int, v any, goexit bool, stack []byte) {
+	p := &failure{PanicError{Worker: id, Value: v, Goexit: goexit, Stack: stack}, goid.Get()}
+	f.count.Add(1)
+	// The CAS loop keeps the first, but a real panic displaces a Goexit.
+	for {
+		cur := f.first.Load()
+		if cur != nil && !(cur.Goexit && !goexit) {
+			return
+		}
+		if f.first.CompareAndSwap(cur, p) {
+			return
+		}
+	}
+}
+
+// take returns the first failure with the count and clears the record. Its
+// caller runs after the loop's copies, which every record precedes; it is
+// the loop's caller, which OnCaller compares with the failed call's goroutine.
+func (f *failures) take() *PanicError {
+	if f.first.Load() == nil {
+		return nil
+	}
+	p := f.first.Swap(nil)
+	p.Panics = int(f.count.Swap(0))
+	p.OnCaller = p.g == goid.Get()
+	return &p.PanicError
+}
