@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"hash/crc32"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -197,4 +198,50 @@ func ExampleWithConcurrentRuns() {
 	wg.Wait()
 	fmt.Println(sums[0], sums[7])
 	// Output: 499500 3996000
+}
+
+// A goroutine per part of a range, ported to a set. The code before the
+// port split data into parts of a computed size, rounded up to a multiple of
+// 64 bytes, and started one goroutine per part:
+//
+//	partSize := (len(data)/4 + 63) &^ 63
+//	sums := make([]uint32, (len(data)+partSize-1)/partSize)
+//	var wg sync.WaitGroup
+//	for lo := 0; lo < len(data); lo += partSize {
+//		hi := min(lo+partSize, len(data))
+//		wg.Add(1)
+//		go func() {
+//			defer wg.Done()
+//			sums[lo/partSize] = crc32.ChecksumIEEE(data[lo:hi])
+//		}()
+//	}
+//	wg.Wait()
+//
+// After the port, ForRange with WithChunk(partSize) calls the body once per
+// part, with exactly that part's bounds, [k*partSize, min((k+1)*partSize, n)):
+// a part is never merged with another and never split, whatever the number of
+// copies, so lo/partSize is the part's index. The copies claim the parts
+// (the caller runs some too) instead of one goroutine starting per part.
+func ExampleWorkers_ForRange_parts() {
+	w := workers.New("checksums", runtime.GOMAXPROCS(0))
+	defer w.Close()
+
+	data := make([]byte, 1000)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	partSize := (len(data)/4 + 63) &^ 63 // 256: a multiple of 64
+	sums := make([]uint32, (len(data)+partSize-1)/partSize)
+	w.ForRange(len(data), func(_, lo, hi int) {
+		sums[lo/partSize] = crc32.ChecksumIEEE(data[lo:hi]) // one part, one slot
+	}, workers.WithChunk(partSize))
+	for k, sum := range sums { // every part's write is visible after ForRange
+		lo := k * partSize
+		fmt.Printf("part %d [%d, %d): %08x\n", k, lo, min(lo+partSize, len(data)), sum)
+	}
+	// Output:
+	// part 0 [0, 256): 5708a3cc
+	// part 1 [256, 512): 367042b0
+	// part 2 [512, 768): c5a57817
+	// part 3 [768, 1000): 6c634487
 }
