@@ -77,7 +77,7 @@ type chunkSet struct {
 // that another goroutine's RunN holds for the whole test, so that every
 // loop of more than one copy finds it busy and runs on its caller; and the
 // same set held again before each loop and freed by the loop's first chunk,
-// so that the loop starts on its caller and takes the set for its rest.
+// so that the loop that found it busy runs on as one copy while it is free.
 func chunkSets() []chunkSet {
 	noop := func() {}
 	var held, freed func() // release the current hold on each busy set
@@ -240,7 +240,6 @@ func checkChunks(t *testing.T, n int, sched chunkSchedule, copies int, calls [][
 			}
 		})
 		if copies == 1 && n > 0 {
-			// new rule: one copy, one chunk
 			t.Run("one copy, one chunk [0, n)", func(t *testing.T) {
 				if want := [][2]int{{0, n}}; !slices.Equal(calls, want) {
 					t.Errorf("chunks: got %v; want %v", calls, want)
