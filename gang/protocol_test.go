@@ -458,14 +458,14 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 // run's results are the same. Stop ends ServePolicy.
 func TestLureAfterWake(t *testing.T) {
 	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
-	restore := spin.ForceView(2, false)
-	defer restore()
 	for _, on := range []bool{true, false} {
 		h := spin.ParseHints("all")
 		if !on {
 			h = spin.ParseHints("-lure")
 		}
 		spin.SetHints(h)
+		restore := spin.ForceView(2, false) // after SetHints, which refreshes the view
+		defer restore()
 		d := New(1)
 		d.SetSpin(0)
 		stop := serve(d, 1)

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"iter"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -213,4 +214,97 @@ func TestClosedPanicNamesTheCall(t *testing.T) {
 	} {
 		assert.PanicsWithValue(t, `workers: `+op+` on "named": set is closed`, call, op)
 	}
+}
+
+// A loop that finds a set with concurrent runs busy runs on its caller as one
+// copy to its end, even once the set frees: so its first panic is the one
+// reported, with every failed call counted, whatever the calls after it do (a
+// Goexit, another panic); every chunk is still handed to a body call.
+func TestBusyLoopReportsItsFirstPanic(t *testing.T) {
+	for _, later := range []string{"Goexit", "panic"} {
+		t.Run(later, func(t *testing.T) {
+			w := workers.New("busy-first", 2, workers.WithConcurrentRuns())
+			defer w.Close()
+			release := holdSet(w, 2)
+			defer release()
+			var calls atomic.Int32
+			var handed chunkLog
+			o := testutil.Call(func() {
+				w.ForChunks(8, func(chunks iter.Seq2[int, int]) {
+					call := calls.Add(1)
+					for lo, hi := range chunks {
+						handed.add(lo, hi)
+						switch {
+						case call == 1:
+							release() // the set frees while the loop runs
+							panic("first")
+						case later == "Goexit":
+							runtime.Goexit()
+						default:
+							panic("later")
+						}
+					}
+				}, workers.WithChunk(1))
+			})
+			require.NoError(t, handed.coversOnce(8))
+			pe, ok := o.Value.(*workers.PanicError)
+			require.True(t, ok, "got %+v; want the first panic as a *PanicError", o)
+			assert.Equal(t, "first", pe.Value)
+			assert.Equal(t, 8, pe.Panics, "every failed call counted: %v", pe)
+			assert.True(t, pe.OnCaller)
+		})
+	}
+}
+
+// A call from a loop's body gets the same answer whichever chunk runs it. A
+// loop that holds the set: a plain RunN from any of its calls panics (it
+// would wait for the run it is part of). A loop that found a set with
+// concurrent runs busy holds nothing, even once the set frees: a plain RunN
+// from any of its calls waits its turn and runs.
+func TestNestedPlainRunSameAnswerInEveryChunk(t *testing.T) {
+	plain := tasks.Func("plain", func(int) {})
+	t.Run("held", func(t *testing.T) {
+		w := workers.New("nested-held", 2, workers.WithConcurrentRuns())
+		defer w.Close()
+		v := panicValue(func() { w.Do(6, func(int) { w.RunN(plain, 1) }) })
+		pe, ok := v.(*workers.PanicError)
+		require.True(t, ok, "got %#v; want a *PanicError", v)
+		assert.Equal(t, 6, pe.Panics, "every call's nested RunN panicked: %v", pe)
+		assert.Contains(t, nestedMessage(pe), "nested run would deadlock")
+	})
+	t.Run("busy", func(t *testing.T) {
+		w := workers.New("nested-busy", 2, workers.WithConcurrentRuns())
+		defer w.Close()
+		release := holdSet(w, 2)
+		defer release()
+		var ran atomic.Int32
+		w.Do(6, func(i int) {
+			if i == 0 {
+				release() // the set frees while the loop runs
+			}
+			w.RunN(plain, 1)
+			ran.Add(1)
+		})
+		assert.Equal(t, int32(6), ran.Load(), "every call's nested RunN ran")
+	})
+}
+
+// A busy ForChunks calls its body once, for its one copy, even when the set
+// frees while it runs: the point of ForChunks is setup once per copy.
+func TestBusyForChunksCallsItsBodyOnce(t *testing.T) {
+	w := workers.New("busy-chunks", 2, workers.WithConcurrentRuns())
+	defer w.Close()
+	release := holdSet(w, 2)
+	defer release()
+	var bodies atomic.Int32
+	var handed chunkLog
+	w.ForChunks(64, func(chunks iter.Seq2[int, int]) {
+		bodies.Add(1)
+		for lo, hi := range chunks {
+			release()
+			handed.add(lo, hi)
+		}
+	}, workers.WithChunk(1))
+	assert.Equal(t, int32(1), bodies.Load())
+	assert.NoError(t, handed.coversOnce(64))
 }

@@ -77,6 +77,9 @@ func (w *set) copiesFor(r rangeConfig) int {
 	if spin.Procs() < r.copies {
 		if p := spin.Fresh(); p < r.copies {
 			w.cappedLoops.Add(1)
+			if trace.IsEnabled() {
+				trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
+			}
 			return max(p, 1)
 		}
 	}
@@ -87,7 +90,8 @@ func (w *set) copiesFor(r rangeConfig) int {
 // ctx, if not nil, ends a wait for the set (ForRangeContext, RunContext): it
 // then returns ctx's cause having run nothing. On a set with concurrent runs
 // a caller-runs loop that finds the set busy does not wait: it runs on its
-// caller as one copy. It panics with the first failure of a body call.
+// caller as one copy and holds nothing. It panics with the first failure of
+// a body call.
 func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
 	l.callerRuns = r.callerRuns
 	copies := l.plan(n, r, w.copiesFor(r))
@@ -101,7 +105,10 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 			return err
 		}
 		held = true
-	case copies > 1:
+	default:
+		// A loop that finds the set free holds it, whatever its copies: a
+		// call from its body gets the same answer with one copy as with
+		// many (see nested runs in the package doc).
 		if held = w.mu.tryLock(token(true)); !held {
 			busy = true // one copy, on the caller
 			copies = l.plan(n, r, 1)
@@ -169,6 +176,11 @@ func (w *set) runAlone(op string, t loopTask, held, busy bool) {
 	}()
 	if trace.IsEnabled() {
 		defer trace.StartRegion(context.Background(), t.Name()).End()
+		why := "one copy planned: on the caller"
+		if busy {
+			why = "the set was busy: on the caller, as one copy"
+		}
+		trace.Log(context.Background(), "workgang", why)
 	}
 	t.Work(0)
 	returned = true

@@ -329,6 +329,9 @@ func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 		w.callerCopies.Add(uint64(ran))
 		if ran == n {
 			w.callerOnly.Add(1) // offered to workers, but the caller ran every copy
+			if trace.IsEnabled() {
+				trace.Log(context.Background(), "workgang", "the caller ran every copy before a worker claimed one")
+			}
 		}
 	}
 	return p

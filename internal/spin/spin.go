@@ -172,10 +172,11 @@ var start = time.Now()
 // Procs returns the processors the program may use: GOMAXPROCS, but no more
 // than the CPUs of the process's affinity mask when it started
 // (runtime.NumCPU: the process's, not the calling thread's, so a thread
-// pinned later changes nothing). One load, no clock: it may be up to a few
-// refreshes stale; Fresh refreshes it first.
+// pinned later changes nothing). Two loads of one line, no clock: it follows
+// a Refresh at once, and GOMAXPROCS within a few refreshes of the waiters
+// (Until refreshes the view); Fresh refreshes it first if it is stale.
 func Procs() int {
-	if w := view.word.Load(); w != 0 {
+	if w := view.word.Load(); w != 0 && view.next.Load() != 0 {
 		return int(w >> 1)
 	}
 	return int(current() >> 1)

@@ -15,19 +15,13 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
-// TestMain checks for leaked goroutines, with the wait policy's load hint off:
-// the tests count the copies each mode runs, which a crowded test machine
-// must not change (under load a loop runs on its caller alone).
-func TestMain(m *testing.M) {
-	spin.SetHints(spin.ParseHints("-load"))
-	goleak.VerifyTestMain(m)
-}
+// TestMain checks for leaked goroutines.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // refKernel is the xorshift chain written out separately, to check that
 // kernel computes the chain (and so cannot have been folded into something

@@ -365,11 +365,15 @@ func TestDequeLastValueRace(t *testing.T) {
 	for v := range n {
 		d.Push(v)
 		// Leave a gap of varying length so that thieves find the value at
-		// every point of the owner's Pop: before, during and after.
+		// every point of the owner's Pop: before, during and after; now
+		// and then a yield, so that they run at GOMAXPROCS 1 too.
 		for range (v * 7919) % 512 {
 			if d.Empty() {
 				break
 			}
+		}
+		if v%256 == 0 {
+			runtime.Gosched()
 		}
 		if got, ok := d.Pop(); ok {
 			if got != v {

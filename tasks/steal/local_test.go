@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,9 @@ func drainLocalTree(_ *testing.T, s *Set[int], term *Terminator, n, limit int, c
 			counts[v].Add(1)
 			if l.Worker() != 0 {
 				others.Add(1)
+			}
+			if v%256 == 0 {
+				runtime.Gosched() // the hungry get to ask at GOMAXPROCS 1 too
 			}
 			for _, c := range []int{2*v + 1, 2*v + 2} {
 				if c < limit {

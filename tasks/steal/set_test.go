@@ -2,6 +2,7 @@ package steal
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,7 +116,9 @@ func stressRun(t *testing.T, s *Set[int], term *Terminator, n, limit int, counts
 						s.Push(w, c)
 					}
 				}
-				processed.Add(1)
+				if processed.Add(1)%256 == 0 {
+					runtime.Gosched() // thieves get to run at GOMAXPROCS 1 too
+				}
 				if w != 0 {
 					byThieves.Add(1)
 				}

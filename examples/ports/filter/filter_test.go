@@ -13,7 +13,6 @@ import (
 
 	"github.com/workgang/workgang/internal/race"
 	"github.com/workgang/workgang/tasks"
-	"github.com/workgang/workgang/tasks/ranges"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -157,11 +156,13 @@ func TestConcurrentCallers(t *testing.T) {
 
 // TestForChunksScratchPerCopy checks what ForChunks is for: the blur's
 // scratch row is made once per copy, while the ForRange port makes one per
-// chunk. AllocsPerRun runs at GOMAXPROCS 1, where a loop runs one copy, on
-// its caller: ForChunks then makes at most 7 objects (the task, the body
-// call's iterator and its ran-out flag, and the body's closure; the
-// range-over-func state and yield function of the body's loop, and the
-// scratch row), the ForRange port one scratch row per chunk and 2 more.
+// chunk. AllocsPerRun runs at GOMAXPROCS 1, where a loop runs as many copies
+// as the wait policy last read GOMAXPROCS to allow: ForChunks then makes at
+// most 7 objects per call (the task, the body call's iterator and its
+// ran-out flag, and the body's closure; the range-over-func state and yield
+// function of the body's loop, and the scratch row), and never more than the
+// ForRange port, which makes one scratch row per chunk (one chunk for one
+// copy, about eight per copy for more).
 func TestForChunksScratchPerCopy(t *testing.T) {
 	if race.Enabled {
 		t.Skip("the race detector adds allocations of its own")
@@ -178,8 +179,7 @@ func TestForChunksScratchPerCopy(t *testing.T) {
 	}
 	chunks, line := allocs(ForChunks), allocs(LineForRange)
 	assert.LessOrEqual(t, chunks, 7.0, "ForChunks: one scratch row for the copy")
-	chunk := ranges.ChunkSize(r.Dy(), 1) // one copy: this many rows per chunk
-	assert.GreaterOrEqual(t, line, float64((r.Dy()+chunk-1)/chunk), "ForRange: a scratch row per chunk")
+	assert.LessOrEqual(t, chunks, line, "ForChunks makes no more than the ForRange port")
 	_, ok := blur.Variant("nope")
 	assert.False(t, ok)
 }
