@@ -102,7 +102,7 @@ type fzSet struct {
 	// inlineSlack is how many of the inline runs may be busy ones instead:
 	// a loop of one copy that finds such a set busy.
 	copySlack, inlineSlack uint64
-	goexits   bool // a copy called Goexit: Stats' copy counts are then only bounded
+	goexits                bool // a copy called Goexit: Stats' copy counts are then only bounded
 }
 
 type fzMachine struct {
