@@ -31,6 +31,11 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // nothing. A busy set, the memory model and panics are as for ForRange, a
 // *PanicError naming the i. It panics if ctx or fn is nil, n < 0 or the set
 // is closed.
+func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	return w.s("RunContext").RunContext(ctx, n, fn)
+}
+
+// RunContext is Workers.RunContext on a set that is not nil.
 func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	w.check("RunContext")
 	if ctx == nil {
@@ -56,6 +61,11 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 // It returns the first error a call returned; otherwise context.Cause(ctx) if
 // ctx was done before every chunk was handed out; otherwise nil. It panics
 // where ForRange panics, and if ctx is nil.
+func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
+	return w.s("ForRangeContext").ForRangeContext(ctx, n, body, opts...)
+}
+
+// ForRangeContext is Workers.ForRangeContext on a set that is not nil.
 func (w *set) ForRangeContext(ctx context.Context, n int, body func(ctx context.Context, worker, lo, hi int) error, opts ...RangeOption) error {
 	if ctx == nil {
 		w.check("ForRangeContext")

@@ -65,6 +65,11 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // caller proceeds instead, unless a call panicked). The memory model is that
 // of RunN. ForRange allocates nothing once warm. It panics if n < 0, body is
 // nil, an option is invalid or the set is closed.
+func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
+	w.s("ForRange").ForRange(n, body, opts...)
+}
+
+// ForRange is Workers.ForRange on a set that is not nil.
 func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	r := w.rangeSetup("ForRange", n, body != nil, opts)
 	if n == 0 {
@@ -83,6 +88,9 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 // Every i runs once, whatever another call does; a *PanicError names the
 // first failed call's i. Memory model and panics are otherwise those of
 // ForRange. It panics if n < 0, fn is nil or the set is closed.
+func (w *Workers) Do(n int, fn func(i int)) { w.s("Do").Do(n, fn) }
+
+// Do is Workers.Do on a set that is not nil.
 func (w *set) Do(n int, fn func(i int)) {
 	r := w.rangeSetup("Do", n, fn != nil, doOptions)
 	if n == 0 {
@@ -107,6 +115,11 @@ var doOptions = []RangeOption{WithChunk(1)}
 // run out: ForChunks panics, once the loop is done, if one returned sooner.
 // Copy ids are not safe keys for scratch data on a set with concurrent runs.
 // Options and panics are those of ForRange.
+func (w *Workers) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
+	w.s("ForChunks").ForChunks(n, body, opts...)
+}
+
+// ForChunks is Workers.ForChunks on a set that is not nil.
 func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
 	r := w.rangeSetup("ForChunks", n, body != nil, opts)
 	if n == 0 {

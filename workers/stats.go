@@ -41,6 +41,9 @@ type Stats struct {
 }
 
 // Stats returns the set's counters (one load per counter per worker).
+func (w *Workers) Stats() Stats { return w.s("Stats").Stats() }
+
+// Stats is Workers.Stats on a set that is not nil.
 func (w *set) Stats() Stats {
 	ended := w.inlineRuns.Load()
 	inline := ended + w.inlineExits.Load()

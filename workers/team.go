@@ -11,7 +11,13 @@ import (
 // meet at m.Barrier() and share loops with m.For, as OpenMP threads do in a
 // parallel region. A member's panic breaks the barrier and RunTeam panics as
 // RunN does. It waits for the set like any plain run.
+func (w *Workers) RunTeam(name string, n int, fn func(m *team.Member)) {
+	w.s("RunTeam").RunTeam(name, n, fn)
+}
+
+// RunTeam is Workers.RunTeam on a set that is not nil.
 func (w *set) RunTeam(name string, n int, fn func(m *team.Member)) {
+	w.check("RunTeam")
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))
 	}

@@ -185,21 +185,45 @@ func (w *set) panicUnusable(op string) {
 	w.panicClosed(op)
 }
 
+// s returns w's set, or panics naming op if w is nil: every method of
+// Workers goes through it, so a nil *Workers says what is wrong.
+func (w *Workers) s(op string) *set {
+	if w == nil {
+		(*set)(nil).panicUnusable(op)
+	}
+	return &w.set
+}
+
 // Name returns the set's name.
+func (w *Workers) Name() string { return w.s("Name").Name() }
+
+// Name is Workers.Name on a set that is not nil.
 func (w *set) Name() string { return w.name }
 
 // MaxWorkers returns the most workers the set may create.
+func (w *Workers) MaxWorkers() int { return w.s("MaxWorkers").MaxWorkers() }
+
+// MaxWorkers is Workers.MaxWorkers on a set that is not nil.
 func (w *set) MaxWorkers() int { return w.max }
 
 // ActiveWorkers returns the number of copies Run runs.
+func (w *Workers) ActiveWorkers() int { return w.s("ActiveWorkers").ActiveWorkers() }
+
+// ActiveWorkers is Workers.ActiveWorkers on a set that is not nil.
 func (w *set) ActiveWorkers() int { return int(w.active.Load()) }
 
 // CreatedWorkers returns the number of workers started so far.
+func (w *Workers) CreatedWorkers() int { return w.s("CreatedWorkers").CreatedWorkers() }
+
+// CreatedWorkers is Workers.CreatedWorkers on a set that is not nil.
 func (w *set) CreatedWorkers() int { return int(w.created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates the workers it
 // needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
 // is closed.
+func (w *Workers) SetActiveWorkers(n int) int { return w.s("SetActiveWorkers").SetActiveWorkers(n) }
+
+// SetActiveWorkers is Workers.SetActiveWorkers on a set that is not nil.
 func (w *set) SetActiveWorkers(n int) int {
 	w.check("SetActiveWorkers")
 	w.checkN("SetActiveWorkers", n)
@@ -209,7 +233,13 @@ func (w *set) SetActiveWorkers(n int) int {
 }
 
 // Run is RunN(t, ActiveWorkers()).
-func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
+func (w *Workers) Run(t tasks.Task) { w.s("Run").Run(t) }
+
+// Run is Workers.Run on a set that is not nil.
+func (w *set) Run(t tasks.Task) {
+	w.check("Run")
+	w.runN("Run", t, int(w.active.Load()))
+}
 
 // RunN runs n copies of t, ids 0..n-1, each once, and returns when all have
 // returned; n is at most MaxWorkers. Copies run on the workers; if t opts in
@@ -223,6 +253,9 @@ func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 // usable. RunN also panics if t is nil, n is out of range, the set is
 // closed, or the run could never start: called from a copy of a run on the
 // same set, or closing a cycle of nested runs across sets.
+func (w *Workers) RunN(t tasks.Task, n int) { w.s("RunN").RunN(t, n) }
+
+// RunN is Workers.RunN on a set that is not nil.
 func (w *set) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *set) runN(op string, t tasks.Task, n int) {
@@ -355,8 +388,8 @@ func token(runsUserCode bool) uintptr {
 // runs on their callers (WithConcurrentRuns) are not waited for. Close
 // panics from inside a copy of the set's run and on a set from Acquire.
 func (w *Workers) Close() {
-	if w == nil || w.d == nil {
-		w.panicUnusable("Close")
+	if s := w.s("Close"); s.d == nil {
+		s.panicUnusable("Close")
 	}
 	if w.acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
@@ -534,6 +567,9 @@ func (w *set) recordPlacement(i int, errs []error) {
 
 // PlacementErrors returns the placement failures so far (the workers run
 // unplaced).
+func (w *Workers) PlacementErrors() []error { return w.s("PlacementErrors").PlacementErrors() }
+
+// PlacementErrors is Workers.PlacementErrors on a set that is not nil.
 func (w *set) PlacementErrors() []error {
 	w.createMu.Lock()
 	defer w.createMu.Unlock()

@@ -1,8 +1,10 @@
 package workers_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -437,4 +440,61 @@ func runOnEveryWorker(w *workers.Workers, n int) {
 			runtime.Gosched()
 		}
 	}), n)
+}
+
+// A zero Workers and a nil *Workers say what is wrong, whichever method is
+// called; a zero set's accessors return zero values.
+func TestZeroAndNilSets(t *testing.T) {
+	ctx := context.Background()
+	calls := map[string]func(w *workers.Workers){
+		"Do":        func(w *workers.Workers) { w.Do(1, func(int) {}) },
+		"ForRange":  func(w *workers.Workers) { w.ForRange(1, func(int, int, int) {}) },
+		"ForChunks": func(w *workers.Workers) { w.ForChunks(1, func(iter.Seq2[int, int]) {}) },
+		"ForRangeContext": func(w *workers.Workers) {
+			_ = w.ForRangeContext(ctx, 1, func(context.Context, int, int, int) error { return nil })
+		},
+		"RunContext":       func(w *workers.Workers) { _ = w.RunContext(ctx, 1, func(context.Context, int) error { return nil }) },
+		"RunN":             func(w *workers.Workers) { w.RunN(tasks.Func("t", func(int) {}), 1) },
+		"Run":              func(w *workers.Workers) { w.Run(tasks.Func("t", func(int) {})) },
+		"RunTeam":          func(w *workers.Workers) { w.RunTeam("t", 1, func(*team.Member) {}) },
+		"SetActiveWorkers": func(w *workers.Workers) { w.SetActiveWorkers(1) },
+		"Close":            func(w *workers.Workers) { w.Close() },
+	}
+	var zero workers.Workers
+	var nilSet *workers.Workers
+	for op, call := range calls {
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a zero Workers: make a set with New or Acquire", op),
+			func() { call(&zero) }, op)
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op),
+			func() { call(nilSet) }, op)
+	}
+	for op, call := range map[string]func(){
+		"Name": func() { nilSet.Name() }, "MaxWorkers": func() { nilSet.MaxWorkers() },
+		"ActiveWorkers": func() { nilSet.ActiveWorkers() }, "CreatedWorkers": func() { nilSet.CreatedWorkers() },
+		"Stats": func() { nilSet.Stats() }, "PlacementErrors": func() { nilSet.PlacementErrors() },
+	} {
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op), call, op)
+	}
+	assert.Equal(t, "", zero.Name())
+	assert.Zero(t, zero.MaxWorkers())
+	assert.Equal(t, workers.Stats{}, zero.Stats())
+}
+
+// Every call on a closed set panics, whatever its arguments, n = 0 included:
+// Close's doc says later runs panic, and one rule holds for all.
+func TestClosedSetPanicsForEveryN(t *testing.T) {
+	ctx := context.Background()
+	w := workers.New("closed-zero", 2)
+	w.Close()
+	for op, call := range map[string]func(){
+		"Do":              func() { w.Do(0, func(int) {}) },
+		"ForRange":        func() { w.ForRange(0, func(int, int, int) {}) },
+		"ForChunks":       func() { w.ForChunks(0, func(iter.Seq2[int, int]) {}) },
+		"ForRangeContext": func() { _ = w.ForRangeContext(ctx, 0, func(context.Context, int, int, int) error { return nil }) },
+		"RunContext":      func() { _ = w.RunContext(ctx, 0, func(context.Context, int) error { return nil }) },
+		"RunN":            func() { w.RunN(tasks.Func("t", func(int) {}), 0) },
+		"RunTeam":         func() { w.RunTeam("t", 0, func(*team.Member) {}) },
+	} {
+		assert.PanicsWithValue(t, fmt.Sprintf(`workers: %s on "closed-zero": set is closed`, op), call, op)
+	}
 }

@@ -33,7 +33,6 @@
 package spin
 
 import (
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -162,6 +161,12 @@ var view struct {
 type viewLine struct {
 	word atomic.Uint64 // procs<<1 | contended; 0 before the first refresh
 	next atomic.Int64  // when the view is stale, in ns since start
+	// asked counts Refresh calls; read is the count a refresher loaded
+	// before it read the machine. The view is fresh for Procs while they
+	// agree: a refresher that read GOMAXPROCS before a Refresh leaves read
+	// behind asked, so the next reader reads again.
+	asked, read atomic.Uint64
+	forced      atomic.Bool // ForceView: no refresh until its restore
 }
 
 // refreshEvery bounds how stale the view may be.
@@ -176,25 +181,38 @@ var start = time.Now()
 // a Refresh at once, and GOMAXPROCS within a few refreshes of the waiters
 // (Until refreshes the view); Fresh refreshes it first if it is stale.
 func Procs() int {
-	if w := view.word.Load(); w != 0 && view.next.Load() != 0 {
+	if w := view.word.Load(); w != 0 && (view.read.Load() == view.asked.Load() || view.forced.Load()) {
 		return int(w >> 1)
 	}
-	return int(current() >> 1)
+	return Fresh()
 }
 
 // Fresh is Procs, refreshed first if stale: for a caller about to act on a
-// count that Procs made smaller than it would otherwise be.
-func Fresh() int { return int(current() >> 1) }
+// count that Procs made smaller than it would otherwise be. After a Refresh
+// it returns a reading made after it (see viewLine.asked).
+func Fresh() int {
+	w := current()
+	for view.read.Load() != view.asked.Load() && !view.forced.Load() {
+		runtime.Gosched() // another goroutine is refreshing: let it finish
+		w = current()
+	}
+	return int(w >> 1)
+}
 
 // current returns the view word, refreshed first if it is stale.
 func current() uint64 {
+	if view.forced.Load() {
+		return view.word.Load()
+	}
 	now := int64(time.Since(start))
-	if next := view.next.Load(); now >= next && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
+	stale := now >= view.next.Load() || view.read.Load() != view.asked.Load()
+	if stale && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
+		asked := view.asked.Load() // before the readings (see viewLine)
 		procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 		contended := On(Load) && othersWaiting(procs)
 		view.word.Store(viewWord(procs, contended))
-		// The CAS leaves a Refresh made meanwhile (next = 0) in place.
-		view.next.CompareAndSwap(next, now+int64(refreshEvery))
+		view.read.Store(asked)
+		view.next.Store(now + int64(refreshEvery))
 		view.refreshing.Store(false)
 	}
 	return view.word.Load()
@@ -212,14 +230,14 @@ func viewWord(procs int, contended bool) uint64 {
 // is called (which reads the machine again): for tests of what the view
 // decides, which must not depend on the machine they run on.
 func ForceView(procs int, contended bool) (restore func()) {
+	view.forced.Store(true)
 	view.word.Store(viewWord(procs, contended))
-	view.next.Store(math.MaxInt64) // no refresh until restore
-	return Refresh
+	return func() { view.forced.Store(false); Refresh() }
 }
 
 // Refresh makes the next reader of the view read it afresh (a caller that
 // just changed GOMAXPROCS).
-func Refresh() { view.next.Store(0) }
+func Refresh() { view.asked.Add(1) }
 
 // Budget returns how long a waiter whose budget was never set should spin:
 // Allow(Default).

@@ -16,11 +16,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // given hints, and returns a function that restores both.
 func withView(procs int, contended bool, h Hint) (restore func()) {
 	old := SetHints(h)
-	view.word.Store(viewWord(procs, contended))
-	view.next.Store(int64(time.Hour) + int64(time.Since(start))) // no refresh during the test
+	restoreView := ForceView(procs, contended)
 	return func() {
+		restoreView()
 		SetHints(old)
-		Refresh()
 	}
 }
 
