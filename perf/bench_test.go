@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
+	"github.com/workgang/workgang/perf/internal/work"
 	"runtime"
 	"sync"
 	"testing"
@@ -16,15 +19,15 @@ import (
 // Names carry the level and n, e.g. BenchmarkRun/full/n=2/workers.
 
 // benchRun measures run of a runner that start returns, after a warm-up.
-func benchRun(b *testing.B, start func() runner) {
+func benchRun(b *testing.B, start func() runners.Runner) {
 	r := start()
-	defer r.close()
-	for range warmRuns {
-		r.run()
+	defer r.Close()
+	for range measure.WarmRuns {
+		r.Run()
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		r.run()
+		r.Run()
 	}
 }
 
@@ -33,9 +36,9 @@ func benchRun(b *testing.B, start func() runner) {
 func BenchmarkRun(b *testing.B) {
 	size := runtime.GOMAXPROCS(0)
 	for _, lv := range levels(size) {
-		for _, im := range impls {
-			b.Run(fmt.Sprintf("%s/n=%d/%s", lv.Label, lv.N, im.name), func(b *testing.B) {
-				benchRun(b, func() runner { return im.start(size, lv.N, emptyWork) })
+		for _, im := range runners.Impls {
+			b.Run(fmt.Sprintf("%s/n=%d/%s", lv.Label, lv.N, im.Name), func(b *testing.B) {
+				benchRun(b, func() runners.Runner { return im.Start(size, lv.N, runners.Empty) })
 			})
 		}
 	}
@@ -46,7 +49,7 @@ func BenchmarkRun(b *testing.B) {
 var benchGrains = []float64{1000, 3000, 10000, 100000}
 
 // benchUnit caches the calibrated cost of a unit of work across benchmarks.
-var benchUnit = sync.OnceValue(calibrate)
+var benchUnit = sync.OnceValue(work.Calibrate)
 
 // BenchmarkGrain is the grain section at n=2: a phase of W of CPU work split
 // across 2 copies; direct is the serial baseline.
@@ -54,10 +57,10 @@ func BenchmarkGrain(b *testing.B) {
 	const n = 2
 	size := max(n, runtime.GOMAXPROCS(0))
 	for _, w := range benchGrains {
-		for _, im := range impls {
-			b.Run(fmt.Sprintf("n=%d/W=%s/%s", n, fmtNS(w), im.name), func(b *testing.B) {
-				gw := newGrainWork(n, w, benchUnit())
-				benchRun(b, func() runner { return im.start(size, n, gw.work) })
+		for _, im := range runners.Impls {
+			b.Run(fmt.Sprintf("n=%d/W=%s/%s", n, measure.FmtNS(w), im.Name), func(b *testing.B) {
+				gw := work.NewGrain(n, w, benchUnit())
+				benchRun(b, func() runners.Runner { return im.Start(size, n, gw.Work) })
 			})
 		}
 	}
@@ -67,13 +70,13 @@ func BenchmarkGrain(b *testing.B) {
 // phases) per op at N = 64 and 256, every implementation, the workgang
 // modes sharing one long-lived set.
 func BenchmarkKernel(b *testing.B) {
-	ls := newLongSet(runtime.GOMAXPROCS(0))
-	defer ls.close()
+	ls := runners.NewLongSet(runtime.GOMAXPROCS(0))
+	defer ls.Close()
 	for _, n := range []int{64, 256} {
 		for _, im := range kernelImpls {
 			b.Run(fmt.Sprintf("N=%d/%s", n, im.name), func(b *testing.B) {
 				s := newSpectral(n)
-				par, stop := im.par(ls, s, min(ls.size, n))
+				par, stop := im.par(ls, s, min(ls.Size, n))
 				defer stop()
 				s.solve(par)
 				b.ReportAllocs()
@@ -89,8 +92,8 @@ func BenchmarkKernel(b *testing.B) {
 // the mutator gap), every implementation, workgang on one long-lived set.
 func BenchmarkPause(b *testing.B) {
 	size := runtime.GOMAXPROCS(0)
-	ls := newLongSet(size)
-	defer ls.close()
+	ls := runners.NewLongSet(size)
+	defer ls.Close()
 	ps := resolvePhases(size, benchUnit())
 	for _, im := range pauseImpls {
 		b.Run(im.name, func(b *testing.B) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/workgang/workgang/perf/internal/work"
 	"sync"
 	"sync/atomic"
 )
@@ -16,12 +17,12 @@ const competeUnits = 10000
 type competitors struct {
 	stop atomic.Bool
 	wg   sync.WaitGroup
-	sink []paddedWord // one result slot per goroutine, on its own line
+	sink []work.PaddedWord // one result slot per goroutine, on its own line
 }
 
 // startCompetitors starts k goroutines of CPU work; stop ends them.
 func startCompetitors(k int) *competitors {
-	c := &competitors{sink: make([]paddedWord, k)}
+	c := &competitors{sink: make([]work.PaddedWord, k)}
 	c.wg.Add(k)
 	for i := range k {
 		go func() {
@@ -29,7 +30,7 @@ func startCompetitors(k int) *competitors {
 			// The Load that sees stopping set happens after the Store in
 			// stop; the goroutine then exits and Done lets Wait return.
 			for !c.stop.Load() {
-				c.sink[i].v += burn(competeUnits)
+				c.sink[i].V += work.Burn(competeUnits)
 			}
 		}()
 	}

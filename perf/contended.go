@@ -16,8 +16,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
+	"github.com/workgang/workgang/perf/internal/work"
 	"github.com/workgang/workgang/tasks/team"
-	"github.com/workgang/workgang/workers"
 )
 
 // The contended section (opt-in: -scenario contended) measures what an
@@ -68,7 +70,7 @@ const nameRunContext = "workgang RunContext"
 // denominator), the peers, then workgang's calls. contendedCalls are the
 // workgang calls the verdict checks.
 var (
-	contendedMethods = []string{nameSerial, nameWaitGroup, nameErrgroup, nameForRange, nameRunContext, nameWorkgang, nameTeam}
+	contendedMethods = []string{runners.NameSerial, runners.NameWaitGroup, runners.NameErrgroup, runners.NameForRange, nameRunContext, runners.NameWorkgang, runners.NameTeam}
 	contendedCalls   = contendedMethods[3:]
 )
 
@@ -144,7 +146,7 @@ type contendedChild struct {
 	Elements    []int             `json:"elements"`      // per grain: slice length
 	Calls       []int             `json:"calls"`         // per grain: calls per timed batch
 	Methods     []contendedMethod `json:"methods"`       // in contendedMethods order
-	Waits       waitStats         `json:"worker_waits"`  // how workers saw runs, every workgang call
+	Waits       runners.WaitStats `json:"worker_waits"`  // how workers saw runs, every workgang call
 	LoadStart   string            `json:"loadavg_start"` // /proc/loadavg when the child started
 	LoadAvg     string            `json:"loadavg_end"`
 }
@@ -205,7 +207,7 @@ func runContended(h *harness) (any, error) {
 	res := &contendedResult{NSPerElem: calibrateSlice(), GrainsNS: contendedGrainsNS, Rounds: rounds, BudgetNS: budget}
 	fmt.Fprintf(h.out, "work: a slice transform (%.2f ns per element), split over GOMAXPROCS copies; each condition in a process of its own with one long-lived set\n", res.NSPerElem)
 	fmt.Fprintf(h.out, "speedup = serial time / method time in the same round (higher is better): median of %d rounds (25th-75th percentile); ~%s of serial work per method, grain and round\n",
-		rounds, fmtNS(budget))
+		rounds, measure.FmtNS(budget))
 	fmt.Fprintf(h.out, "rows: workgang = RunN of a plain task (every copy on a worker); ForRange and RunContext let the caller run copies; RunTeam runs each copy on a worker\n")
 	conds := contendedConds(h.cfg.Max)
 	for i, c := range conds {
@@ -269,7 +271,7 @@ func contendedBurnerMain(deadline string) int {
 	ppid := os.Getppid()
 	var sink uint64
 	for time.Now().UnixNano() < d && os.Getppid() == ppid {
-		sink += burn(1 << 16) // tens of microseconds between checks
+		sink += work.Burn(1 << 16) // tens of microseconds between checks
 	}
 	runtime.KeepAlive(sink)
 	return 0
@@ -367,7 +369,7 @@ func (s *sliceWork) span(lo, hi int) {
 }
 
 // copyWork is copy i's block.
-func (s *sliceWork) copyWork(i int) { s.span(block(i, s.copies, len(s.in))) }
+func (s *sliceWork) copyWork(i int) { s.span(work.Block(i, s.copies, len(s.in))) }
 
 // checksum returns a digest of out, to check that a method did every
 // element.
@@ -396,23 +398,23 @@ func calibrateSlice() float64 {
 // method over s, on the long-lived set ls and the peers (started for procs
 // copies); stop stops the peers. Closures are made here, once per grain, so
 // the calls allocate only what the mechanisms do.
-func contendedRunners(ls *longSet, s *sliceWork) (calls []func(), stop func()) {
+func contendedRunners(ls *runners.LongSet, s *sliceWork) (calls []func(), stop func()) {
 	c := s.copies
-	wg, stopWG := peers[0].start(c)
-	eg, stopEG := peers[1].start(c)
+	wg, stopWG := runners.Peers[0].Start(c)
+	eg, stopEG := runners.Peers[1].Start(c)
 	ctx := context.Background()
-	plain := perfTask(s.copyWork, false)
+	plain := runners.Task(s.copyWork, false)
 	rangeBody := func(_, lo, hi int) { s.span(lo, hi) }
 	ctxBody := func(_ context.Context, i int) error { s.copyWork(i); return nil }
 	teamBody := func(m *team.Member) { s.copyWork(m.ID()) }
 	calls = []func(){
-		func() { serial(c, s.copyWork) },
+		func() { runners.Serial(c, s.copyWork) },
 		func() { wg(c, s.copyWork) },
 		func() { eg(c, s.copyWork) },
-		func() { forRange(ls.w, len(s.in), rangeBody, c, true) },
-		func() { _ = ls.w.RunContext(ctx, c, ctxBody) }, // the body returns no errors
-		func() { ls.w.RunN(plain, c) },
-		func() { ls.w.RunTeam("contended", c, teamBody) },
+		func() { runners.ForRange(ls.W, len(s.in), rangeBody, c, true) },
+		func() { _ = ls.W.RunContext(ctx, c, ctxBody) }, // the body returns no errors
+		func() { ls.W.RunN(plain, c) },
+		func() { ls.W.RunTeam("contended", c, teamBody) },
 	}
 	return calls, func() { stopWG(); stopEG() }
 }
@@ -423,11 +425,9 @@ func contendedRunners(ls *longSet, s *sliceWork) (calls []func(), stop func()) {
 // one timed batch per grain, in an order rotated per round. alive is called
 // between batches; its error stops the measurement.
 func measureContended(s contendedSpec, alive func() error) (*contendedChild, error) {
-	if s.Pin {
-		setOptions = []workers.Option{workers.WithAffinity()}
-	}
-	ls := newLongSet(s.Procs)
-	defer ls.close()
+	runners.Pin(s.Pin)
+	ls := runners.NewLongSet(s.Procs)
+	defer ls.Close()
 	res := &contendedChild{Procs: s.Procs}
 	works := make([]*sliceWork, len(s.GrainsNS))
 	calls := make([][]func(), len(s.GrainsNS))
@@ -451,7 +451,7 @@ func measureContended(s contendedSpec, alive func() error) (*contendedChild, err
 	for m := range nm {
 		wall[m], cpu[m] = make([][]float64, len(s.GrainsNS)), make([][]float64, len(s.GrainsNS))
 	}
-	waits := setWaits(ls.w)
+	waits := runners.SetWaits(ls.W)
 	before := waits()
 	for r := range s.Rounds {
 		for g := range s.GrainsNS {
@@ -466,13 +466,13 @@ func measureContended(s contendedSpec, alive func() error) (*contendedChild, err
 			}
 		}
 	}
-	res.Waits = waits().sub(before)
+	res.Waits = waits().Sub(before)
 	for m, name := range contendedMethods {
 		row := contendedMethod{Impl: name}
 		for g := range s.GrainsNS {
 			mid, lo, hi := summarizeRounds(wall[0][g], wall[m][g], m == 0)
 			row.Median, row.P25, row.P75 = append(row.Median, mid), append(row.P25, lo), append(row.P75, hi)
-			row.CPUPerCallNS = append(row.CPUPerCallNS, median(cpu[m][g]))
+			row.CPUPerCallNS = append(row.CPUPerCallNS, measure.Median(cpu[m][g]))
 		}
 		res.Methods = append(res.Methods, row)
 	}
@@ -522,11 +522,11 @@ func summarizeRounds(serial, times []float64, isSerial bool) (mid, p25, p75 floa
 	xs := slices.Clone(times)
 	if !isSerial {
 		for r := range xs {
-			xs[r] = ratio(serial[r], times[r])
+			xs[r] = measure.Ratio(serial[r], times[r])
 		}
 	}
 	slices.Sort(xs)
-	return median(xs), quantile(xs, 25), quantile(xs, 75)
+	return measure.Median(xs), quantile(xs, 25), quantile(xs, 75)
 }
 
 // quantile returns the p-th percentile (nearest rank) of sorted, which must
@@ -557,7 +557,7 @@ func contendedVerdicts(conds []contendedCondResult, grains []float64) ([]contend
 		if !c.Loaded || c.Child == nil {
 			continue
 		}
-		wg := c.Child.method(nameWaitGroup)
+		wg := c.Child.method(runners.NameWaitGroup)
 		for _, name := range contendedCalls {
 			m := c.Child.method(name)
 			if m == nil || wg == nil {
@@ -576,7 +576,7 @@ func contendedVerdicts(conds []contendedCondResult, grains []float64) ([]contend
 			vs = append(vs, v)
 		}
 		if g := slices.Index(grains, contendedOneBusyAt); c.OneBusy && g >= 0 {
-			if m := c.Child.method(nameForRange); m != nil {
+			if m := c.Child.method(runners.NameForRange); m != nil {
 				s := m.Median[g]
 				cs = append(cs, contendedCheck{Cond: c.Key, Speedup: s, Want: contendedOneBusyBar, Pass: s >= contendedOneBusyBar})
 			}
@@ -601,12 +601,12 @@ func printCondition(w io.Writer, i, n int, c contendedCondResult, grains []float
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "speedup over serial (higher is better)\t")
 	for _, g := range grains {
-		fmt.Fprintf(tw, "~%s\t", fmtNS(g))
+		fmt.Fprintf(tw, "~%s\t", measure.FmtNS(g))
 	}
 	fmt.Fprintln(tw, "CPU time / serial's (lower is better)\t")
 	serialCPU := ch.Methods[0].CPUPerCallNS
 	for _, m := range ch.Methods {
-		if m.Impl == nameSerial {
+		if m.Impl == runners.NameSerial {
 			fmt.Fprint(tw, "serial: us per call\t")
 			for g := range grains {
 				fmt.Fprintf(tw, "%.1f (%.1f-%.1f)\t", m.Median[g]/1e3, m.P25[g]/1e3, m.P75[g]/1e3)
@@ -618,7 +618,7 @@ func printCondition(w io.Writer, i, n int, c contendedCondResult, grains []float
 		cpu := make([]string, len(grains))
 		for g := range grains {
 			fmt.Fprintf(tw, "%.2f (%.2f-%.2f)\t", m.Median[g], m.P25[g], m.P75[g])
-			cpu[g] = fmt.Sprintf("%.2f", ratio(m.CPUPerCallNS[g], serialCPU[g]))
+			cpu[g] = fmt.Sprintf("%.2f", measure.Ratio(m.CPUPerCallNS[g], serialCPU[g]))
 		}
 		fmt.Fprintf(tw, "%s\t\n", strings.Join(cpu, "/"))
 	}
@@ -662,7 +662,7 @@ func printVerdicts(w io.Writer, vs []contendedVerdict, cs []contendedCheck, cond
 	tw.Flush()
 	for _, c := range cs {
 		fmt.Fprintf(w, "%s: %s at ~%s %.2fx serial (higher is better), want >= %.1f: %s\n",
-			c.Cond, nameForRange, fmtNS(contendedOneBusyAt), c.Speedup, c.Want, passMiss(c.Pass))
+			c.Cond, runners.NameForRange, measure.FmtNS(contendedOneBusyAt), c.Speedup, c.Want, passMiss(c.Pass))
 	}
 }
 
@@ -677,7 +677,7 @@ func fmtVerdict(v contendedVerdict) string {
 	if !v.Pass {
 		op = "<"
 	}
-	return fmt.Sprintf("%s %s %.2f%s%s", passMiss(v.Pass), fmtNS(v.GrainNS), v.Speedup, op, bar)
+	return fmt.Sprintf("%s %s %.2f%s%s", passMiss(v.Pass), measure.FmtNS(v.GrainNS), v.Speedup, op, bar)
 }
 
 // passMiss names a verdict.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // contendedRow returns a method row with the given median speedups.
@@ -23,7 +24,7 @@ func contendedRow(name string, medians ...float64) contendedMethod {
 // workgang call at the speedups calls gives it (or at good, the default).
 func contendedChildOf(wg []float64, calls map[string][]float64) *contendedChild {
 	good := []float64{2, 2, 2}
-	ch := &contendedChild{Methods: []contendedMethod{contendedRow(nameSerial, 20e3, 200e3, 2e6), contendedRow(nameWaitGroup, wg...)}}
+	ch := &contendedChild{Methods: []contendedMethod{contendedRow(runners.NameSerial, 20e3, 200e3, 2e6), contendedRow(runners.NameWaitGroup, wg...)}}
 	for _, name := range contendedCalls {
 		sp, ok := calls[name]
 		if !ok {
@@ -43,12 +44,12 @@ func TestContendedVerdicts(t *testing.T) {
 	conds := []contendedCondResult{
 		{contendedCond: contendedCond{Key: "idle"}, Child: contendedChildOf([]float64{9, 9, 9}, nil)},
 		{contendedCond: contendedCond{Key: "one-busy", Loaded: true, OneBusy: true}, Child: contendedChildOf([]float64{0.9, 1.1, 1.3}, map[string][]float64{
-			nameForRange:   {1.0, 1.19, 1.4},  // passes every bar, but not the 1.2 check at 200 us
-			nameRunContext: {0.94, 1.2, 1.5},  // below the floor at 20 us (WG is lower there)
-			nameWorkgang:   {1.0, 1.05, 1.25}, // below WG at 200 us (0.955) and 2 ms (0.96): 200 us is worse
+			runners.NameForRange: {1.0, 1.19, 1.4},  // passes every bar, but not the 1.2 check at 200 us
+			nameRunContext:       {0.94, 1.2, 1.5},  // below the floor at 20 us (WG is lower there)
+			runners.NameWorkgang: {1.0, 1.05, 1.25}, // below WG at 200 us (0.955) and 2 ms (0.96): 200 us is worse
 		})},
 		{contendedCond: contendedCond{Key: "one-cpu", Loaded: true}, Child: contendedChildOf([]float64{0.5, 0.5, 0.5}, map[string][]float64{
-			nameTeam: {0.95, 0.95, 0.95}, // exactly at the floor: passes
+			runners.NameTeam: {0.95, 0.95, 0.95}, // exactly at the floor: passes
 		})},
 		{contendedCond: contendedCond{Key: "quota", Loaded: true}, Skipped: "no cgroup"},
 	}
@@ -65,12 +66,12 @@ func TestContendedVerdicts(t *testing.T) {
 		speedup float64
 		barIsWG bool
 	}{
-		{"one-busy/" + nameForRange, true, 20e3, 1.0, false}, // closest to its bar (1.0/0.95) at 20 us
+		{"one-busy/" + runners.NameForRange, true, 20e3, 1.0, false}, // closest to its bar (1.0/0.95) at 20 us
 		{"one-busy/" + nameRunContext, false, 20e3, 0.94, false},
-		{"one-busy/" + nameWorkgang, false, 200e3, 1.05, true},
-		{"one-busy/" + nameTeam, true, 2e6, 2, true},
-		{"one-cpu/" + nameTeam, true, 20e3, 0.95, false},
-		{"one-cpu/" + nameForRange, true, 20e3, 2, false},
+		{"one-busy/" + runners.NameWorkgang, false, 200e3, 1.05, true},
+		{"one-busy/" + runners.NameTeam, true, 2e6, 2, true},
+		{"one-cpu/" + runners.NameTeam, true, 20e3, 0.95, false},
+		{"one-cpu/" + runners.NameForRange, true, 20e3, 2, false},
 	}
 	for _, tt := range tests {
 		v, ok := byKey[tt.key]
@@ -202,7 +203,7 @@ func TestContendedChildStopsWhenDead(t *testing.T) {
 // the child's check of every method against serial can fail.
 func TestSliceWorkChecksum(t *testing.T) {
 	s := newSliceWork(1000, 4)
-	serial(4, s.copyWork)
+	runners.Serial(4, s.copyWork)
 	want := s.checksum()
 	clear(s.out)
 	for i := range 3 { // copy 3 never runs

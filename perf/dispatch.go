@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"io"
 	"slices"
 	"strings"
@@ -76,14 +78,11 @@ func printLevels(w io.Writer, size int) {
 	fmt.Fprintf(w, "levels: %s\n", strings.Join(parts, ", "))
 }
 
-// emptyWork is the empty task of the dispatch and peers sections.
-func emptyWork(int) {}
-
 // dispatchSetup is one row of the dispatch section.
 type dispatchSetup struct {
 	level
 	Mode string `json:"mode"` // workers or workers+caller
-	setupStats
+	measure.SetupStats
 }
 
 // runDispatch measures workgang alone at each level and mode, printing each
@@ -93,11 +92,11 @@ type dispatchSetup struct {
 // every embedder use one set).
 func runDispatch(h *harness) (any, error) {
 	fmt.Fprintf(h.out, "%d iterations x %d runs per setup, %d warm-up runs; \"fresh\": a new set per iteration,\n",
-		h.cfg.Iters, h.cfg.Runs, warmCount(h.cfg.Runs))
+		h.cfg.Iters, h.cfg.Runs, measure.WarmCount(h.cfg.Runs))
 	fmt.Fprintf(h.out, "\"one set\": one set of %d workers, all started, shared by every level and mode below\n", h.cfg.Max)
 	printLevels(h.out, h.cfg.Max)
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	var res []dispatchSetup
 	for _, sl := range shownLevels(h.cfg.Max) {
 		if sl.SameAs != "" {
@@ -105,13 +104,13 @@ func runDispatch(h *harness) (any, error) {
 			continue
 		}
 		lv := sl.level
-		for _, im := range append([]impl{findImpl(nameWorkgang), findImpl(nameCaller)}, oneSetImpls(ls)...) {
-			c := newCollector(h.cfg.Runs, h.cfg.Iters, true)
+		for _, im := range append([]runners.Impl{runners.Find(runners.NameWorkgang), runners.Find(runners.NameCaller)}, runners.OneSetImpls(ls)...) {
+			c := measure.NewCollector(h.cfg.Runs, h.cfg.Iters, true)
 			for it := range h.cfg.Iters {
-				h.status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.name, it+1, h.cfg.Iters)
-				c.measure(func() runner { return im.start(h.cfg.Max, lv.N, emptyWork) })
+				h.status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.Name, it+1, h.cfg.Iters)
+				c.Measure(func() runners.Runner { return im.Start(h.cfg.Max, lv.N, runners.Empty) })
 			}
-			s := dispatchSetup{level: lv, Mode: im.name, setupStats: c.stats()}
+			s := dispatchSetup{level: lv, Mode: im.Name, SetupStats: c.Stats()}
 			printDispatchSetup(h.out, s)
 			res = append(res, s)
 		}
@@ -160,15 +159,15 @@ type waitShares struct {
 }
 
 // sharesOf computes the shares of w for runs runs of copies copies in all.
-func sharesOf(w waitStats, copies, runs uint64) waitShares {
+func sharesOf(w runners.WaitStats, copies, runs uint64) waitShares {
 	seen := float64(w.Ready + w.Spun + w.Parked)
 	return waitShares{
 		Seen:    w.Ready + w.Spun + w.Parked,
-		Workers: ratio(float64(w.WorkerCopies), float64(copies)),
-		Ready:   ratio(float64(w.Ready), seen),
-		Spun:    ratio(float64(w.Spun), seen),
-		Woken:   ratio(float64(w.Parked), seen),
-		PerRun:  ratio(seen, float64(runs)),
+		Workers: measure.Ratio(float64(w.WorkerCopies), float64(copies)),
+		Ready:   measure.Ratio(float64(w.Ready), seen),
+		Spun:    measure.Ratio(float64(w.Spun), seen),
+		Woken:   measure.Ratio(float64(w.Parked), seen),
+		PerRun:  measure.Ratio(seen, float64(runs)),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // TestWaitShares checks that every share is a share of its own total: with
@@ -16,7 +17,7 @@ import (
 // sightings while spinning for 40 worker copies), and the shares must still
 // be at most 100% and split the sightings exactly.
 func TestWaitShares(t *testing.T) {
-	w := waitStats{WorkerCopies: 40, Ready: 10, Spun: 1133, Parked: 57}
+	w := runners.WaitStats{WorkerCopies: 40, Ready: 10, Spun: 1133, Parked: 57}
 	s := sharesOf(w, 1000, 1000)
 	assert.InDelta(t, 0.04, s.Workers, 1e-9, "40 of 1000 copies")
 	for name, x := range map[string]float64{"ready": s.Ready, "spun": s.Spun, "woken": s.Woken} {
@@ -27,7 +28,7 @@ func TestWaitShares(t *testing.T) {
 	assert.InDelta(t, 1133.0/1200, s.Spun, 1e-9)
 	assert.Equal(t, uint64(1200), s.Seen)
 	assert.InDelta(t, 1.2, s.PerRun, 1e-9, "1200 sightings in 1000 runs")
-	assert.Equal(t, waitShares{}, sharesOf(waitStats{}, 0, 0), "nothing measured: zero shares, no NaN")
+	assert.Equal(t, waitShares{}, sharesOf(runners.WaitStats{}, 0, 0), "nothing measured: zero shares, no NaN")
 }
 
 // TestDispatchSharesAtMostAll runs the dispatch section and checks that no

@@ -11,6 +11,8 @@ import (
 	gccol "github.com/workgang/workgang/examples/gc/collector"
 	"github.com/workgang/workgang/examples/gc/heap"
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -94,16 +96,16 @@ type gcImpl struct {
 // result is checked against the serial one.
 func runGC(h *harness) (any, error) {
 	n := min(h.cfg.Max, 64)
-	set := workers.New("gc", n, setOptions...)
+	set := workers.New("gc", n, runners.Options()...)
 	defer set.Close()
 	res := gcResult{Workers: n}
 	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; the peers run the same collector's phases\n", n)
 	for _, spec := range gcHeaps(h.cfg) {
-		impls := []gcImpl{{nameSerial, nil}, {nameWorkgang, gccol.New(set)}}
+		impls := []gcImpl{{runners.NameSerial, nil}, {runners.NameWorkgang, gccol.New(set)}}
 		var stops []func()
-		for _, p := range peers {
-			run, stop := p.start(n)
-			impls = append(impls, gcImpl{p.name, gccol.New(fanOutRunner{n, run})})
+		for _, p := range runners.Peers {
+			run, stop := p.Start(n)
+			impls = append(impls, gcImpl{p.Name, gccol.New(runners.FanOutRunner{Max: n, Run: run})})
 			stops = append(stops, stop)
 		}
 		r, err := measureGC(h, spec, impls)
@@ -156,13 +158,13 @@ func measureGC(h *harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
 		slices.Sort(p)
 		res.Rows = append(res.Rows, gcRow{
 			Impl:  im.name,
-			P50NS: float64(percentile(p, 50)),
-			P99NS: float64(percentile(p, 99)),
+			P50NS: float64(measure.Percentile(p, 50)),
+			P99NS: float64(measure.Percentile(p, 99)),
 			MaxNS: float64(p[len(p)-1]),
 		})
 	}
 	for i := range res.Rows {
-		res.Rows[i].VsSerial = ratio(res.Rows[0].P50NS, res.Rows[i].P50NS)
+		res.Rows[i].VsSerial = measure.Ratio(res.Rows[0].P50NS, res.Rows[i].P50NS)
 	}
 	return res, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // TestGCSectionQuick runs the gc section with the tiny flags (a -quick run
@@ -23,7 +24,7 @@ func TestGCSectionQuick(t *testing.T) {
 	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
 	text := out.String()
 	assert.Contains(t, text, "== "+findSection("gc").title+" ==")
-	for _, s := range []string{"small heap", "large heap", nameWorkgang, nameWaitGroup, nameErrgroup, nameChanPool, nameSerial} {
+	for _, s := range []string{"small heap", "large heap", runners.NameWorkgang, runners.NameWaitGroup, runners.NameErrgroup, runners.NameChanPool, runners.NameSerial} {
 		assert.Contains(t, text, s)
 	}
 	assert.Zero(t, strings.Count(text, "PASS")+strings.Count(text, "MISS"), "no verdicts without -targets")
@@ -42,7 +43,7 @@ func TestGCSectionQuick(t *testing.T) {
 	for _, hp := range res.Heaps {
 		assert.Equal(t, tinyGCCycles, hp.Cycles, hp.Name)
 		assert.Positive(t, hp.LiveAvg, hp.Name)
-		require.Len(t, hp.Rows, 2+len(peers), hp.Name)
+		require.Len(t, hp.Rows, 2+len(runners.Peers), hp.Name)
 		for _, r := range hp.Rows {
 			assert.Positive(t, r.P50NS, "%s %s", hp.Name, r.Impl)
 			assert.LessOrEqual(t, r.P50NS, r.P99NS, "%s %s", hp.Name, r.Impl)
@@ -72,10 +73,10 @@ func TestGCHeapsSizes(t *testing.T) {
 // TestGCTargets checks the verdicts on made-up rows.
 func TestGCTargets(t *testing.T) {
 	rows := func(serial, wg, waitgroup, eg float64) []gcRow {
-		return []gcRow{{Impl: nameSerial, P50NS: serial}, {Impl: nameWorkgang, P50NS: wg}, {Impl: nameWaitGroup, P50NS: waitgroup}, {Impl: nameErrgroup, P50NS: eg}, {Impl: nameChanPool, P50NS: 2 * eg}}
+		return []gcRow{{Impl: runners.NameSerial, P50NS: serial}, {Impl: runners.NameWorkgang, P50NS: wg}, {Impl: runners.NameWaitGroup, P50NS: waitgroup}, {Impl: runners.NameErrgroup, P50NS: eg}, {Impl: runners.NameChanPool, P50NS: 2 * eg}}
 	}
 	ts := gcTargets(gcHeapRes{Name: "large", Rows: rows(1000, 500, 499, 520)})
-	require.Len(t, ts, 1+len(peers))
+	require.Len(t, ts, 1+len(runners.Peers))
 	assert.Equal(t, statusPass, ts[0].Status) // 2.0 >= 1.6
 	assert.Equal(t, statusPass, ts[1].Status) // 500/499 <= 1.02
 	assert.Equal(t, statusPass, ts[2].Status)

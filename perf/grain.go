@@ -6,11 +6,12 @@ import (
 	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"math"
-	"runtime"
 	"text/tabwriter"
 	"time"
 
-	"github.com/workgang/workgang/internal/pad"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
+	"github.com/workgang/workgang/perf/internal/work"
 )
 
 // grainsNS is the sweep of total work per phase (W), in nanoseconds: dense
@@ -130,8 +131,8 @@ func grainRuns(runs int, w float64) int {
 // workgang's two modes also run on one long-lived set of -max workers that
 // serves both modes and every n and grain, as an embedder's set does.
 func runGrain(h *harness) (any, error) {
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	res := &grainResult{NSPerUnit: h.unitNS()}
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
 	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
@@ -146,10 +147,10 @@ func runGrain(h *harness) (any, error) {
 // grainImpls returns the implementations the sweep compares with serial:
 // the peers section's rows (workgang's modes on fresh sets and on ls, the
 // peers) but direct, which is serial.
-func grainImpls(ls *longSet) []impl {
-	var out []impl
+func grainImpls(ls *runners.LongSet) []runners.Impl {
+	var out []runners.Impl
 	for _, im := range peerImpls(ls) {
-		if im.name != nameSerial {
+		if im.Name != runners.NameSerial {
 			out = append(out, im)
 		}
 	}
@@ -158,23 +159,23 @@ func grainImpls(ls *longSet) []impl {
 
 // sweepGrain measures serial and every implementation of others at each
 // grain for n copies, interleaving them per iteration.
-func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep {
-	ims := append([]impl{findImpl(nameSerial)}, others...)
+func sweepGrain(h *harness, others []runners.Impl, n int, nsPerUnit float64) grainSweep {
+	ims := append([]runners.Impl{runners.Find(runners.NameSerial)}, others...)
 	grains := grainGrains(h.cfg)
 	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
 	for i := range s.Impls {
-		s.Impls[i].Impl = ims[i+1].name
+		s.Impls[i].Impl = ims[i+1].Name
 	}
 	for _, w := range grains {
 		runs := grainRuns(grainBudget(h.cfg), w)
-		gw := newGrainWork(n, w, nsPerUnit)
+		gw := work.NewGrain(n, w, nsPerUnit)
 		avgs := measureGrain(h, ims, n, w, runs, gw)
 		s.Runs = append(s.Runs, runs)
 		s.SerialNS = append(s.SerialNS, avgs[0])
 		for i := range s.Impls {
 			s.Impls[i].AvgNS = append(s.Impls[i].AvgNS, avgs[i+1])
-			s.Impls[i].Speedup = append(s.Impls[i].Speedup, ratio(avgs[0], avgs[i+1]))
+			s.Impls[i].Speedup = append(s.Impls[i].Speedup, measure.Ratio(avgs[0], avgs[i+1]))
 		}
 	}
 	for i := range s.Impls {
@@ -186,20 +187,20 @@ func sweepGrain(h *harness, others []impl, n int, nsPerUnit float64) grainSweep 
 
 // measureGrain returns the median average phase time of each of ims at one
 // grain.
-func measureGrain(h *harness, ims []impl, n int, w float64, runs int, gw *grainWork) []float64 {
-	cs := make([]*collector, len(ims))
+func measureGrain(h *harness, ims []runners.Impl, n int, w float64, runs int, gw *work.Grain) []float64 {
+	cs := make([]*measure.Collector, len(ims))
 	for i := range cs {
-		cs[i] = newCollector(runs, h.cfg.Iters, false)
+		cs[i] = measure.NewCollector(runs, h.cfg.Iters, false)
 	}
 	for it := range h.cfg.Iters {
 		for i, im := range ims {
-			h.status("grain n=%d W=%s iteration %d/%d %s", n, fmtNS(w), it+1, h.cfg.Iters, im.name)
-			cs[i].measure(func() runner { return im.start(h.cfg.Max, n, gw.work) })
+			h.status("grain n=%d W=%s iteration %d/%d %s", n, measure.FmtNS(w), it+1, h.cfg.Iters, im.Name)
+			cs[i].Measure(func() runners.Runner { return im.Start(h.cfg.Max, n, gw.Work) })
 		}
 	}
 	avgs := make([]float64, len(ims))
 	for i, c := range cs {
-		avgs[i] = c.stats().MedianAvgNS
+		avgs[i] = c.Stats().MedianAvgNS
 	}
 	return avgs
 }
@@ -271,7 +272,7 @@ func printSweep(w io.Writer, s grainSweep) {
 	verdict.Heading(tw, true, cols...)
 	var mk verdict.Marker
 	for g, wns := range s.GrainsNS {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t", fmtNS(wns), s.Runs[g], s.SerialNS[g]/1000)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t", measure.FmtNS(wns), s.Runs[g], s.SerialNS[g]/1000)
 		for _, gi := range s.Impls {
 			fmt.Fprintf(tw, "%s\t", mk.Speedup("%.2f", gi.Speedup[g], s.N))
 		}
@@ -290,64 +291,9 @@ func printSweep(w io.Writer, s grainSweep) {
 func fmtBreakEven(ns float64, kind string) string {
 	switch kind {
 	case beBelow:
-		return "<=" + fmtNS(ns)
+		return "<=" + measure.FmtNS(ns)
 	case beNone:
 		return "none"
 	}
-	return fmtNS(ns)
-}
-
-// fmtNS formats a duration in nanoseconds as microseconds or milliseconds.
-func fmtNS(ns float64) string {
-	if ns >= 1e6 {
-		return fmt.Sprintf("%gms", ns/1e6)
-	}
-	return fmt.Sprintf("%.3gus", ns/1e3)
-}
-
-// grainWork is a task of W total work split across n copies.
-type grainWork struct {
-	units int          // units of work per copy
-	sink  []paddedWord // one result per copy, so the work cannot be removed
-}
-
-// paddedWord is a word on a cache line of its own.
-type paddedWord struct {
-	v uint64
-	_ [pad.CacheLine - 8]byte
-}
-
-// newGrainWork returns the work of W ns split across n copies.
-func newGrainWork(n int, w, nsPerUnit float64) *grainWork {
-	units := max(1, int(math.Round(w/nsPerUnit/float64(n))))
-	return &grainWork{units: units, sink: make([]paddedWord, n)}
-}
-
-// work is copy i's share.
-func (g *grainWork) work(i int) { g.sink[i].v = burn(g.units) }
-
-// burn runs units steps of a xorshift generator and returns its state: real
-// CPU work that the compiler can neither remove (the result is stored) nor
-// shorten (every step depends on the previous one), touching no memory.
-func burn(units int) uint64 {
-	x := uint64(units)*0x9E3779B97F4A7C15 | 1
-	for range units {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-	}
-	return x
-}
-
-// calibrate returns the cost of one unit of burn in nanoseconds: the best of
-// a few timings of about a millisecond each (the best is the least disturbed).
-func calibrate() float64 {
-	const units = 1 << 20
-	best := time.Duration(math.MaxInt64)
-	for range 7 {
-		start := time.Now()
-		runtime.KeepAlive(burn(units)) // a use of the result: the work stays
-		best = min(best, time.Since(start))
-	}
-	return float64(best) / units
+	return measure.FmtNS(ns)
 }

@@ -9,8 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
+	"github.com/workgang/workgang/perf/internal/work"
 	"github.com/workgang/workgang/tasks/team"
-	"github.com/workgang/workgang/workers"
 )
 
 // The kernel section is a numeric kernel with many short parallel phases per
@@ -115,22 +117,6 @@ func (s *spectral) solve(par func()) float64 {
 // phase of the solve in its first call.
 const wholeSolve = -1
 
-// block returns the rows of copy i of c over n rows: contiguous, sizes
-// differing by at most one.
-func block(i, c, n int) (lo, hi int) { return i * n / c, (i + 1) * n / c }
-
-// forRange is the one place the harness calls Workers.ForRange: copies copies,
-// the chunk size left to ForRange, the caller running copies if callerRuns
-// (ForRange's default), the body only on workers otherwise.
-// (When ForRange's options change, only this call changes.)
-func forRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies int, callerRuns bool) {
-	if callerRuns {
-		w.ForRange(n, body, workers.WithCopies(copies))
-		return
-	}
-	w.ForRange(n, body, workers.WithCopies(copies), workers.WithWorkersOnly())
-}
-
 // kernelImpl is one way to run the phases of a solve: par returns the
 // function that runs one phase of s over its n rows with c copies (on the
 // long-lived set ls where it uses workgang) and the function that stops
@@ -139,7 +125,7 @@ func forRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies i
 type kernelImpl struct {
 	name, desc string
 	workgang   bool
-	par        func(ls *longSet, s *spectral, c int) (phase func(), stop func())
+	par        func(ls *runners.LongSet, s *spectral, c int) (phase func(), stop func())
 }
 
 // kernelImpls are the implementations the kernel section compares; serial
@@ -147,28 +133,28 @@ type kernelImpl struct {
 // and workgang's modes.
 var kernelImpls = func() []kernelImpl {
 	nop := func() {}
-	ims := []kernelImpl{{nameSerial, "every phase on the caller", false, func(_ *longSet, s *spectral, _ int) (func(), func()) {
+	ims := []kernelImpl{{runners.NameSerial, "every phase on the caller", false, func(_ *runners.LongSet, s *spectral, _ int) (func(), func()) {
 		return func() { s.rows(0, s.n) }, nop
 	}}}
-	for _, pr := range peers {
-		ims = append(ims, kernelImpl{pr.name, pr.desc + "; one block of rows per copy", false, func(_ *longSet, s *spectral, c int) (func(), func()) {
-			run, stop := pr.start(c)
-			body := func(i int) { s.rows(block(i, c, s.n)) }
+	for _, pr := range runners.Peers {
+		ims = append(ims, kernelImpl{pr.Name, pr.Desc + "; one block of rows per copy", false, func(_ *runners.LongSet, s *spectral, c int) (func(), func()) {
+			run, stop := pr.Start(c)
+			body := func(i int) { s.rows(work.Block(i, c, s.n)) }
 			return func() { run(c, body) }, stop
 		}})
 	}
 	return append(ims,
-		kernelImpl{nameWorkgang, "RunN of a plain task on the long-lived set, one block of rows per copy", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+		kernelImpl{runners.NameWorkgang, "RunN of a plain task on the long-lived set, one block of rows per copy", true, func(ls *runners.LongSet, s *spectral, c int) (func(), func()) {
 			return kernelRunN(ls, s, c, false), nop
 		}},
-		kernelImpl{nameCaller, "the same task opted in with tasks.CallerRuns, on the same set", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+		kernelImpl{runners.NameCaller, "the same task opted in with tasks.CallerRuns, on the same set", true, func(ls *runners.LongSet, s *spectral, c int) (func(), func()) {
 			return kernelRunN(ls, s, c, true), nop
 		}},
-		kernelImpl{nameForRange, "ForRange over the rows with caller-runs, on the same set", true, func(ls *longSet, s *spectral, c int) (func(), func()) {
+		kernelImpl{runners.NameForRange, "ForRange over the rows with caller-runs, on the same set", true, func(ls *runners.LongSet, s *spectral, c int) (func(), func()) {
 			body := func(_, lo, hi int) { s.rows(lo, hi) }
-			return func() { forRange(ls.w, s.n, body, c, true) }, nop
+			return func() { runners.ForRange(ls.W, s.n, body, c, true) }, nop
 		}},
-		kernelImpl{nameTeam, "one RunTeam per solve on the same set: each member computes its block of every phase, a barrier between phases", true, kernelTeam})
+		kernelImpl{runners.NameTeam, "one RunTeam per solve on the same set: each member computes its block of every phase, a barrier between phases", true, kernelTeam})
 }()
 
 // kernelTeam runs a whole solve as one RunTeam of c members: member i
@@ -176,16 +162,16 @@ var kernelImpls = func() []kernelImpl {
 // phase reads what the others wrote; the barrier orders every member's rows
 // before every member's next phase, and RunTeam's return orders the last
 // phase before the caller's norm.
-func kernelTeam(ls *longSet, s *spectral, c int) (func(), func()) {
+func kernelTeam(ls *runners.LongSet, s *spectral, c int) (func(), func()) {
 	fn := func(m *team.Member) {
-		lo, hi := block(m.ID(), c, s.n)
+		lo, hi := work.Block(m.ID(), c, s.n)
 		for ph := range kernelPhases {
 			s.rowsOf(ph, lo, hi)
 			m.Barrier()
 		}
 	}
 	return func() {
-		ls.w.RunTeam("spectral-norm", c, fn)
+		ls.W.RunTeam("spectral-norm", c, fn)
 		s.phase = wholeSolve
 	}, func() {}
 }
@@ -193,9 +179,9 @@ func kernelTeam(ls *longSet, s *spectral, c int) (func(), func()) {
 // kernelRunN runs each phase as RunN of c copies on ls, copy i computing
 // block i. The caller sets s.phase before RunN; RunN's start is synchronized
 // before every copy, so the copies read the phase just set.
-func kernelRunN(ls *longSet, s *spectral, c int, callerRuns bool) func() {
-	t := perfTask(func(i int) { s.rows(block(i, c, s.n)) }, callerRuns)
-	return func() { ls.w.RunN(t, c) }
+func kernelRunN(ls *runners.LongSet, s *spectral, c int, callerRuns bool) func() {
+	t := runners.Task(func(i int) { s.rows(work.Block(i, c, s.n)) }, callerRuns)
+	return func() { ls.W.RunN(t, c) }
 }
 
 // kernelRow is one implementation at one N.
@@ -238,8 +224,8 @@ func kernelNs(c config) []int {
 // workgang modes on one long-lived set, and checks every result against
 // serial.
 func runKernel(h *harness) (any, error) {
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	fmt.Fprintf(h.out, "spectral-norm (Benchmarks Game): %d phases per solve (%d power iterations of A*v, At*v twice);\n", kernelPhases, kernelIters)
 	fmt.Fprintf(h.out, "copies per phase = min(-max, N) = blocks of rows; workgang modes share one long-lived set of %d workers\n", h.cfg.Max)
 	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', 0)
@@ -263,7 +249,7 @@ func runKernel(h *harness) (any, error) {
 // measureKernel measures every implementation at size n, interleaved per
 // iteration. It returns an error if an implementation's result differs from
 // serial's.
-func measureKernel(h *harness, ls *longSet, n int) (kernelSize, error) {
+func measureKernel(h *harness, ls *runners.LongSet, n int) (kernelSize, error) {
 	c := min(h.cfg.Max, n)
 	s := newSpectral(n)
 	pars := make([]func(), len(kernelImpls))
@@ -307,9 +293,9 @@ func measureKernel(h *harness, ls *longSet, n int) (kernelSize, error) {
 	}
 	for i := range ks.Rows {
 		r := &ks.Rows[i]
-		r.SolveNS = median(avgs[i])
+		r.SolveNS = measure.Median(avgs[i])
 		r.PhaseNS = r.SolveNS / kernelPhases
-		r.Speedup = ratio(median(avgs[0]), r.SolveNS)
+		r.Speedup = measure.Ratio(measure.Median(avgs[0]), r.SolveNS)
 	}
 	return ks, nil
 }
@@ -329,7 +315,7 @@ func (ks *kernelSize) row(name string) *kernelRow {
 func (ks *kernelSize) best(workgang bool) *kernelRow {
 	var b *kernelRow
 	for i, im := range kernelImpls {
-		if im.workgang != workgang || im.name == nameSerial {
+		if im.workgang != workgang || im.name == runners.NameSerial {
 			continue
 		}
 		if r := &ks.Rows[i]; b == nil || r.SolveNS < b.SolveNS {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -85,7 +87,7 @@ func newMarkConfig(c config) markConfig {
 func runMark(h *harness) (any, error) {
 	cfg := newMarkConfig(h.cfg)
 	res := markResult{Config: cfg}
-	set := workers.New("mark", cfg.Workers, setOptions...)
+	set := workers.New("mark", cfg.Workers, runners.Options()...)
 	defer set.Close()
 	marker := mark.NewMarker(set)
 
@@ -131,8 +133,8 @@ func markShape(h *harness, cfg markConfig, shape mark.Shape, marker *mark.Marker
 		steals = append(steals, r.Stats.Steals)
 		row.Workers = r.Stats.Workers
 	}
-	row.Serial, row.Static, row.Stealing = median(serial), median(static), median(stealing)
-	row.Steals = median(steals)
+	row.Serial, row.Static, row.Stealing = measure.Median(serial), measure.Median(static), measure.Median(stealing)
+	row.Steals = measure.Median(steals)
 	row.VsSerial = float64(row.Serial) / float64(row.Stealing)
 	row.VsStatic = float64(row.Static) / float64(row.Stealing)
 	return row, nil

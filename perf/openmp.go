@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/openmp"
 )
 
@@ -16,7 +18,7 @@ const openmpTitle = openmp.Title
 // and libomp at -max threads, and its mixed-process mode, sized by the run's
 // flags (the default sizes are the package's: 7 rounds within 6 s).
 func runOpenMP(h *harness) (any, error) {
-	o := openmp.Options{Threads: h.cfg.Max, WorkerOptions: setOptions, Status: h.status}
+	o := openmp.Options{Threads: h.cfg.Max, WorkerOptions: runners.Options(), Status: h.status}
 	switch c := h.cfg; {
 	case c.tiny():
 		o.Rounds, o.Target = 1, 100*time.Microsecond
@@ -57,7 +59,7 @@ func openmpTargets(r *openmp.Result) []target {
 		worst := row.Mixed[gi]
 		var ratios, shares []string
 		for i, s := range row.Mixed {
-			ratios = append(ratios, fmt.Sprintf("W=%s %.2fx", fmtNS(r.Mixed.Gaps[i].RequestedNS), *s.Ratio))
+			ratios = append(ratios, fmt.Sprintf("W=%s %.2fx", measure.FmtNS(r.Mixed.Gaps[i].RequestedNS), *s.Ratio))
 			shares = append(shares, fmt.Sprintf("%.0f%%", 100*s.Copies.WorkerShare()))
 		}
 		ts = append(ts, ratioTarget(fmt.Sprintf("openmp mixed/alone: %s %s", row.Title, row.Mode), reasonMixed,

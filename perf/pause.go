@@ -9,6 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
+	"github.com/workgang/workgang/perf/internal/work"
 	"github.com/workgang/workgang/tasks"
 )
 
@@ -84,23 +87,23 @@ type pausePhase struct {
 type pauseImpl struct {
 	name, desc string
 	workgang   bool
-	start      func(ls *longSet, size int) (phase func(*pausePhase), stop func())
+	start      func(ls *runners.LongSet, size int) (phase func(*pausePhase), stop func())
 }
 
 // pauseImpls are the implementations, serial first (the speedups'
 // numerator), then the peers, workgang last.
 var pauseImpls = func() []pauseImpl {
-	ims := []pauseImpl{{nameSerial, "every copy of every phase on the caller", false, func(*longSet, int) (func(*pausePhase), func()) {
-		return func(p *pausePhase) { serial(p.N, p.work) }, func() {}
+	ims := []pauseImpl{{runners.NameSerial, "every copy of every phase on the caller", false, func(*runners.LongSet, int) (func(*pausePhase), func()) {
+		return func(p *pausePhase) { runners.Serial(p.N, p.work) }, func() {}
 	}}}
-	for _, pr := range peers {
-		ims = append(ims, pauseImpl{pr.name, pr.desc + "; one per run of the script", false, func(_ *longSet, size int) (func(*pausePhase), func()) {
-			run, stop := pr.start(size)
+	for _, pr := range runners.Peers {
+		ims = append(ims, pauseImpl{pr.Name, pr.Desc + "; one per run of the script", false, func(_ *runners.LongSet, size int) (func(*pausePhase), func()) {
+			run, stop := pr.Start(size)
 			return func(p *pausePhase) { run(p.N, p.work) }, stop
 		}})
 	}
-	return append(ims, pauseImpl{nameWorkgang, "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *longSet, _ int) (func(*pausePhase), func()) {
-		return func(p *pausePhase) { ls.w.RunN(p.task, p.N) }, func() {}
+	return append(ims, pauseImpl{runners.NameWorkgang, "one long-lived set; each phase RunN of its task (caller-runs phases opted in)", true, func(ls *runners.LongSet, _ int) (func(*pausePhase), func()) {
+		return func(p *pausePhase) { ls.W.RunN(p.task, p.N) }, func() {}
 	}})
 }()
 
@@ -155,8 +158,8 @@ func resolvePhases(size int, unit float64) []pausePhase {
 	ps := make([]pausePhase, len(pauseScript))
 	for i, sp := range pauseScript {
 		n := [...]int{nOne: 1, nHalf: max(1, size/2), nFull: size}[sp.n]
-		gw := newGrainWork(n, sp.workNS, unit)
-		ps[i] = pausePhase{Name: sp.name, N: n, WorkNS: sp.workNS, CallerRuns: sp.callerRuns, work: gw.work, task: perfTask(gw.work, sp.callerRuns)}
+		gw := work.NewGrain(n, sp.workNS, unit)
+		ps[i] = pausePhase{Name: sp.name, N: n, WorkNS: sp.workNS, CallerRuns: sp.callerRuns, work: gw.Work, task: runners.Task(gw.Work, sp.callerRuns)}
 	}
 	return ps
 }
@@ -177,16 +180,16 @@ func idealSpeedup(ps []pausePhase, procs int) (work, ideal float64) {
 // runPause replays the script with every implementation, interleaved per
 // iteration, and reports pause percentiles and per-phase times.
 func runPause(h *harness) (any, error) {
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	ps := resolvePhases(h.cfg.Max, h.unitNS())
 	res := &pauseResult{Phases: ps, GapNS: pauseGapNS, Pauses: pauseCount(h.cfg)}
 	res.WorkNS, res.IdealX = idealSpeedup(ps, runtime.GOMAXPROCS(0))
-	gap := newGrainWork(1, pauseGapNS, h.unitNS())
+	gap := work.NewGrain(1, pauseGapNS, h.unitNS())
 	fmt.Fprintf(h.out, "a scripted pause of %d phases (n = 1 to %d, %.1f us of work in all; best possible speedup on %d Ps %.2fx),\n",
 		len(ps), h.cfg.Max, res.WorkNS/1000, runtime.GOMAXPROCS(0), res.IdealX)
 	fmt.Fprintf(h.out, "%s of mutator work on the caller between pauses; %d timed pauses per iteration, %d iterations\n",
-		fmtNS(pauseGapNS), res.Pauses, h.cfg.Iters)
+		measure.FmtNS(pauseGapNS), res.Pauses, h.cfg.Iters)
 	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', 0)
 	for _, im := range pauseImpls {
 		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
@@ -204,7 +207,7 @@ func runPause(h *harness) (any, error) {
 			h.status("pause iteration %d/%d %s", it+1, h.cfg.Iters, im.name)
 			phase, stop := im.start(ls, h.cfg.Max)
 			for k := range pauseWarm + res.Pauses {
-				gap.work(0)
+				gap.Work(0)
 				stamps[0] = time.Now()
 				for p := range ps {
 					phase(&ps[p])
@@ -225,17 +228,17 @@ func runPause(h *harness) (any, error) {
 		slices.Sort(pauses[i])
 		r := pauseImplResult{
 			Impl:  im.name,
-			P50NS: float64(percentile(pauses[i], 50)),
-			P99NS: float64(percentile(pauses[i], 99)),
-			MaxNS: float64(percentile(pauses[i], 100)),
+			P50NS: float64(measure.Percentile(pauses[i], 50)),
+			P99NS: float64(measure.Percentile(pauses[i], 99)),
+			MaxNS: float64(measure.Percentile(pauses[i], 100)),
 		}
 		for p := range ps {
-			r.PhaseNS = append(r.PhaseNS, median(phases[i][p]))
+			r.PhaseNS = append(r.PhaseNS, measure.Median(phases[i][p]))
 		}
 		res.Impls = append(res.Impls, r)
 	}
 	for i := range res.Impls {
-		res.Impls[i].Speedup = ratio(res.Impls[0].P50NS, res.Impls[i].P50NS)
+		res.Impls[i].Speedup = measure.Ratio(res.Impls[0].P50NS, res.Impls[i].P50NS)
 	}
 	printPause(h.out, res)
 	return res, nil
@@ -246,7 +249,7 @@ func runPause(h *harness) (any, error) {
 func (r *pauseResult) bestPeer() *pauseImplResult {
 	var b *pauseImplResult
 	for i, im := range pauseImpls {
-		if im.workgang || im.name == nameSerial {
+		if im.workgang || im.name == runners.NameSerial {
 			continue
 		}
 		if x := &r.Impls[i]; b == nil || x.P50NS < b.P50NS {
@@ -265,7 +268,7 @@ func printPause(w io.Writer, r *pauseResult) {
 		verdict.HigherCol("x serial (p50)"), verdict.LowerCol("p50 / best peer's"))
 	var mk verdict.Marker
 	for _, x := range r.Impls {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%s\t%.2f\t\n", x.Impl, x.P50NS/1000, x.P99NS/1000, x.MaxNS/1000, mk.Speedup("%.2f", x.Speedup, 0), ratio(x.P50NS, best.P50NS))
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%s\t%.2f\t\n", x.Impl, x.P50NS/1000, x.P99NS/1000, x.MaxNS/1000, mk.Speedup("%.2f", x.Speedup, 0), measure.Ratio(x.P50NS, best.P50NS))
 	}
 	tw.Flush()
 	mk.Footnote(w)

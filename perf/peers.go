@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
 	"text/tabwriter"
@@ -10,7 +12,7 @@ import (
 // peerRow is one implementation at one level.
 type peerRow struct {
 	Impl string `json:"impl"`
-	setupStats
+	measure.SetupStats
 	// XWorkers and XCaller are this row's median average divided by the
 	// workers and workers+caller rows' (above 1: slower than workgang).
 	XWorkers float64 `json:"x_workers"`
@@ -48,8 +50,8 @@ func (r *peersResult) row(label, name string) *peerRow {
 // workgang's, not serial, not the ping-pong bound), or nil.
 func (r *peersResult) bestPeer(label string) *peerRow {
 	var best *peerRow
-	for _, p := range peers {
-		if x := r.row(label, p.name); x != nil && (best == nil || x.MedianAvgNS < best.MedianAvgNS) {
+	for _, p := range runners.Peers {
+		if x := r.row(label, p.Name); x != nil && (best == nil || x.MedianAvgNS < best.MedianAvgNS) {
 			best = x
 		}
 	}
@@ -62,10 +64,10 @@ func (r *peersResult) bestPeer(label string) *peerRow {
 //
 // Besides the fresh set per setup of the original test, workgang's two modes
 // also run on one long-lived set (see longSet) shared by every level and mode,
-// the way an embedder holds a set: the rows nameOneWorkgang and nameOneCaller.
+// the way an embedder holds a set: the rows runners.NameOneWorkgang and runners.NameOneCaller.
 func runPeers(h *harness) (any, error) {
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	ims := peerImpls(ls)
 	printLegend(h.out, ims)
 	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workgang = row avg / workgang avg\n",
@@ -97,12 +99,12 @@ func runPeers(h *harness) (any, error) {
 // scheduled on distant or busy cores), and every parallel figure of the run
 // is higher than on a quiet machine.
 func printMachineState(w io.Writer, p *peersResult) {
-	ping, best := p.row("full", namePingPong), p.bestPeer("full")
+	ping, best := p.row("full", runners.NamePingPong), p.bestPeer("full")
 	if ping == nil || best == nil {
 		return
 	}
 	fmt.Fprintf(w, "\nmachine: handing a run to another processor and back (%s) took %.0f ns; the cheapest peer (%s), which runs most copies on the caller's processor, took %.0f ns.\n",
-		namePingPong, ping.MedianAvgNS, best.Impl, best.MedianAvgNS)
+		runners.NamePingPong, ping.MedianAvgNS, best.Impl, best.MedianAvgNS)
 	if ping.MedianAvgNS > best.MedianAvgNS {
 		fmt.Fprintln(w, "Hand-offs between processors are slow in this run (the processors are far apart or busy): every parallel figure is higher than on a quiet machine; compare it only with runs where this line says the same.")
 	} else {
@@ -113,42 +115,42 @@ func printMachineState(w io.Writer, p *peersResult) {
 // peerImpls returns the rows of the peers tables: workgang's two modes on
 // fresh sets first (the ratio columns divide by them), then on the long-lived
 // set ls, then the peers.
-func peerImpls(ls *longSet) []impl {
-	out := append([]impl{}, impls[:2]...)
-	out = append(out, oneSetImpls(ls)...)
-	return append(out, impls[2:]...)
+func peerImpls(ls *runners.LongSet) []runners.Impl {
+	out := append([]runners.Impl{}, runners.Impls[:2]...)
+	out = append(out, runners.OneSetImpls(ls)...)
+	return append(out, runners.Impls[2:]...)
 }
 
 // measurePeers measures every implementation of ims at level lv, interleaved;
 // ims starts with workgang's fresh-set workers and workers+caller rows.
-func measurePeers(h *harness, lv level, ims []impl) peerGroup {
-	cs := make([]*collector, len(ims))
+func measurePeers(h *harness, lv level, ims []runners.Impl) peerGroup {
+	cs := make([]*measure.Collector, len(ims))
 	for i := range cs {
-		cs[i] = newCollector(h.cfg.Runs, h.cfg.Iters, true)
+		cs[i] = measure.NewCollector(h.cfg.Runs, h.cfg.Iters, true)
 	}
 	for it := range h.cfg.Iters {
 		for i, im := range ims {
-			h.status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.cfg.Iters, im.name)
-			cs[i].measure(func() runner { return im.start(h.cfg.Max, lv.N, emptyWork) })
+			h.status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.cfg.Iters, im.Name)
+			cs[i].Measure(func() runners.Runner { return im.Start(h.cfg.Max, lv.N, runners.Empty) })
 		}
 	}
 	g := peerGroup{level: lv}
 	for i, im := range ims {
-		g.Rows = append(g.Rows, peerRow{Impl: im.name, setupStats: cs[i].stats()})
+		g.Rows = append(g.Rows, peerRow{Impl: im.Name, SetupStats: cs[i].Stats()})
 	}
 	w, c := g.Rows[0].MedianAvgNS, g.Rows[1].MedianAvgNS // ims lists workgang's fresh-set modes first
 	for i := range g.Rows {
-		g.Rows[i].XWorkers = ratio(g.Rows[i].MedianAvgNS, w)
-		g.Rows[i].XCaller = ratio(g.Rows[i].MedianAvgNS, c)
+		g.Rows[i].XWorkers = measure.Ratio(g.Rows[i].MedianAvgNS, w)
+		g.Rows[i].XCaller = measure.Ratio(g.Rows[i].MedianAvgNS, c)
 	}
 	return g
 }
 
 // printLegend describes the implementations ims.
-func printLegend(w io.Writer, ims []impl) {
+func printLegend(w io.Writer, ims []runners.Impl) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, im := range ims {
-		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
+		fmt.Fprintf(tw, "  %s\t%s\n", im.Name, im.Desc)
 	}
 	tw.Flush()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"go.uber.org/goleak"
 )
 
@@ -112,8 +113,8 @@ func TestQuickPrintsEverySection(t *testing.T) {
 		}
 		assert.Contains(t, text, "== "+s.title+" ==", "section %s", s.name)
 	}
-	for _, im := range peerImpls(&longSet{}) {
-		assert.Contains(t, text, im.name, "implementation %s", im.name)
+	for _, im := range peerImpls(&runners.LongSet{}) {
+		assert.Contains(t, text, im.Name, "implementation %s", im.Name)
 	}
 	for _, im := range kernelImpls {
 		assert.Contains(t, text, im.name, "kernel implementation %s", im.name)
@@ -205,11 +206,11 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	var pr peersResult
 	require.NoError(t, json.Unmarshal(rep.Sections["peers"], &pr))
 	require.Len(t, pr.Groups, 2, "full and min")
-	rows := peerImpls(&longSet{})
+	rows := peerImpls(&runners.LongSet{})
 	for _, g := range pr.Groups {
 		require.Len(t, g.Rows, len(rows), "level %s", g.Label)
 		for i, r := range g.Rows {
-			assert.Equal(t, rows[i].name, r.Impl)
+			assert.Equal(t, rows[i].Name, r.Impl)
 			assert.Positive(t, r.MedianAvgNS, "%s %s", g.Label, r.Impl)
 			assert.Positive(t, r.XWorkers, "%s %s", g.Label, r.Impl)
 		}
@@ -221,7 +222,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	require.Len(t, grain.Sweeps, 1, "-max 2 sweeps n=2 only")
 	sw := grain.Sweeps[0]
 	assert.Len(t, sw.SerialNS, len(grainsShortNS))
-	assert.Len(t, sw.Impls, len(grainImpls(&longSet{})), "every peers row but serial")
+	assert.Len(t, sw.Impls, len(grainImpls(&runners.LongSet{})), "every peers row but serial")
 	for _, gi := range sw.Impls {
 		assert.Len(t, gi.Speedup, len(grainsShortNS), gi.Impl)
 		assert.Contains(t, []string{beInterpolated, beBelow, beNone}, gi.BreakEvenKind, gi.Impl)
@@ -233,7 +234,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	// goals, 2 per surplus case (-max 2: one n per mode), 2 pause goals, 1
 	// per kernel N and 1 per kernel N >= 64, and the gc section's: serial and
 	// every peer on the large heap, the best peer on the small one.
-	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1 + 1 + len(peers) + 1
+	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1 + 1 + len(runners.Peers) + 1
 	// The example sections' own targets count too (the run selects them).
 	var hr httpdResult
 	var sr sharedResult
@@ -313,7 +314,7 @@ func TestJSONUnitsAndNulls(t *testing.T) {
 		require.NoError(t, json.Unmarshal(row["impl"], &impl))
 		waits, ok := row["worker_waits"]
 		require.True(t, ok, "%s: worker_waits is always present", impl)
-		if isWorkgang(impl) {
+		if runners.IsWorkgang(impl) {
 			assert.NotEqual(t, "null", string(waits), impl)
 		} else {
 			assert.Equal(t, "null", string(waits), impl)
@@ -336,28 +337,6 @@ func TestJSONNone(t *testing.T) {
 	b, err = json.Marshal(grainImpl{Impl: "x", BreakEvenNS: 1500, BreakEvenKind: beInterpolated})
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"break_even_ns":1500`)
-	b, err = json.Marshal(iterStats{AvgNS: 1})
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"max_ns":null`)
-}
-
-func TestPercentileAndMedian(t *testing.T) {
-	var d []time.Duration
-	for i := 1; i <= 100; i++ {
-		d = append(d, time.Duration(i))
-	}
-	for _, tt := range []struct {
-		p    float64
-		want time.Duration
-	}{{50, 50}, {90, 90}, {99, 99}, {100, 100}, {0, 1}} {
-		assert.Equal(t, tt.want, percentile(d, tt.p), "p%v", tt.p)
-	}
-	assert.Zero(t, percentile(nil, 50))
-	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
-	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
-	assert.Zero(t, median[float64](nil))
-	assert.Equal(t, 3*time.Millisecond, median([]time.Duration{time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond}), "durations too (the mark section)")
-	assert.Zero(t, ratio(1, 0))
 }
 
 // TestDescribeCPU checks the CPU line built from /proc/cpuinfo fields.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/workgang/workgang/perf/internal/runners"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -171,7 +172,7 @@ func plotGrain(results map[string]any, dir, caption string) (string, error) {
 			for k, w := range sw.GrainsNS {
 				xys = append(xys, plotter.XY{X: w / 1000, Y: gi.Speedup[k]})
 			}
-			if gi.Impl == namePingPong {
+			if gi.Impl == runners.NamePingPong {
 				bound = xys
 				continue
 			}
@@ -255,7 +256,7 @@ func plotKernel(results map[string]any, dir, caption string) (string, error) {
 	f.logX(xs)
 	var ss []series
 	for i, im := range kernelImpls {
-		if im.name == nameSerial {
+		if im.name == runners.NameSerial {
 			continue
 		}
 		s := series{impl: im.name, label: im.name}
@@ -321,8 +322,8 @@ func plotMark(results map[string]any, dir, caption string) (string, error) {
 	var shapes []string
 	bs := []bars{
 		{"serial", color.Black, nil},
-		{"static partition (errgroup)", styles[nameErrgroup].Color, nil},
-		{"workgang work-stealing mark", styles[nameWorkgang].Color, nil},
+		{"static partition (errgroup)", styles[runners.NameErrgroup].Color, nil},
+		{"workgang work-stealing mark", styles[runners.NameWorkgang].Color, nil},
 	}
 	top := 0.0
 	for _, row := range r.Rows {

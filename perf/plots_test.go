@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // svgText parses doc as XML and returns the root element's name and the
@@ -52,8 +53,8 @@ func TestSVGPlots(t *testing.T) {
 	r := tinyRun()
 	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
 	var grainNames, kernelNames, pauseNames []string
-	for _, im := range grainImpls(&longSet{}) {
-		grainNames = append(grainNames, im.name)
+	for _, im := range grainImpls(&runners.LongSet{}) {
+		grainNames = append(grainNames, im.Name)
 	}
 	for _, im := range kernelImpls[1:] {
 		kernelNames = append(kernelNames, im.name)
@@ -62,10 +63,10 @@ func TestSVGPlots(t *testing.T) {
 		pauseNames = append(pauseNames, im.name+" (pause p50")
 	}
 	var gcNames []string
-	for _, p := range peers {
-		gcNames = append(gcNames, p.name)
+	for _, p := range runners.Peers {
+		gcNames = append(gcNames, p.Name)
 	}
-	gcNames = append(gcNames, nameWorkgang, nameSerial, "p50", "p99")
+	gcNames = append(gcNames, runners.NameWorkgang, runners.NameSerial, "p50", "p99")
 	want := map[string][]string{
 		"grain-n2.svg":     append(grainNames, "serial (speedup 1)", "speedup over serial", "bound: pingpong", "µs"),
 		"kernel.svg":       append(kernelNames, "serial (speedup 1)", "32", "100"),

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
-	"github.com/workgang/workgang/workers"
+	"github.com/workgang/workgang/perf/internal/work"
 )
 
 // section is one part of the perf test: one entry of the sections table.
@@ -117,7 +118,7 @@ type harness struct {
 // harness so that every section's work is sized alike.
 func (h *harness) unitNS() float64 {
 	if h.unit == 0 {
-		h.unit = calibrate()
+		h.unit = work.Calibrate()
 	}
 	return h.unit
 }
@@ -145,10 +146,7 @@ func newHarness(cfg config, out, errw io.Writer) *harness {
 
 // runAll prints the header and runs the selected sections in table order.
 func (h *harness) runAll() (*report, error) {
-	setOptions = nil
-	if h.cfg.Pin {
-		setOptions = []workers.Option{workers.WithAffinity()}
-	}
+	runners.Pin(h.cfg.Pin)
 	begin := time.Now()
 	rep := &report{SchemaVersion: schemaVersion, Config: h.cfg, Sections: h.results, OthersCPUs: map[string]float64{}}
 	h.header = readHeader(h.cfg)

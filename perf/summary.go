@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
 )
 
@@ -40,8 +42,8 @@ func dispatchVerdict(h *harness, res any) []string {
 		return 0
 	}
 	lines := perLevel(h.cfg.Max, func(lv level) string {
-		w, c := find(lv, nameWorkgang), find(lv, nameCaller)
-		ow, oc := find(lv, nameOneWorkgang), find(lv, nameOneCaller)
+		w, c := find(lv, runners.NameWorkgang), find(lv, runners.NameCaller)
+		ow, oc := find(lv, runners.NameOneWorkgang), find(lv, runners.NameOneCaller)
 		return fmt.Sprintf("caller-runs %.3f us per run against plain %.3f us: %s; on the long-lived set %.3f against %.3f us: %s",
 			c/1e3, w/1e3, verdict.Times(c, w), oc/1e3, ow/1e3, verdict.Times(oc, ow))
 	})
@@ -53,7 +55,7 @@ func dispatchVerdict(h *harness, res any) []string {
 func peersVerdict(h *harness, res any) []string {
 	p, _ := res.(*peersResult)
 	lines := perLevel(h.cfg.Max, func(lv level) string {
-		best, w, c := p.bestPeer(lv.Label), p.row(lv.Label, nameWorkgang), p.row(lv.Label, nameCaller)
+		best, w, c := p.bestPeer(lv.Label), p.row(lv.Label, runners.NameWorkgang), p.row(lv.Label, runners.NameCaller)
 		if best == nil || w == nil || c == nil {
 			return "not measured"
 		}
@@ -77,7 +79,7 @@ func grainVerdict(_ *harness, res any) []string {
 			switch {
 			case strings.HasPrefix(gi.Impl, "workgang") || strings.HasPrefix(gi.Impl, "1set:"):
 				wg = append(wg, fmt.Sprintf("%s %s", gi.Impl, fmtBreakEven(gi.BreakEvenNS, gi.BreakEvenKind)))
-			case gi.Impl != namePingPong && (peer == nil || earlierBreakEven(gi, peer)):
+			case gi.Impl != runners.NamePingPong && (peer == nil || earlierBreakEven(gi, peer)):
 				peer = gi
 			}
 		}
@@ -88,12 +90,12 @@ func grainVerdict(_ *harness, res any) []string {
 		last := len(sw.GrainsNS) - 1
 		var top *grainImpl
 		for i := range sw.Impls {
-			if gi := &sw.Impls[i]; gi.Impl != namePingPong && (top == nil || gi.Speedup[last] > top.Speedup[last]) {
+			if gi := &sw.Impls[i]; gi.Impl != runners.NamePingPong && (top == nil || gi.Speedup[last] > top.Speedup[last]) {
 				top = gi
 			}
 		}
 		if top != nil {
-			line += fmt.Sprintf("; at W=%s the best speedup is %s's %s (%s, at most %d)", fmtNS(sw.GrainsNS[last]), top.Impl,
+			line += fmt.Sprintf("; at W=%s the best speedup is %s's %s (%s, at most %d)", measure.FmtNS(sw.GrainsNS[last]), top.Impl,
 				verdict.Speedup(top.Speedup[last], sw.N), verdict.Higher, min(sw.N, verdict.CPUs()))
 		}
 		lines = append(lines, line)
@@ -133,7 +135,9 @@ func surplusVerdict(_ *harness, res any) []string {
 			hi = c
 		}
 	}
-	name := func(c surplusCase) string { return fmt.Sprintf("%s n=%d %s per copy", c.Mode, c.N, fmtNS(c.CopyNS)) }
+	name := func(c surplusCase) string {
+		return fmt.Sprintf("%s n=%d %s per copy", c.Mode, c.N, measure.FmtNS(c.CopyNS))
+	}
 	return []string{fmt.Sprintf("a run on the larger long-lived set took %.2fx (%s) to %.2fx (%s) the time on a set of exactly the workers it needs (%s; above 1: the idle workers cost the run)",
 		lo.Ratio, name(lo), hi.Ratio, name(hi), verdict.Lower)}
 }
@@ -141,7 +145,7 @@ func surplusVerdict(_ *harness, res any) []string {
 // pauseVerdict compares workgang's pause with serial's and the best peer's.
 func pauseVerdict(_ *harness, res any) []string {
 	r, _ := res.(*pauseResult)
-	w, best := r.impl(nameWorkgang), r.bestPeer()
+	w, best := r.impl(runners.NameWorkgang), r.bestPeer()
 	if w == nil || best == nil {
 		return nil
 	}
@@ -188,10 +192,10 @@ func gcVerdict(_ *harness, res any) []string {
 	var lines []string
 	for i := range r.Heaps {
 		hp := &r.Heaps[i]
-		w := hp.row(nameWorkgang)
+		w := hp.row(runners.NameWorkgang)
 		var best *gcRow
-		for _, p := range peers {
-			if x := hp.row(p.name); x != nil && (best == nil || x.P50NS < best.P50NS) {
+		for _, p := range runners.Peers {
+			if x := hp.row(p.Name); x != nil && (best == nil || x.P50NS < best.P50NS) {
 				best = x
 			}
 		}

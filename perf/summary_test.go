@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // TestDispatchVerdictEveryLevel checks that the verdict names full, half
@@ -14,8 +16,8 @@ import (
 func TestDispatchVerdictEveryLevel(t *testing.T) {
 	var rs []dispatchSetup
 	for _, lv := range levels(2) {
-		for mode, ns := range map[string]float64{nameWorkgang: 1000, nameCaller: 250, nameOneWorkgang: 900, nameOneCaller: 300} {
-			rs = append(rs, dispatchSetup{level: lv, Mode: mode, setupStats: setupStats{MedianAvgNS: ns * float64(lv.N)}})
+		for mode, ns := range map[string]float64{runners.NameWorkgang: 1000, runners.NameCaller: 250, runners.NameOneWorkgang: 900, runners.NameOneCaller: 300} {
+			rs = append(rs, dispatchSetup{level: lv, Mode: mode, SetupStats: measure.SetupStats{MedianAvgNS: ns * float64(lv.N)}})
 		}
 	}
 	h := &harness{cfg: config{Max: 2}}
@@ -55,11 +57,11 @@ func TestShownLevels(t *testing.T) {
 // called a measurement error rather than printed as a result.
 func TestGCVerdictFlagsImpossible(t *testing.T) {
 	r := gcResult{Workers: 1, Heaps: []gcHeapRes{{Name: "small", Rows: []gcRow{
-		{Impl: nameSerial, P50NS: 3000, VsSerial: 1},
-		{Impl: nameWorkgang, P50NS: 1000, VsSerial: 3},
-		{Impl: nameWaitGroup, P50NS: 2000, VsSerial: 1.5},
-		{Impl: nameErrgroup, P50NS: 2500, VsSerial: 1.2},
-		{Impl: nameChanPool, P50NS: 2200, VsSerial: 1.36},
+		{Impl: runners.NameSerial, P50NS: 3000, VsSerial: 1},
+		{Impl: runners.NameWorkgang, P50NS: 1000, VsSerial: 3},
+		{Impl: runners.NameWaitGroup, P50NS: 2000, VsSerial: 1.5},
+		{Impl: runners.NameErrgroup, P50NS: 2500, VsSerial: 1.2},
+		{Impl: runners.NameChanPool, P50NS: 2200, VsSerial: 1.36},
 	}}}}
 	lines := gcVerdict(nil, r)
 	require.Len(t, lines, 1)
@@ -71,10 +73,10 @@ func TestGCVerdictFlagsImpossible(t *testing.T) {
 // no peer breaks even, and an impossible speedup called an error.
 func TestGrainVerdict(t *testing.T) {
 	g := &grainResult{Sweeps: []grainSweep{{N: 2, GrainsNS: []float64{1000, 2000}, Impls: []grainImpl{
-		{Impl: nameCaller, Speedup: []float64{0.9, 1.2}, BreakEvenNS: 1500, BreakEvenKind: beInterpolated},
-		{Impl: nameWaitGroup, Speedup: []float64{0.5, 0.8}, BreakEvenKind: beNone},
-		{Impl: nameErrgroup, Speedup: []float64{0.4, 2.5}, BreakEvenKind: beNone},
-		{Impl: namePingPong, Speedup: []float64{1.5, 9}, BreakEvenKind: beBelow, BreakEvenNS: 1000},
+		{Impl: runners.NameCaller, Speedup: []float64{0.9, 1.2}, BreakEvenNS: 1500, BreakEvenKind: beInterpolated},
+		{Impl: runners.NameWaitGroup, Speedup: []float64{0.5, 0.8}, BreakEvenKind: beNone},
+		{Impl: runners.NameErrgroup, Speedup: []float64{0.4, 2.5}, BreakEvenKind: beNone},
+		{Impl: runners.NamePingPong, Speedup: []float64{1.5, 9}, BreakEvenKind: beBelow, BreakEvenNS: 1000},
 	}}}}
 	lines := grainVerdict(nil, g)
 	require.Len(t, lines, 1)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
+	"github.com/workgang/workgang/perf/internal/work"
 	"io"
 	"slices"
 	"text/tabwriter"
@@ -29,8 +32,8 @@ type surplusCase struct {
 	Ratio     float64 `json:"ratio"` // SurplusNS / ExactNS; the target is at most surplusLimit
 	// SurplusWaits and ExactWaits are how the workers of each set obtained
 	// their copies during the timed runs.
-	SurplusWaits *waitStats `json:"surplus_waits"`
-	ExactWaits   *waitStats `json:"exact_waits"`
+	SurplusWaits *runners.WaitStats `json:"surplus_waits"`
+	ExactWaits   *runners.WaitStats `json:"exact_waits"`
 	// SurplusWoken and ExactWoken are the wake-ups from park per timed run.
 	SurplusWoken float64 `json:"surplus_woken_per_run"`
 	ExactWoken   float64 `json:"exact_woken_per_run"`
@@ -67,13 +70,13 @@ func surplusNs(size int, callerRuns bool) []int {
 // the workers the case needs. The two take turns per iteration.
 func runSurplus(h *harness) (any, error) {
 	unit := h.unitNS()
-	ls := newLongSet(h.cfg.Max)
-	defer ls.close()
+	ls := runners.NewLongSet(h.cfg.Max)
+	defer ls.Close()
 	fmt.Fprintf(h.out, "one long-lived set of %d workers (all started) against a new set with exactly the workers the run needs;\n", h.cfg.Max)
 	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; time per run, median over %d iterations; ratio = surplus / exact\n", unit, h.cfg.Iters)
 	res := &surplusResult{}
-	for _, mode := range []string{nameWorkgang, nameCaller} {
-		caller := mode == nameCaller
+	for _, mode := range []string{runners.NameWorkgang, runners.NameCaller} {
+		caller := mode == runners.NameCaller
 		for _, n := range surplusNs(h.cfg.Max, caller) {
 			for _, per := range surplusCopyNS {
 				res.Cases = append(res.Cases, measureSurplus(h, ls, mode, n, per, unit))
@@ -88,28 +91,28 @@ func runSurplus(h *harness) (any, error) {
 }
 
 // measureSurplus measures one case on ls and on exact sets.
-func measureSurplus(h *harness, ls *longSet, mode string, n int, per, unit float64) surplusCase {
-	caller := mode == nameCaller
-	c := surplusCase{Mode: mode, N: n, Needed: n, Created: ls.size, CopyNS: per}
+func measureSurplus(h *harness, ls *runners.LongSet, mode string, n int, per, unit float64) surplusCase {
+	caller := mode == runners.NameCaller
+	c := surplusCase{Mode: mode, N: n, Needed: n, Created: ls.Size, CopyNS: per}
 	if caller {
 		c.Needed = n - 1
 	}
 	c.Runs = grainRuns(h.cfg.Runs, per*float64(n))
-	gw := newGrainWork(n, per*float64(n), unit)
-	t := perfTask(gw.work, caller)
-	sur := newCollector(c.Runs, h.cfg.Iters, false)
-	exact := newCollector(c.Runs, h.cfg.Iters, false)
+	gw := work.NewGrain(n, per*float64(n), unit)
+	t := runners.Task(gw.Work, caller)
+	sur := measure.NewCollector(c.Runs, h.cfg.Iters, false)
+	exact := measure.NewCollector(c.Runs, h.cfg.Iters, false)
 	for it := range h.cfg.Iters {
-		h.status("surplus %s n=%d %s/copy iteration %d/%d", mode, n, fmtNS(per), it+1, h.cfg.Iters)
-		sur.measure(func() runner { return ls.runner(n, t) })
-		exact.measure(func() runner { return startSet(n, n, t) })
+		h.status("surplus %s n=%d %s/copy iteration %d/%d", mode, n, measure.FmtNS(per), it+1, h.cfg.Iters)
+		sur.Measure(func() runners.Runner { return ls.Runner(n, t) })
+		exact.Measure(func() runners.Runner { return runners.StartSet(n, n, t) })
 	}
-	ss, es := sur.stats(), exact.stats()
+	ss, es := sur.Stats(), exact.Stats()
 	c.SurplusNS, c.ExactNS = ss.MedianAvgNS, es.MedianAvgNS
-	c.Ratio = ratio(c.SurplusNS, c.ExactNS)
+	c.Ratio = measure.Ratio(c.SurplusNS, c.ExactNS)
 	c.SurplusWaits, c.ExactWaits = ss.Waits, es.Waits
 	runs := float64(c.Runs * h.cfg.Iters)
-	c.SurplusWoken, c.ExactWoken = ratio(float64(ss.Waits.Parked), runs), ratio(float64(es.Waits.Parked), runs)
+	c.SurplusWoken, c.ExactWoken = measure.Ratio(float64(ss.Waits.Parked), runs), measure.Ratio(float64(es.Waits.Parked), runs)
 	return c
 }
 
@@ -121,7 +124,7 @@ func printSurplus(w io.Writer, cs []surplusCase) {
 		verdict.Plain("woken/run surplus"), verdict.Plain("woken/run exact"))
 	for _, c := range cs {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t\n",
-			c.Mode, c.N, c.Needed, c.Created, fmtNS(c.CopyNS), c.Runs, c.SurplusNS/1000, c.ExactNS/1000, c.Ratio,
+			c.Mode, c.N, c.Needed, c.Created, measure.FmtNS(c.CopyNS), c.Runs, c.SurplusNS/1000, c.ExactNS/1000, c.Ratio,
 			c.SurplusWoken, c.ExactWoken)
 	}
 	tw.Flush()

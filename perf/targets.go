@@ -6,6 +6,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/workgang/workgang/perf/internal/measure"
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/openmp"
 )
 
@@ -119,12 +121,12 @@ type ratioGoal struct {
 
 // ratioGoals are the empty-task targets on the peers section's rows.
 var ratioGoals = []ratioGoal{
-	{"min", nameCaller, nameWorkgang, 1.0 / 20, "a run of one copy that the caller may run must cost a small fraction of a hand-off to a worker"},
-	{"min", nameCaller, nameSerial, 10, "a caller-runs run of one copy must cost little more than calling the copy"},
-	{"full", nameWorkgang, nameWaitGroup, 0.4, "waking parked workers must be clearly cheaper than starting a goroutine per copy"},
-	{"full", nameWorkgang, nameErrgroup, 0.4, "waking parked workers must be clearly cheaper than an errgroup per run"},
-	{"full", nameWorkgang, nameChanPool, 0.5, "workgang must beat the pool a Go program writes by hand"},
-	{"full", nameWorkgang, namePingPong, 4, reasonEmptyPing},
+	{"min", runners.NameCaller, runners.NameWorkgang, 1.0 / 20, "a run of one copy that the caller may run must cost a small fraction of a hand-off to a worker"},
+	{"min", runners.NameCaller, runners.NameSerial, 10, "a caller-runs run of one copy must cost little more than calling the copy"},
+	{"full", runners.NameWorkgang, runners.NameWaitGroup, 0.4, "waking parked workers must be clearly cheaper than starting a goroutine per copy"},
+	{"full", runners.NameWorkgang, runners.NameErrgroup, 0.4, "waking parked workers must be clearly cheaper than an errgroup per run"},
+	{"full", runners.NameWorkgang, runners.NameChanPool, 0.5, "workgang must beat the pool a Go program writes by hand"},
+	{"full", runners.NameWorkgang, runners.NamePingPong, 4, reasonEmptyPing},
 }
 
 // runTargets evaluates every target on the results of the sections it needs.
@@ -189,12 +191,12 @@ func peerTargets(p *peersResult) []target {
 			fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", num.MedianAvgNS, den.MedianAvgNS, levelN(p, g.level))))
 	}
 	ts = append(ts, allocTarget(p))
-	ping, best := p.row("full", namePingPong), p.bestPeer("full")
+	ping, best := p.row("full", runners.NamePingPong), p.bestPeer("full")
 	if ping == nil || best == nil {
 		return ts
 	}
 	n := levelN(p, "full")
-	for _, name := range []string{nameWorkgang, nameOneWorkgang} {
+	for _, name := range []string{runners.NameWorkgang, runners.NameOneWorkgang} {
 		r := p.row("full", name)
 		if r == nil {
 			continue
@@ -202,7 +204,7 @@ func peerTargets(p *peersResult) []target {
 		ts = append(ts,
 			ratioTarget(fmt.Sprintf("full: %s / best peer", name), reasonEmptyPeer, r.MedianAvgNS, best.MedianAvgNS, emptyPeerLimit, false,
 				fmt.Sprintf("%.1f ns / %.1f ns %s (n=%d)", r.MedianAvgNS, best.MedianAvgNS, best.Impl, n)),
-			ratioTarget(fmt.Sprintf("full: %s / %s", name, namePingPong), reasonEmptyPing, r.MedianAvgNS, ping.MedianAvgNS, emptyPingLimit, false,
+			ratioTarget(fmt.Sprintf("full: %s / %s", name, runners.NamePingPong), reasonEmptyPing, r.MedianAvgNS, ping.MedianAvgNS, emptyPingLimit, false,
 				fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", r.MedianAvgNS, ping.MedianAvgNS, n)))
 	}
 	return ts
@@ -223,7 +225,7 @@ func allocTarget(p *peersResult) target {
 	worst, most := "", 0.0
 	for _, g := range p.Groups {
 		for _, r := range g.Rows {
-			if isWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > most) {
+			if runners.IsWorkgang(r.Impl) && (worst == "" || float64(r.AllocsPerRun) > most) {
 				most = float64(r.AllocsPerRun)
 				worst = fmt.Sprintf("%s %s (n=%d)", g.Label, r.Impl, g.N)
 			}
@@ -241,8 +243,8 @@ func allocTarget(p *peersResult) target {
 // with go+WaitGroup's.
 func breakEvenTargets(h *harness, g *grainResult) []target {
 	var ts []target
-	for _, mode := range []string{nameCaller, nameWorkgang} {
-		t := ratioTarget(fmt.Sprintf("n=2 break-even: %s / %s", mode, nameWaitGroup),
+	for _, mode := range []string{runners.NameCaller, runners.NameWorkgang} {
+		t := ratioTarget(fmt.Sprintf("n=2 break-even: %s / %s", mode, runners.NameWaitGroup),
 			"workgang should pay off from half the work per phase that go+WaitGroup needs", 0, 0, breakEvenLimit, false, "")
 		s := g.sweep(2)
 		switch {
@@ -251,7 +253,7 @@ func breakEvenTargets(h *harness, g *grainResult) []target {
 		case h.header.GOMAXPROCS < 2:
 			t.Status, t.Detail = statusNA, "GOMAXPROCS=1: nothing runs in parallel, any speedup above 1 is noise"
 		default:
-			m, wg := s.impl(mode), s.impl(nameWaitGroup)
+			m, wg := s.impl(mode), s.impl(runners.NameWaitGroup)
 			t.Detail = fmt.Sprintf("%s / %s", fmtBreakEven(m.BreakEvenNS, m.BreakEvenKind), fmtBreakEven(wg.BreakEvenNS, wg.BreakEvenKind))
 			compareBreakEven(&t, m, wg)
 		}
@@ -288,7 +290,7 @@ func surplusTargets(r *surplusResult) []target {
 	var ts []target
 	for _, c := range r.Cases {
 		ts = append(ts, ratioTarget(
-			fmt.Sprintf("surplus: %s n=%d %s/copy, %d created / %d", c.Mode, c.N, fmtNS(c.CopyNS), c.Created, c.Needed), reasonSurplus,
+			fmt.Sprintf("surplus: %s n=%d %s/copy, %d created / %d", c.Mode, c.N, measure.FmtNS(c.CopyNS), c.Created, c.Needed), reasonSurplus,
 			c.SurplusNS, c.ExactNS, surplusLimit, false,
 			fmt.Sprintf("%.2f us / %.2f us", c.SurplusNS/1000, c.ExactNS/1000)))
 	}
@@ -297,7 +299,7 @@ func surplusTargets(r *surplusResult) []target {
 
 // pauseTargets checks workgang's p50 pause against serial and the best peer.
 func pauseTargets(r *pauseResult) []target {
-	serial, wg, best := r.impl(nameSerial), r.impl(nameWorkgang), r.bestPeer()
+	serial, wg, best := r.impl(runners.NameSerial), r.impl(runners.NameWorkgang), r.bestPeer()
 	if serial == nil || wg == nil || best == nil {
 		return nil
 	}
@@ -326,9 +328,9 @@ func kernelTargets(r *kernelResult) []target {
 	}
 	for i := range r.Sizes {
 		ks := &r.Sizes[i]
-		fr, serial := ks.row(nameForRange), ks.row(nameSerial)
+		fr, serial := ks.row(runners.NameForRange), ks.row(runners.NameSerial)
 		if ks.N >= kernelSerialFromN && fr != nil && serial != nil {
-			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: %s / serial", ks.N, nameForRange), reasonKernelFR,
+			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: %s / serial", ks.N, runners.NameForRange), reasonKernelFR,
 				fr.SolveNS, serial.SolveNS, kernelSerialLimit, false,
 				fmt.Sprintf("%.1f us / %.1f us", fr.SolveNS/1000, serial.SolveNS/1000)))
 		}
@@ -340,7 +342,7 @@ func kernelTargets(r *kernelResult) []target {
 // pause p50 against serial and every peer, on the small one against the best
 // peer.
 func gcTargets(r gcHeapRes) []target {
-	wg, sv := r.row(nameWorkgang), r.row(nameSerial)
+	wg, sv := r.row(runners.NameWorkgang), r.row(runners.NameSerial)
 	if wg == nil || sv == nil {
 		return nil
 	}
@@ -349,16 +351,16 @@ func gcTargets(r gcHeapRes) []target {
 	case "large":
 		ts = append(ts, ratioTarget("gc large: serial / workgang pause p50", reasonGCLarge, sv.P50NS, wg.P50NS, gcLargeVsSerial, true,
 			fmt.Sprintf("%.0f us / %.0f us", sv.P50NS/1e3, wg.P50NS/1e3)))
-		for _, p := range peers {
-			if x := r.row(p.name); x != nil {
-				ts = append(ts, ratioTarget("gc large: workgang / "+p.name+" pause p50", reasonGCLarge, wg.P50NS, x.P50NS, gcLargeVsPeers, false,
+		for _, p := range runners.Peers {
+			if x := r.row(p.Name); x != nil {
+				ts = append(ts, ratioTarget("gc large: workgang / "+p.Name+" pause p50", reasonGCLarge, wg.P50NS, x.P50NS, gcLargeVsPeers, false,
 					fmt.Sprintf("%.0f us / %.0f us", wg.P50NS/1e3, x.P50NS/1e3)))
 			}
 		}
 	case "small":
 		var best *gcRow
-		for _, p := range peers {
-			if x := r.row(p.name); x != nil && (best == nil || x.P50NS < best.P50NS) {
+		for _, p := range runners.Peers {
+			if x := r.row(p.Name); x != nil && (best == nil || x.P50NS < best.P50NS) {
 				best = x
 			}
 		}

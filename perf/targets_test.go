@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/openmp"
 )
 
@@ -63,7 +64,7 @@ func TestRatioTarget(t *testing.T) {
 // slow and a fast ping-pong, and the four full-level goals.
 func TestPeerTargetsAndMachineState(t *testing.T) {
 	mk := func(ping float64) *peersResult {
-		rows := []peerRow{{Impl: nameWorkgang}, {Impl: nameOneWorkgang}, {Impl: nameWaitGroup}, {Impl: nameErrgroup}, {Impl: nameChanPool}, {Impl: namePingPong}}
+		rows := []peerRow{{Impl: runners.NameWorkgang}, {Impl: runners.NameOneWorkgang}, {Impl: runners.NameWaitGroup}, {Impl: runners.NameErrgroup}, {Impl: runners.NameChanPool}, {Impl: runners.NamePingPong}}
 		for i, ns := range []float64{900, 1200, 700, 800, 600, ping} {
 			rows[i].MedianAvgNS = ns
 		}

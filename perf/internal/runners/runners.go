@@ -1,4 +1,11 @@
-package main
+// Package runners holds the ways the perf sections run n copies of a task
+// and wait for them all: workgang's sets (a fresh set per measurement, or one
+// long-lived set shared by a whole section), the peers a Go program would use
+// instead (go+WaitGroup, errgroup, a channel-fed pool), serial calls on the
+// caller, and the ping-pong bound. A section starts one, runs it many times
+// and closes it; the names here are the rows of every table, JSON document
+// and plot.
+package runners
 
 import (
 	"fmt"
@@ -14,44 +21,44 @@ import (
 	"github.com/workgang/workgang/workers"
 )
 
-// runner is a started implementation: run executes n copies of the task and
-// returns after all of them returned; close stops every goroutine the runner
-// started and waits for them to exit. waits, set only for workgang, reads
+// Runner is a started implementation: Run executes n copies of the task and
+// returns after all of them returned; Close stops every goroutine the runner
+// started and waits for them to exit. Waits, set only for workgang, reads
 // the worker set's counters of how workers obtained their copies.
-type runner struct {
-	run   func()
-	close func()
-	waits func() waitStats
+type Runner struct {
+	Run   func()
+	Close func()
+	Waits func() WaitStats
 }
 
-// waitStats counts, for the copies run on worker goroutines, how the worker
+// WaitStats counts, for the copies run on worker goroutines, how the worker
 // obtained each: ready (a copy was waiting), spun (it arrived while the
 // worker spun) or parked (the worker had parked and was woken).
-type waitStats struct {
+type WaitStats struct {
 	WorkerCopies uint64 `json:"worker_copies"`
 	Ready        uint64 `json:"ready"`
 	Spun         uint64 `json:"spun"`
 	Parked       uint64 `json:"parked"`
 }
 
-// sub returns s - o, field by field.
-func (s waitStats) sub(o waitStats) waitStats {
-	return waitStats{s.WorkerCopies - o.WorkerCopies, s.Ready - o.Ready, s.Spun - o.Spun, s.Parked - o.Parked}
+// Sub returns s - o, field by field.
+func (s WaitStats) Sub(o WaitStats) WaitStats {
+	return WaitStats{s.WorkerCopies - o.WorkerCopies, s.Ready - o.Ready, s.Spun - o.Spun, s.Parked - o.Parked}
 }
 
-// add returns s + o, field by field.
-func (s waitStats) add(o waitStats) waitStats {
-	return waitStats{s.WorkerCopies + o.WorkerCopies, s.Ready + o.Ready, s.Spun + o.Spun, s.Parked + o.Parked}
+// Add returns s + o, field by field.
+func (s WaitStats) Add(o WaitStats) WaitStats {
+	return WaitStats{s.WorkerCopies + o.WorkerCopies, s.Ready + o.Ready, s.Spun + o.Spun, s.Parked + o.Parked}
 }
 
-// impl is one way to run n copies of a task and wait for them all, as the
+// Impl is one way to run n copies of a task and wait for them all, as the
 // empty-task and grain sections use it: started once per measurement.
-type impl struct {
-	name string // row name in tables, JSON and benchmark names
-	desc string // one line for the legend
+type Impl struct {
+	Name string // row name in tables, JSON and benchmark names
+	Desc string // one line for the legend
 	// start returns a runner of n copies of work; size is full parallelism
 	// (-max), the size of a workgang set (at least n).
-	start func(size, n int, work func(int)) runner
+	Start func(size, n int, work func(int)) Runner
 }
 
 // Implementation names, the same in every section, its tables, JSON and
@@ -59,39 +66,39 @@ type impl struct {
 // "workgang" (or "1set:workgang" on the long-lived set of the empty-task
 // sections).
 const (
-	// nameWorkgang is RunN of a plain task: every copy on a worker. In the
+	// NameWorkgang is RunN of a plain task: every copy on a worker. In the
 	// pause and gc sections, where phases mix modes, it is the one set
 	// running each phase's task as the phase asks.
-	nameWorkgang  = "workgang"
-	nameCaller    = "workgang+caller" // RunN of a tasks.CallerRuns task
-	nameForRange  = "workgang ForRange"
-	nameTeam      = "workgang RunTeam" // one run per solve, barriers between phases
-	nameSerial    = "serial"           // the copies called one after another on the caller
-	nameWaitGroup = "go+WaitGroup"
-	nameErrgroup  = "errgroup"
-	nameChanPool  = "chanpool"
-	namePingPong  = "pingpong"
+	NameWorkgang  = "workgang"
+	NameCaller    = "workgang+caller" // RunN of a tasks.CallerRuns task
+	NameForRange  = "workgang ForRange"
+	NameTeam      = "workgang RunTeam" // one run per solve, barriers between phases
+	NameSerial    = "serial"           // the copies called one after another on the caller
+	NameWaitGroup = "go+WaitGroup"
+	NameErrgroup  = "errgroup"
+	NameChanPool  = "chanpool"
+	NamePingPong  = "pingpong"
 )
 
-// impls lists workgang's modes on fresh sets first, then the peers, serial
+// Impls lists workgang's modes on fresh sets first, then the Peers, serial
 // and the ping-pong bound, in table order.
-var impls = []impl{
-	{nameWorkgang, "workgang RunN, every copy on a worker goroutine (a fresh set per measurement)", startWorkers},
-	{nameCaller, "workgang RunN of tasks.CallerRuns(task): the caller runs copies too (n=1: inline)", startCaller},
-	peerImpl(peers[0]),
-	peerImpl(peers[1]),
-	peerImpl(peers[2]),
-	{nameSerial, "the n copies called one after another on the caller (the floor)", func(_, n int, work func(int)) runner {
-		return runner{run: func() { serial(n, work) }, close: func() {}}
+var Impls = []Impl{
+	{NameWorkgang, "workgang RunN, every copy on a worker goroutine (a fresh set per measurement)", startWorkers},
+	{NameCaller, "workgang RunN of tasks.CallerRuns(task): the caller runs copies too (n=1: inline)", startCaller},
+	peerImpl(Peers[0]),
+	peerImpl(Peers[1]),
+	peerImpl(Peers[2]),
+	{NameSerial, "the n copies called one after another on the caller (the floor)", func(_, n int, work func(int)) Runner {
+		return Runner{Run: func() { Serial(n, work) }, Close: func() {}}
 	}},
-	{namePingPong, "bound: two goroutines spinning on atomics (yielding every 256 polls), the cheapest hand-off; caller runs copies [0,n/2), partner the rest", startPingPong},
+	{NamePingPong, "bound: two goroutines spinning on atomics (yielding every 256 polls), the cheapest hand-off; caller runs copies [0,n/2), partner the rest", startPingPong},
 }
 
-// findImpl returns the implementation called name; it panics if there is
+// Find returns the implementation called name; it panics if there is
 // none (names are constants of this package).
-func findImpl(name string) impl {
-	for _, im := range impls {
-		if im.name == name {
+func Find(name string) Impl {
+	for _, im := range Impls {
+		if im.Name == name {
 			return im
 		}
 	}
@@ -99,56 +106,84 @@ func findImpl(name string) impl {
 }
 
 // startWorkers runs copies on a fresh worker set of max(size, n) workers.
-func startWorkers(size, n int, work func(int)) runner {
-	return startSet(size, n, perfTask(work, false))
+func startWorkers(size, n int, work func(int)) Runner {
+	return StartSet(size, n, Task(work, false))
 }
 
 // startCaller is startWorkers with the task opted in to caller-runs.
-func startCaller(size, n int, work func(int)) runner {
-	return startSet(size, n, perfTask(work, true))
+func startCaller(size, n int, work func(int)) Runner {
+	return StartSet(size, n, Task(work, true))
 }
 
-// setOptions are the options of every workgang set the harness creates; -pin
-// sets them once, before any section runs (harness.runAll), and nothing
-// changes them while sets exist.
+// setOptions are the options of every workgang set the sections create; -pin
+// sets them once, before any section runs (Pin), and nothing changes them
+// while sets exist.
 var setOptions []workers.Option
 
-// startSet runs t with RunN(t, n) on a new set; close closes the set.
-func startSet(size, n int, t tasks.Task) runner {
+// Pin makes every set created from now on pin its workers
+// (workers.WithAffinity()) if on, and leaves them unpinned otherwise. Call it
+// only while no section runs.
+func Pin(on bool) {
+	setOptions = nil
+	if on {
+		setOptions = []workers.Option{workers.WithAffinity()}
+	}
+}
+
+// Options returns the options of every set the sections create (see Pin).
+func Options() []workers.Option { return setOptions }
+
+// Empty is the empty task of the empty-task sections.
+func Empty(int) {}
+
+// ForRange is the one place the sections call Workers.ForRange: copies
+// copies, the chunk size left to ForRange, the caller running copies if
+// callerRuns (ForRange's default), the body only on workers otherwise.
+// (When ForRange's options change, only this call changes.)
+func ForRange(w *workers.Workers, n int, body func(worker, lo, hi int), copies int, callerRuns bool) {
+	if callerRuns {
+		w.ForRange(n, body, workers.WithCopies(copies))
+		return
+	}
+	w.ForRange(n, body, workers.WithCopies(copies), workers.WithWorkersOnly())
+}
+
+// StartSet runs t with RunN(t, n) on a new set; Close closes the set.
+func StartSet(size, n int, t tasks.Task) Runner {
 	w := workers.New("perf", max(size, n), setOptions...)
-	return runner{run: func() { w.RunN(t, n) }, close: w.Close, waits: setWaits(w)}
+	return Runner{Run: func() { w.RunN(t, n) }, Close: w.Close, Waits: SetWaits(w)}
 }
 
-// fanOut runs work(0), ..., work(n-1) and returns after every one returned.
-type fanOut func(n int, work func(int))
+// FanOut runs work(0), ..., work(n-1) and returns after every one returned.
+type FanOut func(n int, work func(int))
 
-// peer is one of the ways a Go program runs copies without workgang. Every
+// Peer is one of the ways a Go program runs copies without workgang. Every
 // section that compares with peers runs these, and only these, so a peer is
-// written once. start returns the peer's fanOut for runs of up to size
-// copies and the function that stops whatever start started.
-type peer struct {
-	name, desc string
-	start      func(size int) (run fanOut, stop func())
+// written once. Start returns the peer's FanOut for runs of up to size
+// copies and the function that stops whatever Start started.
+type Peer struct {
+	Name, Desc string
+	Start      func(size int) (run FanOut, stop func())
 }
 
-// peers are the peers, in table order.
-var peers = []peer{
-	{nameWaitGroup, "a go statement per copy + sync.WaitGroup, per run", startWaitGroup},
-	{nameErrgroup, "an errgroup.Group per run, Go per copy, Wait", startErrgroup},
-	{nameChanPool, "persistent goroutines (one per copy of the largest run); copies sent on a channel, completions received on another", startChanPool},
+// Peers are the peers, in table order.
+var Peers = []Peer{
+	{NameWaitGroup, "a go statement per copy + sync.WaitGroup, per run", startWaitGroup},
+	{NameErrgroup, "an errgroup.Group per run, Go per copy, Wait", startErrgroup},
+	{NameChanPool, "persistent goroutines (one per copy of the largest run); copies sent on a channel, completions received on another", startChanPool},
 }
 
 // peerImpl returns p as an impl: a runner of n copies on a peer started for
 // runs of n.
-func peerImpl(p peer) impl {
-	return impl{p.name, p.desc, func(_, n int, work func(int)) runner {
-		run, stop := p.start(n)
-		return runner{run: func() { run(n, work) }, close: stop}
+func peerImpl(p Peer) Impl {
+	return Impl{p.Name, p.Desc, func(_, n int, work func(int)) Runner {
+		run, stop := p.Start(n)
+		return Runner{Run: func() { run(n, work) }, Close: stop}
 	}}
 }
 
-// serial calls the copies one after another on the caller.
-func serial(n int, work func(int)) {
+// Serial calls the copies one after another on the caller.
+func Serial(n int, work func(int)) {
 	for i := range n {
 		work(i)
 	}
@@ -156,7 +191,7 @@ func serial(n int, work func(int)) {
 
 // startWaitGroup starts n goroutines per run and waits with a WaitGroup (one
 // WaitGroup for all runs: it is reusable once Wait returned).
-func startWaitGroup(int) (fanOut, func()) {
+func startWaitGroup(int) (FanOut, func()) {
 	var wg sync.WaitGroup
 	run := func(n int, work func(int)) {
 		wg.Add(n)
@@ -172,7 +207,7 @@ func startWaitGroup(int) (fanOut, func()) {
 }
 
 // startErrgroup uses a new errgroup.Group per run, as callers usually do.
-func startErrgroup(int) (fanOut, func()) {
+func startErrgroup(int) (FanOut, func()) {
 	run := func(n int, work func(int)) {
 		var g errgroup.Group
 		for i := range n {
@@ -201,7 +236,7 @@ type chanPool struct {
 }
 
 // startChanPool starts the pool's size goroutines.
-func startChanPool(size int) (fanOut, func()) {
+func startChanPool(size int) (FanOut, func()) {
 	p := &chanPool{jobs: make(chan poolJob, size), done: make(chan struct{}, size)}
 	p.wg.Add(size)
 	for range size {
@@ -235,19 +270,19 @@ func (p *chanPool) close() {
 	p.wg.Wait()
 }
 
-// fanOutRunner is a peer as the examples' mark.Runner (the interface of a
+// FanOutRunner is a Peer as the examples' mark.Runner (the interface of a
 // workgang set the gc collector runs on): RunN(t, n) runs t's copies with
-// the peer's fanOut.
-type fanOutRunner struct {
-	max int
-	run fanOut
+// the peer's FanOut.
+type FanOutRunner struct {
+	Max int
+	Run FanOut
 }
 
 // MaxWorkers returns the largest run the runner takes.
-func (r fanOutRunner) MaxWorkers() int { return r.max }
+func (r FanOutRunner) MaxWorkers() int { return r.Max }
 
 // RunN runs copies 0..n-1 of t and waits for them.
-func (r fanOutRunner) RunN(t tasks.Task, n int) { r.run(n, t.Work) }
+func (r FanOutRunner) RunN(t tasks.Task, n int) { r.Run(n, t.Work) }
 
 // pingPongYield is how many polls a ping-pong spinner makes between two
 // runtime.Gosched calls, so that it cannot stall a GOMAXPROCS=1 process or
@@ -278,10 +313,10 @@ type pingPong struct {
 }
 
 // startPingPong starts the partner goroutine.
-func startPingPong(_, n int, work func(int)) runner {
+func startPingPong(_, n int, work func(int)) Runner {
 	p := &pingPong{n: n, split: (n + 1) / 2, work: work, done: make(chan struct{})}
 	go p.partner()
-	return runner{run: p.run, close: p.close}
+	return Runner{Run: p.run, Close: p.close}
 }
 
 // run publishes the next run number, runs the caller's copies and spins until
