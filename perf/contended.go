@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
@@ -194,39 +195,39 @@ type contendedResult struct {
 }
 
 // contendedSizes returns the rounds and the batch budget for cfg.
-func contendedSizes(c config) (rounds int, budgetNS float64) {
+func contendedSizes(c harness.Config) (rounds int, budgetNS float64) {
 	return contendedRoundsPerIter * c.Iters, float64(c.Runs) * float64(contendedBudgetScale)
 }
 
 // runContended measures every condition, each in a child process, prints a
 // table per condition and the verdicts.
-func runContended(h *harness) (any, error) {
+func runContended(h *harness.Harness) (any, error) {
 	ctx, stop := contendedSignals(context.Background())
 	defer stop()
-	rounds, budget := contendedSizes(h.cfg)
+	rounds, budget := contendedSizes(h.Cfg)
 	res := &contendedResult{NSPerElem: calibrateSlice(), GrainsNS: contendedGrainsNS, Rounds: rounds, BudgetNS: budget}
-	fmt.Fprintf(h.out, "work: a slice transform (%.2f ns per element), split over GOMAXPROCS copies; each condition in a process of its own with one long-lived set\n", res.NSPerElem)
-	fmt.Fprintf(h.out, "speedup = serial time / method time in the same round (higher is better): median of %d rounds (25th-75th percentile); ~%s of serial work per method, grain and round\n",
+	fmt.Fprintf(h.Out, "work: a slice transform (%.2f ns per element), split over GOMAXPROCS copies; each condition in a process of its own with one long-lived set\n", res.NSPerElem)
+	fmt.Fprintf(h.Out, "speedup = serial time / method time in the same round (higher is better): median of %d rounds (25th-75th percentile); ~%s of serial work per method, grain and round\n",
 		rounds, measure.FmtNS(budget))
-	fmt.Fprintf(h.out, "rows: workgang = RunN of a plain task (every copy on a worker); ForRange and RunContext let the caller run copies; RunTeam runs each copy on a worker\n")
-	conds := contendedConds(h.cfg.Max)
+	fmt.Fprintf(h.Out, "rows: workgang = RunN of a plain task (every copy on a worker); ForRange and RunContext let the caller run copies; RunTeam runs each copy on a worker\n")
+	conds := contendedConds(h.Cfg.Max)
 	for i, c := range conds {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
-		h.status("contended: %s (%d/%d)", c.Key, i+1, len(conds))
-		spec := contendedSpec{Procs: c.Procs, NSPerElem: res.NSPerElem, GrainsNS: contendedGrainsNS, BudgetNS: budget, Rounds: rounds, Pin: h.cfg.Pin}
+		h.Status("contended: %s (%d/%d)", c.Key, i+1, len(conds))
+		spec := contendedSpec{Procs: c.Procs, NSPerElem: res.NSPerElem, GrainsNS: contendedGrainsNS, BudgetNS: budget, Rounds: rounds, Pin: h.Cfg.Pin}
 		run, err := runCondition(ctx, c, spec, contendedTimeout(spec))
-		h.progress.clear()
+		h.ClearStatus()
 		if err != nil {
 			return nil, fmt.Errorf("condition %s: %w", c.Key, err)
 		}
 		cr := contendedCondResult{contendedCond: c, Setup: run.Setup, Skipped: run.Skipped, Child: run.Child}
-		printCondition(h.out, i+1, len(conds), cr, contendedGrainsNS)
+		printCondition(h.Out, i+1, len(conds), cr, contendedGrainsNS)
 		res.Conditions = append(res.Conditions, cr)
 	}
 	res.Verdicts, res.Checks = contendedVerdicts(res.Conditions, contendedGrainsNS)
-	printVerdicts(h.out, res.Verdicts, res.Checks, res.Conditions)
+	printVerdicts(h.Out, res.Verdicts, res.Checks, res.Conditions)
 	return res, nil
 }
 
@@ -297,7 +298,7 @@ func contendedChildMain(specJSON string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "perf contended child: GOMAXPROCS %d, want %d\n", got, s.Procs)
 		return 1
 	}
-	load := loadAvg()
+	load := harness.LoadAvg()
 	ppid := os.Getppid()
 	alive := func() error {
 		if os.Getppid() != ppid {
@@ -313,7 +314,7 @@ func contendedChildMain(specJSON string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "perf contended child:", err)
 		return 1
 	}
-	res.CPUsAllowed, res.Cgroup, res.LoadStart, res.LoadAvg = cpusAllowed(), ownCgroup(), load, loadAvg()
+	res.CPUsAllowed, res.Cgroup, res.LoadStart, res.LoadAvg = cpusAllowed(), ownCgroup(), load, harness.LoadAvg()
 	if err := json.NewEncoder(stdout).Encode(res); err != nil {
 		fmt.Fprintln(stderr, "perf contended child:", err)
 		return 1

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/runners"
 )
 
@@ -105,16 +106,16 @@ func TestSummarizeRounds(t *testing.T) {
 // and -runs size it.
 func TestContendedFlags(t *testing.T) {
 	for _, args := range [][]string{nil, {"-quick"}, {"-scenario", "examples"}, {"-targets"}} {
-		c, err := parseFlags(args, &bytes.Buffer{})
+		c, err := command.Parse(args, &bytes.Buffer{})
 		require.NoError(t, err)
 		assert.NotContains(t, c.Scenarios, "contended", "args %q", args)
 	}
-	c, err := parseFlags([]string{"-scenario", "contended"}, &bytes.Buffer{})
+	c, err := command.Parse([]string{"-scenario", "contended"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"contended"}, c.Scenarios)
 	rounds, budget := contendedSizes(c)
-	assert.Equal(t, []float64{3 * defaultIters, 10e6}, []float64{float64(rounds), budget}, "default: 3 x -iters rounds, -runs us per batch")
-	c, err = parseFlags([]string{"-scenario", "contended", "-quick", "-iters", "9"}, &bytes.Buffer{})
+	assert.Equal(t, []float64{3 * harness.DefaultIters, 10e6}, []float64{float64(rounds), budget}, "default: 3 x -iters rounds, -runs us per batch")
+	c, err = command.Parse([]string{"-scenario", "contended", "-quick", "-iters", "9"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	rounds, budget = contendedSizes(c)
 	assert.Equal(t, []float64{27, 1e6}, []float64{float64(rounds), budget}, "-quick shrinks the batches, -iters sets the rounds")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"io"
@@ -90,28 +91,28 @@ type dispatchSetup struct {
 // iteration, then on one long-lived set created at -max with all its workers
 // started and shared by every level and mode (as the WorkerThreads test and
 // every embedder use one set).
-func runDispatch(h *harness) (any, error) {
-	fmt.Fprintf(h.out, "%d iterations x %d runs per setup, %d warm-up runs; \"fresh\": a new set per iteration,\n",
-		h.cfg.Iters, h.cfg.Runs, measure.WarmCount(h.cfg.Runs))
-	fmt.Fprintf(h.out, "\"one set\": one set of %d workers, all started, shared by every level and mode below\n", h.cfg.Max)
-	printLevels(h.out, h.cfg.Max)
-	ls := runners.NewLongSet(h.cfg.Max)
+func runDispatch(h *harness.Harness) (any, error) {
+	fmt.Fprintf(h.Out, "%d iterations x %d runs per setup, %d warm-up runs; \"fresh\": a new set per iteration,\n",
+		h.Cfg.Iters, h.Cfg.Runs, measure.WarmCount(h.Cfg.Runs))
+	fmt.Fprintf(h.Out, "\"one set\": one set of %d workers, all started, shared by every level and mode below\n", h.Cfg.Max)
+	printLevels(h.Out, h.Cfg.Max)
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
 	var res []dispatchSetup
-	for _, sl := range shownLevels(h.cfg.Max) {
+	for _, sl := range shownLevels(h.Cfg.Max) {
 		if sl.SameAs != "" {
-			fmt.Fprintf(h.out, "\n%s\n", sl.sameNote())
+			fmt.Fprintf(h.Out, "\n%s\n", sl.sameNote())
 			continue
 		}
 		lv := sl.level
 		for _, im := range append([]runners.Impl{runners.Find(runners.NameWorkgang), runners.Find(runners.NameCaller)}, runners.OneSetImpls(ls)...) {
-			c := measure.NewCollector(h.cfg.Runs, h.cfg.Iters, true)
-			for it := range h.cfg.Iters {
-				h.status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.Name, it+1, h.cfg.Iters)
-				c.Measure(func() runners.Runner { return im.Start(h.cfg.Max, lv.N, runners.Empty) })
+			c := measure.NewCollector(h.Cfg.Runs, h.Cfg.Iters, true)
+			for it := range h.Cfg.Iters {
+				h.Status("dispatch %s n=%d %s iteration %d/%d", lv.Label, lv.N, im.Name, it+1, h.Cfg.Iters)
+				c.Measure(func() runners.Runner { return im.Start(h.Cfg.Max, lv.N, runners.Empty) })
 			}
 			s := dispatchSetup{level: lv, Mode: im.Name, SetupStats: c.Stats()}
-			printDispatchSetup(h.out, s)
+			printDispatchSetup(h.Out, s)
 			res = append(res, s)
 		}
 	}

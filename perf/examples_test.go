@@ -12,9 +12,10 @@ import (
 	"github.com/workgang/workgang/examples/ports/filter"
 	powbench "github.com/workgang/workgang/examples/pow/bench"
 	"github.com/workgang/workgang/examples/shared/fleet"
+	"github.com/workgang/workgang/perf/internal/harness"
 )
 
-func statuses(ts []target) []string {
+func statuses(ts []harness.Target) []string {
 	var s []string
 	for _, t := range ts {
 		s = append(s, t.Status)
@@ -28,7 +29,7 @@ func TestHTTPDTargets(t *testing.T) {
 		{Conns: 16, Workgang: "set2", WorkgangRPS: 90, Peer: "errgroup", PeerRPS: 100, VsSerial: 0.95, WorkgangP99: 4, SerialP99: 5},
 	})
 	require.Len(t, ts, 4, "c=1: two req/s goals; c=16: req/s and p99")
-	assert.Equal(t, []string{statusPass, statusPass, statusMiss, statusPass}, statuses(ts))
+	assert.Equal(t, []string{harness.StatusPass, harness.StatusPass, harness.StatusMiss, harness.StatusPass}, statuses(ts))
 	assert.InDelta(t, 0.9, ts[2].Ratio, 1e-9)
 	assert.InDelta(t, 0.8, ts[3].Ratio, 1e-9)
 }
@@ -43,7 +44,7 @@ func TestSharedTargets(t *testing.T) {
 	}
 	ts := sharedTargets(rows)
 	require.Len(t, ts, 4*len(sharedWork))
-	assert.Equal(t, []string{statusPass, statusMiss, statusPass, statusPass}, statuses(ts[:4]), "own, go+wg, serial, RSS")
+	assert.Equal(t, []string{harness.StatusPass, harness.StatusMiss, harness.StatusPass, harness.StatusPass}, statuses(ts[:4]), "own, go+wg, serial, RSS")
 	assert.InDelta(t, 1.04, ts[2].Ratio, 1e-9)
 }
 
@@ -60,7 +61,7 @@ func TestPowTargets(t *testing.T) {
 	r.Tails[0].Lat.P99 = 4 * time.Microsecond
 	ts := powTargets(r)
 	require.Len(t, ts, 7, "4 first calls, 2 one-hash first calls, the tail")
-	assert.Equal(t, []string{statusMiss, statusPass, statusPass, statusPass, statusPass, statusMiss, statusPass}, statuses(ts))
+	assert.Equal(t, []string{harness.StatusMiss, harness.StatusPass, harness.StatusPass, harness.StatusPass, harness.StatusPass, harness.StatusMiss, harness.StatusPass}, statuses(ts))
 }
 
 func TestPortsTargets(t *testing.T) {
@@ -79,7 +80,7 @@ func TestPortsTargets(t *testing.T) {
 		row(2048, 1, do, 1.2, 5, 9), row(2048, 1, chunks, 1.0, 6, 9),
 	})
 	require.Len(t, ts, 3+1, "3 size and caller pairs, the allocations")
-	assert.Equal(t, []string{statusMiss, statusPass, statusMiss, statusMiss}, statuses(ts))
+	assert.Equal(t, []string{harness.StatusMiss, harness.StatusPass, harness.StatusMiss, harness.StatusMiss}, statuses(ts))
 	assert.InDelta(t, 1.01, ts[0].Ratio, 1e-9)
 	assert.InDelta(t, 1.04, ts[1].Ratio, 1e-9, "the per-chunk port is not the worst")
 	assert.Contains(t, ts[0].Detail, "ForChunks")

@@ -11,6 +11,7 @@ import (
 	gccol "github.com/workgang/workgang/examples/gc/collector"
 	"github.com/workgang/workgang/examples/gc/heap"
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/workers"
@@ -69,10 +70,10 @@ type gcHeapSpec struct {
 }
 
 // gcHeaps sizes the section from the harness's configuration.
-func gcHeaps(c config) []gcHeapSpec {
+func gcHeaps(c harness.Config) []gcHeapSpec {
 	small, large := gcHeapSpec{"small", smallGCSlots, smallGCCycles}, gcHeapSpec{"large", largeGCSlots, largeGCCycles}
 	switch {
-	case c.tiny():
+	case c.Tiny():
 		small.cycles, large.cycles, large.slots = tinyGCCycles, tinyGCCycles, 16<<10
 	case c.Quick:
 		small.cycles, large.cycles = small.cycles/quickGCDivisor, large.cycles/quickGCDivisor
@@ -94,13 +95,13 @@ type gcImpl struct {
 // peer (runners.go), and the serial reference collector. Every cycle, the heap is mutated
 // once and each implementation collects a copy of the same heap; each parallel
 // result is checked against the serial one.
-func runGC(h *harness) (any, error) {
-	n := min(h.cfg.Max, 64)
+func runGC(h *harness.Harness) (any, error) {
+	n := min(h.Cfg.Max, 64)
 	set := workers.New("gc", n, runners.Options()...)
 	defer set.Close()
 	res := gcResult{Workers: n}
-	fmt.Fprintf(h.out, "pause per collection: p50, p99 and max over the cycles; %d workers; the peers run the same collector's phases\n", n)
-	for _, spec := range gcHeaps(h.cfg) {
+	fmt.Fprintf(h.Out, "pause per collection: p50, p99 and max over the cycles; %d workers; the peers run the same collector's phases\n", n)
+	for _, spec := range gcHeaps(h.Cfg) {
 		impls := []gcImpl{{runners.NameSerial, nil}, {runners.NameWorkgang, gccol.New(set)}}
 		var stops []func()
 		for _, p := range runners.Peers {
@@ -115,14 +116,14 @@ func runGC(h *harness) (any, error) {
 		if err != nil {
 			return res, err
 		}
-		printGC(h.out, r, n)
+		printGC(h.Out, r, n)
 		res.Heaps = append(res.Heaps, r)
 	}
 	return res, nil
 }
 
 // measureGC runs spec.cycles cycles of every implementation on spec's heap.
-func measureGC(h *harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
+func measureGC(h *harness.Harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
 	res := gcHeapRes{Name: spec.name, Slots: spec.slots, Cycles: spec.cycles}
 	master := heap.New(mark.Random, spec.slots, 1)
 	want, work := master.Clone(), master.Clone()
@@ -131,7 +132,7 @@ func measureGC(h *harness, spec gcHeapSpec, impls []gcImpl) (gcHeapRes, error) {
 	live := 0
 	for cycle := range spec.cycles {
 		if cycle%50 == 0 {
-			h.status("gc: %s heap, cycle %d of %d", spec.name, cycle+1, spec.cycles)
+			h.Status("gc: %s heap, cycle %d of %d", spec.name, cycle+1, spec.cycles)
 		}
 		master.Mutate()
 		// The serial collector first: its result is what the others must

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/runners"
 )
 
@@ -23,7 +24,7 @@ func TestGCSectionQuick(t *testing.T) {
 	args := append(append([]string{}, tiny...), "-scenario", "gc", "-json", path)
 	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
 	text := out.String()
-	assert.Contains(t, text, "== "+findSection("gc").title+" ==")
+	assert.Contains(t, text, "== "+findSection("gc").Title+" ==")
 	for _, s := range []string{"small heap", "large heap", runners.NameWorkgang, runners.NameWaitGroup, runners.NameErrgroup, runners.NameChanPool, runners.NameSerial} {
 		assert.Contains(t, text, s)
 	}
@@ -56,10 +57,10 @@ func TestGCSectionQuick(t *testing.T) {
 // TestGCHeapsSizes: the default run measures more cycles than -quick, and
 // -quick more than the tiny runs of the tests.
 func TestGCHeapsSizes(t *testing.T) {
-	long := gcHeaps(config{Runs: defaultRuns, Long: true})
-	def := gcHeaps(config{Runs: defaultRuns})
-	quick := gcHeaps(config{Runs: quickRuns, Quick: true})
-	tinyH := gcHeaps(config{Runs: 20, Quick: true})
+	long := gcHeaps(harness.Config{Runs: harness.DefaultRuns, Long: true})
+	def := gcHeaps(harness.Config{Runs: harness.DefaultRuns})
+	quick := gcHeaps(harness.Config{Runs: harness.QuickRuns, Quick: true})
+	tinyH := gcHeaps(harness.Config{Runs: 20, Quick: true})
 	for i := range def {
 		assert.Greater(t, def[i].cycles, quick[i].cycles)
 		assert.Greater(t, quick[i].cycles, tinyH[i].cycles)
@@ -67,7 +68,7 @@ func TestGCHeapsSizes(t *testing.T) {
 	assert.Less(t, def[0].slots, def[1].slots, "small heap first")
 	assert.Greater(t, long[1].slots, def[1].slots, "-long: a larger large heap")
 	assert.Greater(t, long[0].cycles, def[0].cycles, "-long: more small-heap cycles")
-	assert.Equal(t, longMarkObjects, newMarkConfig(config{Runs: defaultRuns, Long: true}).Objects)
+	assert.Equal(t, longMarkObjects, newMarkConfig(harness.Config{Runs: harness.DefaultRuns, Long: true}).Objects)
 }
 
 // TestGCTargets checks the verdicts on made-up rows.
@@ -77,17 +78,17 @@ func TestGCTargets(t *testing.T) {
 	}
 	ts := gcTargets(gcHeapRes{Name: "large", Rows: rows(1000, 500, 499, 520)})
 	require.Len(t, ts, 1+len(runners.Peers))
-	assert.Equal(t, statusPass, ts[0].Status) // 2.0 >= 1.6
-	assert.Equal(t, statusPass, ts[1].Status) // 500/499 <= 1.02
-	assert.Equal(t, statusPass, ts[2].Status)
-	assert.Equal(t, statusPass, ts[3].Status)
+	assert.Equal(t, harness.StatusPass, ts[0].Status) // 2.0 >= 1.6
+	assert.Equal(t, harness.StatusPass, ts[1].Status) // 500/499 <= 1.02
+	assert.Equal(t, harness.StatusPass, ts[2].Status)
+	assert.Equal(t, harness.StatusPass, ts[3].Status)
 	ts = gcTargets(gcHeapRes{Name: "large", Rows: rows(700, 500, 400, 520)})
-	assert.Equal(t, statusMiss, ts[0].Status) // 1.4
-	assert.Equal(t, statusMiss, ts[1].Status) // 1.25
+	assert.Equal(t, harness.StatusMiss, ts[0].Status) // 1.4
+	assert.Equal(t, harness.StatusMiss, ts[1].Status) // 1.25
 	ts = gcTargets(gcHeapRes{Name: "small", Rows: rows(10, 20, 40, 25)})
 	require.Len(t, ts, 1)
-	assert.Equal(t, statusMiss, ts[0].Status) // 20/25 = 0.8
+	assert.Equal(t, harness.StatusMiss, ts[0].Status) // 20/25 = 0.8
 	assert.InDelta(t, 0.8, ts[0].Ratio, 1e-9)
 	ts = gcTargets(gcHeapRes{Name: "small", Rows: rows(10, 15, 40, 25)})
-	assert.Equal(t, statusPass, ts[0].Status) // 0.6
+	assert.Equal(t, harness.StatusPass, ts[0].Status) // 0.6
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
@@ -23,7 +24,7 @@ var (
 )
 
 // grainGrains returns the grains the configuration sweeps.
-func grainGrains(c config) []float64 {
+func grainGrains(c harness.Config) []float64 {
 	if c.Long {
 		return grainsNS
 	}
@@ -33,7 +34,7 @@ func grainGrains(c config) []float64 {
 // grainBudget returns the runs' worth of microseconds of work one grain
 // measurement does: -runs with -long, half of it otherwise (the sweep is
 // the longest section; half keeps the default run within its stated time).
-func grainBudget(c config) int {
+func grainBudget(c harness.Config) int {
 	if c.Long {
 		return c.Runs
 	}
@@ -130,15 +131,15 @@ func grainRuns(runs int, w float64) int {
 // runGrain calibrates the unit of work and sweeps each n. Besides fresh sets,
 // workgang's two modes also run on one long-lived set of -max workers that
 // serves both modes and every n and grain, as an embedder's set does.
-func runGrain(h *harness) (any, error) {
-	ls := runners.NewLongSet(h.cfg.Max)
+func runGrain(h *harness.Harness) (any, error) {
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
-	res := &grainResult{NSPerUnit: h.unitNS()}
-	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
-	fmt.Fprintf(h.out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.cfg.Iters)
-	for _, n := range grainNs(h.cfg.Max) {
+	res := &grainResult{NSPerUnit: h.UnitNS()}
+	fmt.Fprintf(h.Out, "work: xorshift steps, %.3f ns each; serial = the same n copies called on the caller\n", res.NSPerUnit)
+	fmt.Fprintf(h.Out, "speedup = serial time / implementation time (medians over %d iterations); above 1 wins\n", h.Cfg.Iters)
+	for _, n := range grainNs(h.Cfg.Max) {
 		s := sweepGrain(h, grainImpls(ls), n, res.NSPerUnit)
-		printSweep(h.out, s)
+		printSweep(h.Out, s)
 		res.Sweeps = append(res.Sweeps, s)
 	}
 	return res, nil
@@ -159,16 +160,16 @@ func grainImpls(ls *runners.LongSet) []runners.Impl {
 
 // sweepGrain measures serial and every implementation of others at each
 // grain for n copies, interleaving them per iteration.
-func sweepGrain(h *harness, others []runners.Impl, n int, nsPerUnit float64) grainSweep {
+func sweepGrain(h *harness.Harness, others []runners.Impl, n int, nsPerUnit float64) grainSweep {
 	ims := append([]runners.Impl{runners.Find(runners.NameSerial)}, others...)
-	grains := grainGrains(h.cfg)
+	grains := grainGrains(h.Cfg)
 	s := grainSweep{N: n, GrainsNS: grains}
 	s.Impls = make([]grainImpl, len(ims)-1)
 	for i := range s.Impls {
 		s.Impls[i].Impl = ims[i+1].Name
 	}
 	for _, w := range grains {
-		runs := grainRuns(grainBudget(h.cfg), w)
+		runs := grainRuns(grainBudget(h.Cfg), w)
 		gw := work.NewGrain(n, w, nsPerUnit)
 		avgs := measureGrain(h, ims, n, w, runs, gw)
 		s.Runs = append(s.Runs, runs)
@@ -187,15 +188,15 @@ func sweepGrain(h *harness, others []runners.Impl, n int, nsPerUnit float64) gra
 
 // measureGrain returns the median average phase time of each of ims at one
 // grain.
-func measureGrain(h *harness, ims []runners.Impl, n int, w float64, runs int, gw *work.Grain) []float64 {
+func measureGrain(h *harness.Harness, ims []runners.Impl, n int, w float64, runs int, gw *work.Grain) []float64 {
 	cs := make([]*measure.Collector, len(ims))
 	for i := range cs {
-		cs[i] = measure.NewCollector(runs, h.cfg.Iters, false)
+		cs[i] = measure.NewCollector(runs, h.Cfg.Iters, false)
 	}
-	for it := range h.cfg.Iters {
+	for it := range h.Cfg.Iters {
 		for i, im := range ims {
-			h.status("grain n=%d W=%s iteration %d/%d %s", n, measure.FmtNS(w), it+1, h.cfg.Iters, im.Name)
-			cs[i].Measure(func() runners.Runner { return im.Start(h.cfg.Max, n, gw.Work) })
+			h.Status("grain n=%d W=%s iteration %d/%d %s", n, measure.FmtNS(w), it+1, h.Cfg.Iters, im.Name)
+			cs[i].Measure(func() runners.Runner { return im.Start(h.Cfg.Max, n, gw.Work) })
 		}
 	}
 	avgs := make([]float64, len(ims))

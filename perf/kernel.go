@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
@@ -208,11 +209,11 @@ type kernelResult struct {
 }
 
 // kernelNs returns the problem sizes the configuration asks for.
-func kernelNs(c config) []int {
+func kernelNs(c harness.Config) []int {
 	switch {
 	case c.Long:
 		return kernelLongSizes
-	case c.tiny():
+	case c.Tiny():
 		return kernelTiny
 	case c.Quick:
 		return kernelQuick
@@ -223,34 +224,34 @@ func kernelNs(c config) []int {
 // runKernel measures spectral-norm at each N for every implementation, all
 // workgang modes on one long-lived set, and checks every result against
 // serial.
-func runKernel(h *harness) (any, error) {
-	ls := runners.NewLongSet(h.cfg.Max)
+func runKernel(h *harness.Harness) (any, error) {
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
-	fmt.Fprintf(h.out, "spectral-norm (Benchmarks Game): %d phases per solve (%d power iterations of A*v, At*v twice);\n", kernelPhases, kernelIters)
-	fmt.Fprintf(h.out, "copies per phase = min(-max, N) = blocks of rows; workgang modes share one long-lived set of %d workers\n", h.cfg.Max)
-	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(h.Out, "spectral-norm (Benchmarks Game): %d phases per solve (%d power iterations of A*v, At*v twice);\n", kernelPhases, kernelIters)
+	fmt.Fprintf(h.Out, "copies per phase = min(-max, N) = blocks of rows; workgang modes share one long-lived set of %d workers\n", h.Cfg.Max)
+	tw := tabwriter.NewWriter(h.Out, 0, 0, 2, ' ', 0)
 	for _, im := range kernelImpls {
 		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
 	}
 	tw.Flush()
-	fmt.Fprintf(h.out, "median over %d iterations of the average solve; speedup = serial / implementation\n", h.cfg.Iters)
+	fmt.Fprintf(h.Out, "median over %d iterations of the average solve; speedup = serial / implementation\n", h.Cfg.Iters)
 	res := &kernelResult{Phases: kernelPhases}
-	for _, n := range kernelNs(h.cfg) {
+	for _, n := range kernelNs(h.Cfg) {
 		ks, err := measureKernel(h, ls, n)
 		if err != nil {
 			return nil, err
 		}
 		res.Sizes = append(res.Sizes, ks)
 	}
-	printKernel(h.out, res)
+	printKernel(h.Out, res)
 	return res, nil
 }
 
 // measureKernel measures every implementation at size n, interleaved per
 // iteration. It returns an error if an implementation's result differs from
 // serial's.
-func measureKernel(h *harness, ls *runners.LongSet, n int) (kernelSize, error) {
-	c := min(h.cfg.Max, n)
+func measureKernel(h *harness.Harness, ls *runners.LongSet, n int) (kernelSize, error) {
+	c := min(h.Cfg.Max, n)
 	s := newSpectral(n)
 	pars := make([]func(), len(kernelImpls))
 	for i, im := range kernelImpls {
@@ -267,7 +268,7 @@ func measureKernel(h *harness, ls *runners.LongSet, n int) (kernelSize, error) {
 			return ks, fmt.Errorf("kernel N=%d: %s computed %.12f, serial %.12f", n, im.name, ks.Rows[i].Result, ref)
 		}
 	}
-	if !h.cfg.tiny() {
+	if !h.Cfg.Tiny() {
 		// Size the batches from the fastest of a few warm serial solves
 		// (a quarter of the budget at most): one solve can be slowed down
 		// by a preemption many times over on a loaded machine.
@@ -280,9 +281,9 @@ func measureKernel(h *harness, ls *runners.LongSet, n int) (kernelSize, error) {
 		ks.Reps = max(1, int(kernelBudget/max(best, 1)))
 	}
 	avgs := make([][]float64, len(kernelImpls))
-	for it := range h.cfg.Iters {
+	for it := range h.Cfg.Iters {
 		for i, im := range kernelImpls {
-			h.status("kernel N=%d iteration %d/%d %s", n, it+1, h.cfg.Iters, im.name)
+			h.Status("kernel N=%d iteration %d/%d %s", n, it+1, h.Cfg.Iters, im.name)
 			runtime.GC()
 			t0 := time.Now()
 			for range ks.Reps {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/gc/mark"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/workers"
@@ -65,13 +66,13 @@ type markRow struct {
 }
 
 // newMarkConfig sizes the mark section from the harness's configuration.
-func newMarkConfig(c config) markConfig {
+func newMarkConfig(c harness.Config) markConfig {
 	mc := markConfig{Workers: min(c.Max, 64), Shapes: mark.Shapes(), Seed: 1}
 	switch {
-	case c.tiny():
+	case c.Tiny():
 		mc.Objects, mc.Runs = tinyMarkObjects, 1
 	case c.Quick:
-		mc.Objects, mc.Runs = quickMarkObjects, quickIters
+		mc.Objects, mc.Runs = quickMarkObjects, harness.QuickIters
 	case c.Long:
 		mc.Objects, mc.Runs = longMarkObjects, longMarkRuns
 	default:
@@ -84,16 +85,16 @@ func newMarkConfig(c config) markConfig {
 // examples/gc/mark): serial mark, errgroup static partition and the
 // work-stealing mark on a worker set, per graph shape, in interleaved rounds,
 // checking that all three marked the serial mark's objects.
-func runMark(h *harness) (any, error) {
-	cfg := newMarkConfig(h.cfg)
+func runMark(h *harness.Harness) (any, error) {
+	cfg := newMarkConfig(h.Cfg)
 	res := markResult{Config: cfg}
 	set := workers.New("mark", cfg.Workers, runners.Options()...)
 	defer set.Close()
 	marker := mark.NewMarker(set)
 
-	fmt.Fprintf(h.out, "%d objects per graph, %d workers, median of %d runs, GOMAXPROCS %d\n",
+	fmt.Fprintf(h.Out, "%d objects per graph, %d workers, median of %d runs, GOMAXPROCS %d\n",
 		cfg.Objects, cfg.Workers, cfg.Runs, runtime.GOMAXPROCS(0))
-	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(h.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	verdict.Heading(tw, true, verdict.Plain("shape"), verdict.Plain("objects"), verdict.Plain("edges"), verdict.Plain("marked"),
 		verdict.Plain("serial"), verdict.Plain("static"), verdict.Plain("stealing"), verdict.HigherCol("vs serial"), verdict.HigherCol("vs static"), verdict.Plain("steals"))
 	var mk verdict.Marker
@@ -109,13 +110,13 @@ func runMark(h *harness) (any, error) {
 			mk.Speedup("%.2fx", row.VsSerial, row.Workers), mk.Speedup("%.2fx", row.VsStatic, row.Workers), row.Steals)
 	}
 	tw.Flush()
-	mk.Footnote(h.out)
+	mk.Footnote(h.Out)
 	return res, nil
 }
 
 // markShape measures one shape.
-func markShape(h *harness, cfg markConfig, shape mark.Shape, marker *mark.Marker) (markRow, error) {
-	h.status("mark: building %s graph of %d objects", shape, cfg.Objects)
+func markShape(h *harness.Harness, cfg markConfig, shape mark.Shape, marker *mark.Marker) (markRow, error) {
+	h.Status("mark: building %s graph of %d objects", shape, cfg.Objects)
 	g := mark.NewGraph(shape, cfg.Objects, cfg.Seed)
 	ref, b := mark.NewBitmap(g.Len()), mark.NewBitmap(g.Len())
 	want := mark.MarkSerial(g, ref)
@@ -124,7 +125,7 @@ func markShape(h *harness, cfg markConfig, shape mark.Shape, marker *mark.Marker
 	var serial, static, stealing []time.Duration
 	var steals []int64
 	for run := range cfg.Runs {
-		h.status("mark: %s graph, run %d of %d", shape, run+1, cfg.Runs)
+		h.Status("mark: %s graph, run %d of %d", shape, run+1, cfg.Runs)
 		r, err := mark.TimeRound(g, ref, b, want, marker, cfg.Workers)
 		if err != nil {
 			return row, fmt.Errorf("%s graph: %w", shape, err)

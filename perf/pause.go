@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
@@ -141,11 +142,11 @@ func (r *pauseResult) impl(name string) *pauseImplResult {
 }
 
 // pauseCount returns the timed pauses per iteration for the configuration.
-func pauseCount(c config) int {
+func pauseCount(c harness.Config) int {
 	switch {
 	case c.Long:
 		return pausesLong
-	case c.tiny():
+	case c.Tiny():
 		return pausesTiny
 	case c.Quick:
 		return pausesQuick
@@ -179,18 +180,18 @@ func idealSpeedup(ps []pausePhase, procs int) (work, ideal float64) {
 
 // runPause replays the script with every implementation, interleaved per
 // iteration, and reports pause percentiles and per-phase times.
-func runPause(h *harness) (any, error) {
-	ls := runners.NewLongSet(h.cfg.Max)
+func runPause(h *harness.Harness) (any, error) {
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
-	ps := resolvePhases(h.cfg.Max, h.unitNS())
-	res := &pauseResult{Phases: ps, GapNS: pauseGapNS, Pauses: pauseCount(h.cfg)}
+	ps := resolvePhases(h.Cfg.Max, h.UnitNS())
+	res := &pauseResult{Phases: ps, GapNS: pauseGapNS, Pauses: pauseCount(h.Cfg)}
 	res.WorkNS, res.IdealX = idealSpeedup(ps, runtime.GOMAXPROCS(0))
-	gap := work.NewGrain(1, pauseGapNS, h.unitNS())
-	fmt.Fprintf(h.out, "a scripted pause of %d phases (n = 1 to %d, %.1f us of work in all; best possible speedup on %d Ps %.2fx),\n",
-		len(ps), h.cfg.Max, res.WorkNS/1000, runtime.GOMAXPROCS(0), res.IdealX)
-	fmt.Fprintf(h.out, "%s of mutator work on the caller between pauses; %d timed pauses per iteration, %d iterations\n",
-		measure.FmtNS(pauseGapNS), res.Pauses, h.cfg.Iters)
-	tw := tabwriter.NewWriter(h.out, 0, 0, 2, ' ', 0)
+	gap := work.NewGrain(1, pauseGapNS, h.UnitNS())
+	fmt.Fprintf(h.Out, "a scripted pause of %d phases (n = 1 to %d, %.1f us of work in all; best possible speedup on %d Ps %.2fx),\n",
+		len(ps), h.Cfg.Max, res.WorkNS/1000, runtime.GOMAXPROCS(0), res.IdealX)
+	fmt.Fprintf(h.Out, "%s of mutator work on the caller between pauses; %d timed pauses per iteration, %d iterations\n",
+		measure.FmtNS(pauseGapNS), res.Pauses, h.Cfg.Iters)
+	tw := tabwriter.NewWriter(h.Out, 0, 0, 2, ' ', 0)
 	for _, im := range pauseImpls {
 		fmt.Fprintf(tw, "  %s\t%s\n", im.name, im.desc)
 	}
@@ -202,10 +203,10 @@ func runPause(h *harness) (any, error) {
 		phases[i] = make([][]float64, len(ps))
 	}
 	stamps := make([]time.Time, len(ps)+1)
-	for it := range h.cfg.Iters {
+	for it := range h.Cfg.Iters {
 		for i, im := range pauseImpls {
-			h.status("pause iteration %d/%d %s", it+1, h.cfg.Iters, im.name)
-			phase, stop := im.start(ls, h.cfg.Max)
+			h.Status("pause iteration %d/%d %s", it+1, h.Cfg.Iters, im.name)
+			phase, stop := im.start(ls, h.Cfg.Max)
 			for k := range pauseWarm + res.Pauses {
 				gap.Work(0)
 				stamps[0] = time.Now()
@@ -240,7 +241,7 @@ func runPause(h *harness) (any, error) {
 	for i := range res.Impls {
 		res.Impls[i].Speedup = measure.Ratio(res.Impls[0].P50NS, res.Impls[i].P50NS)
 	}
-	printPause(h.out, res)
+	printPause(h.Out, res)
 	return res, nil
 }
 

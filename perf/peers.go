@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
@@ -65,26 +66,26 @@ func (r *peersResult) bestPeer(label string) *peerRow {
 // Besides the fresh set per setup of the original test, workgang's two modes
 // also run on one long-lived set (see longSet) shared by every level and mode,
 // the way an embedder holds a set: the rows runners.NameOneWorkgang and runners.NameOneCaller.
-func runPeers(h *harness) (any, error) {
-	ls := runners.NewLongSet(h.cfg.Max)
+func runPeers(h *harness.Harness) (any, error) {
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
 	ims := peerImpls(ls)
-	printLegend(h.out, ims)
-	fmt.Fprintf(h.out, "median over %d iterations of the average of %d runs; x workgang = row avg / workgang avg\n",
-		h.cfg.Iters, h.cfg.Runs)
+	printLegend(h.Out, ims)
+	fmt.Fprintf(h.Out, "median over %d iterations of the average of %d runs; x workgang = row avg / workgang avg\n",
+		h.Cfg.Iters, h.Cfg.Runs)
 	res := &peersResult{}
-	printLevels(h.out, h.cfg.Max)
-	for _, sl := range shownLevels(h.cfg.Max) {
+	printLevels(h.Out, h.Cfg.Max)
+	for _, sl := range shownLevels(h.Cfg.Max) {
 		if sl.SameAs != "" {
-			fmt.Fprintf(h.out, "\n%s\n", sl.sameNote())
+			fmt.Fprintf(h.Out, "\n%s\n", sl.sameNote())
 			continue
 		}
 		g := measurePeers(h, sl.level, ims)
-		printPeerGroup(h.out, g)
+		printPeerGroup(h.Out, g)
 		res.Groups = append(res.Groups, g)
 	}
-	if h.header.GOMAXPROCS > 1 {
-		printMachineState(h.out, res)
+	if h.Header.GOMAXPROCS > 1 {
+		printMachineState(h.Out, res)
 	}
 	return res, nil
 }
@@ -123,15 +124,15 @@ func peerImpls(ls *runners.LongSet) []runners.Impl {
 
 // measurePeers measures every implementation of ims at level lv, interleaved;
 // ims starts with workgang's fresh-set workers and workers+caller rows.
-func measurePeers(h *harness, lv level, ims []runners.Impl) peerGroup {
+func measurePeers(h *harness.Harness, lv level, ims []runners.Impl) peerGroup {
 	cs := make([]*measure.Collector, len(ims))
 	for i := range cs {
-		cs[i] = measure.NewCollector(h.cfg.Runs, h.cfg.Iters, true)
+		cs[i] = measure.NewCollector(h.Cfg.Runs, h.Cfg.Iters, true)
 	}
-	for it := range h.cfg.Iters {
+	for it := range h.Cfg.Iters {
 		for i, im := range ims {
-			h.status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.cfg.Iters, im.Name)
-			cs[i].Measure(func() runners.Runner { return im.Start(h.cfg.Max, lv.N, runners.Empty) })
+			h.Status("peers %s n=%d iteration %d/%d %s", lv.Label, lv.N, it+1, h.Cfg.Iters, im.Name)
+			cs[i].Measure(func() runners.Runner { return im.Start(h.Cfg.Max, lv.N, runners.Empty) })
 		}
 	}
 	g := peerGroup{level: lv}

@@ -7,15 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"go.uber.org/goleak"
 )
@@ -30,6 +29,16 @@ func TestMain(m *testing.M) {
 		return
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// findSection returns the table entry called name, or nil.
+func findSection(name string) *harness.Section {
+	for i := range sections {
+		if sections[i].Name == name {
+			return &sections[i]
+		}
+	}
+	return nil
 }
 
 // tiny are flags that run every section with the smallest sizes, so that
@@ -108,10 +117,10 @@ func TestQuickPrintsEverySection(t *testing.T) {
 		assert.Contains(t, text, want, "header")
 	}
 	for _, s := range sections {
-		if slices.Contains(byHandSections, s.name) {
+		if slices.Contains(byHandSections, s.Name) {
 			continue
 		}
-		assert.Contains(t, text, "== "+s.title+" ==", "section %s", s.name)
+		assert.Contains(t, text, "== "+s.Title+" ==", "section %s", s.Name)
 	}
 	for _, im := range peerImpls(&runners.LongSet{}) {
 		assert.Contains(t, text, im.Name, "implementation %s", im.Name)
@@ -132,10 +141,10 @@ func TestQuickPrintsEverySection(t *testing.T) {
 	}
 	assert.Contains(t, text, "half (n=1): same n as min", "at -max 2 half is min: printed, measured once")
 	for _, s := range sections {
-		if s.summary != nil {
-			body := text[strings.Index(text, "== "+s.title+" =="):]
-			body = body[:strings.Index(body, "("+s.name+": ")]
-			assert.Regexp(t, `(?m)^verdict( withheld)?:`, body, "section %s states a verdict or why not", s.name)
+		if s.Verdict != nil {
+			body := text[strings.Index(text, "== "+s.Title+" =="):]
+			body = body[:strings.Index(body, "("+s.Name+": ")]
+			assert.Regexp(t, `(?m)^verdict( withheld)?:`, body, "section %s states a verdict or why not", s.Name)
 		}
 	}
 	assert.Contains(t, text, "break-even")
@@ -159,9 +168,9 @@ func TestScenarioSelectsSections(t *testing.T) {
 	var out, errw bytes.Buffer
 	args := append(append([]string{}, tiny...), "-scenario", "dispatch")
 	require.Equal(t, 0, run(args, &out, &errw), "stderr: %s", errw.String())
-	assert.Contains(t, out.String(), "== "+findSection("dispatch").title+" ==")
+	assert.Contains(t, out.String(), "== "+findSection("dispatch").Title+" ==")
 	for _, name := range []string{"peers", "grain", "targets"} {
-		assert.NotContains(t, out.String(), "== "+findSection(name).title+" ==")
+		assert.NotContains(t, out.String(), "== "+findSection(name).Title+" ==")
 	}
 }
 
@@ -175,12 +184,12 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 
 	var rep struct {
 		SchemaVersion int                        `json:"schema_version"`
-		Header        header                     `json:"header"`
-		Config        config                     `json:"config"`
+		Header        harness.Header             `json:"header"`
+		Config        harness.Config             `json:"config"`
 		Sections      map[string]json.RawMessage `json:"sections"`
 	}
 	require.NoError(t, json.Unmarshal(b, &rep))
-	assert.Equal(t, schemaVersion, rep.SchemaVersion)
+	assert.Equal(t, harness.SchemaVersion, rep.SchemaVersion)
 	assert.NotEmpty(t, rep.Header.CPU)
 	assert.Positive(t, rep.Header.WorkersSpinNS)
 	assert.NotEmpty(t, rep.Header.GoVersion)
@@ -188,7 +197,11 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	assert.Positive(t, rep.Header.LogicalCPUs)
 	assert.Positive(t, rep.Header.ClockNS)
 	assert.Equal(t, 2, rep.Config.Max)
-	tested := slices.DeleteFunc(sectionNames(), func(n string) bool { return slices.Contains(byHandSections, n) })
+	var names []string
+	for _, s := range sections {
+		names = append(names, s.Name)
+	}
+	tested := slices.DeleteFunc(names, func(n string) bool { return slices.Contains(byHandSections, n) })
 	assert.Equal(t, tested, rep.Config.Scenarios, "every section but those run by hand, with -targets")
 	for _, name := range tested {
 		assert.Contains(t, rep.Sections, name)
@@ -228,7 +241,7 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 		assert.Contains(t, []string{beInterpolated, beBelow, beNone}, gi.BreakEvenKind, gi.Impl)
 	}
 
-	var ts []target
+	var ts []harness.Target
 	require.NoError(t, json.Unmarshal(rep.Sections["targets"], &ts))
 	// The ratio goals, allocations, two break-even goals, 4 full-level
 	// goals, 2 per surplus case (-max 2: one n per mode), 2 pause goals, 1
@@ -263,10 +276,10 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 		"surplus: workgang n=1 5us", "surplus: workgang+caller n=2 50us", "pause p50: serial / workgang",
 		"kernel N=32: best workgang", "kernel N=100: workgang ForRange / serial", "gc large: workgang / chanpool", "gc small",
 		"openmp mixed/alone: PARALLEL RunN caller-runs", "openmp mixed/alone: schedule(dynamic,1) ForRange caller-runs"} {
-		assert.True(t, slices.ContainsFunc(ts, func(tg target) bool { return strings.HasPrefix(tg.Name, prefix) }), "no target %q", prefix)
+		assert.True(t, slices.ContainsFunc(ts, func(tg harness.Target) bool { return strings.HasPrefix(tg.Name, prefix) }), "no target %q", prefix)
 	}
 	for _, tg := range ts {
-		assert.Contains(t, []string{statusPass, statusMiss, statusNA}, tg.Status, tg.Name)
+		assert.Contains(t, []string{harness.StatusPass, harness.StatusMiss, harness.StatusNA}, tg.Status, tg.Name)
 		assert.NotEmpty(t, tg.Goal, tg.Name)
 		assert.NotEmpty(t, tg.Reason, tg.Name)
 	}
@@ -322,70 +335,13 @@ func TestJSONUnitsAndNulls(t *testing.T) {
 	}
 }
 
-// TestJSONNone checks that "none" is encoded as null: a target that was not
-// measured, a break-even grain that does not exist, a missing max.
+// TestJSONNone checks that "none" is encoded as null: a break-even grain
+// that does not exist.
 func TestJSONNone(t *testing.T) {
-	b, err := json.Marshal(target{Name: "x", Status: statusNA})
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"ratio":null`)
-	b, err = json.Marshal(target{Name: "x", Status: statusPass, Ratio: 0.5})
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"ratio":0.5`)
-	b, err = json.Marshal(grainImpl{Impl: "x", BreakEvenKind: beNone})
+	b, err := json.Marshal(grainImpl{Impl: "x", BreakEvenKind: beNone})
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"break_even_ns":null`)
 	b, err = json.Marshal(grainImpl{Impl: "x", BreakEvenNS: 1500, BreakEvenKind: beInterpolated})
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"break_even_ns":1500`)
-}
-
-// TestDescribeCPU checks the CPU line built from /proc/cpuinfo fields.
-func TestDescribeCPU(t *testing.T) {
-	got := describeCPU(map[string]string{
-		"model name": "AMD EPYC", "cpu family": "26", "model": "2", "stepping": "1",
-		"cpu MHz": "2096.000", "flags": "fpu sse hypervisor avx",
-	})
-	assert.Equal(t, "AMD EPYC (family 26 model 2 stepping 1), 2096 MHz, virtualized", got)
-	assert.Equal(t, "unknown", describeCPU(map[string]string{}))
-}
-
-// TestIsTerminal checks that files and pipes are not terminals, so their
-// progress lines are not rewritten with \r.
-func TestIsTerminal(t *testing.T) {
-	f, err := os.CreateTemp(t.TempDir(), "progress")
-	require.NoError(t, err)
-	defer f.Close()
-	assert.False(t, isTerminal(f), "a regular file")
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	defer r.Close()
-	defer w.Close()
-	assert.False(t, isTerminal(w), "a pipe")
-	assert.False(t, isTerminal(&bytes.Buffer{}), "not a file")
-	if runtime.GOOS == "linux" {
-		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		require.NoError(t, err)
-		defer null.Close()
-		assert.False(t, isTerminal(null), "/dev/null is a character device, not a terminal")
-	}
-}
-
-// TestProgress checks the progress line's delay, throttling and clearing.
-func TestProgress(t *testing.T) {
-	var b bytes.Buffer
-	p := newProgress(&b)
-	p.update("too early")
-	assert.Empty(t, b.String(), "silent during the first seconds")
-	p.delay = 0
-	p.update("step %d", 1)
-	assert.Contains(t, b.String(), "step 1")
-	p.update("step %d", 2)
-	assert.NotContains(t, b.String(), "step 2", "throttled")
-
-	b.Reset()
-	p = &progress{w: &b, tty: true, start: time.Now()}
-	p.update("on a terminal")
-	p.clear()
-	assert.True(t, strings.HasPrefix(b.String(), "\r"), "rewrites its line")
-	assert.True(t, strings.HasSuffix(b.String(), "\r"), "clears its line")
 }

@@ -5,9 +5,7 @@ import (
 	"github.com/workgang/workgang/perf/internal/plotkit"
 	"github.com/workgang/workgang/perf/internal/verdict"
 	"image/color"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,40 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// plotFunc writes the figures of one section of a finished run to dir,
-// each under caption (where and how it was measured); it returns the files'
-// names, or "" when the run has nothing to plot for it.
-type plotFunc func(results map[string]any, dir, caption string) (string, error)
-
-// plots are the figures -svg writes, each from one section's result (absent
-// sections are skipped). Every figure's numbers are also in the text output.
-// A section's plot is one more entry.
-var plots = []plotFunc{plotGrain, plotPause, plotKernel, plotMark, plotGC, plotOpenMP}
-
-// writePlots writes every figure the results allow to dir (created if
-// missing), captioned with hd, and lists the files on w.
-func writePlots(w io.Writer, dir string, hd header, results map[string]any) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range plots {
-		name, err := f(results, dir, hd.caption())
-		if err != nil {
-			return err
-		}
-		if name != "" {
-			fmt.Fprintf(w, "wrote %s\n", name)
-		}
-	}
-	return nil
-}
-
-// caption is the line above every plot: the machine, Go version, date and
-// command of the run.
-func (hd header) caption() string {
-	return fmt.Sprintf("%s, %d logical CPUs, GOMAXPROCS %d; %s %s/%s\n%s; %s", hd.CPU, hd.LogicalCPUs, hd.GOMAXPROCS, hd.GoVersion, hd.OS, hd.Arch, hd.Date, hd.Command)
-}
 
 // figure is a plotkit figure with the harness's drawing helpers.
 type figure struct {
@@ -149,8 +113,8 @@ func (f *figure) markBound(clip plotkit.Clip, n int, what string) error {
 
 // plotGrain draws, per n of the grain sweep, every implementation's speedup
 // over serial against W (log scale), the ping-pong as a bound.
-func plotGrain(results map[string]any, dir, caption string) (string, error) {
-	g, ok := results["grain"].(*grainResult)
+func plotGrain(res any, dir, caption string) (string, error) {
+	g, ok := res.(*grainResult)
 	if !ok {
 		return "", nil
 	}
@@ -205,8 +169,8 @@ func plotGrain(results map[string]any, dir, caption string) (string, error) {
 // plotPause draws the median time of every phase of the scripted pause,
 // per implementation, as bars down the phases (log scale: the phases range
 // from 0.5 to 100 µs of work).
-func plotPause(results map[string]any, dir, caption string) (string, error) {
-	r, ok := results["pause"].(*pauseResult)
+func plotPause(res any, dir, caption string) (string, error) {
+	r, ok := res.(*pauseResult)
 	if !ok {
 		return "", nil
 	}
@@ -243,8 +207,8 @@ func plotPause(results map[string]any, dir, caption string) (string, error) {
 
 // plotKernel draws every implementation's spectral-norm speedup over serial
 // against N (log scale).
-func plotKernel(results map[string]any, dir, caption string) (string, error) {
-	r, ok := results["kernel"].(*kernelResult)
+func plotKernel(res any, dir, caption string) (string, error) {
+	r, ok := res.(*kernelResult)
 	if !ok || len(r.Sizes) == 0 {
 		return "", nil
 	}
@@ -313,8 +277,8 @@ func (f *figure) addBars(groups []string, bs []bars) error {
 
 // plotMark draws the mark section's times per graph shape as grouped bars:
 // serial, static partition and work-stealing mark.
-func plotMark(results map[string]any, dir, caption string) (string, error) {
-	r, ok := results["mark"].(markResult)
+func plotMark(res any, dir, caption string) (string, error) {
+	r, ok := res.(markResult)
 	if !ok || len(r.Rows) == 0 {
 		return "", nil
 	}
@@ -342,8 +306,8 @@ func plotMark(results map[string]any, dir, caption string) (string, error) {
 
 // plotGC draws, per heap of the gc section, every implementation's pause
 // p50 and p99 as grouped bars, in µs or, for pauses of milliseconds, in ms.
-func plotGC(results map[string]any, dir, caption string) (string, error) {
-	r, ok := results["gc"].(gcResult)
+func plotGC(res any, dir, caption string) (string, error) {
+	r, ok := res.(gcResult)
 	if !ok || len(r.Heaps) == 0 {
 		return "", nil
 	}

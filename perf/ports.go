@@ -8,6 +8,7 @@ import (
 
 	"github.com/workgang/workgang/examples/ports/bench"
 	"github.com/workgang/workgang/examples/ports/filter"
+	"github.com/workgang/workgang/perf/internal/harness"
 )
 
 // ports section sizes: the example's images (64x64 to 2048x2048) with 1 and
@@ -31,32 +32,32 @@ const (
 
 // portsResult is what the ports section measured.
 type portsResult struct {
-	Options bench.Options `json:"options"`
-	Rows    []bench.Row   `json:"rows"`
-	Targets []target      `json:"targets"`
+	Options bench.Options    `json:"options"`
+	Rows    []bench.Row      `json:"rows"`
+	Targets []harness.Target `json:"targets"`
 }
 
 // runPorts times the ports example's ported helpers against their originals.
-func runPorts(h *harness) (any, error) {
+func runPorts(h *harness.Harness) (any, error) {
 	o := bench.DefaultOptions()
 	o.Rounds, o.Batch = portsRounds, portsBatch
-	switch c := h.cfg; {
-	case c.tiny():
+	switch c := h.Cfg; {
+	case c.Tiny():
 		o.Sides, o.Rounds, o.Batch = portsTinySides, portsTinyRounds, portsTinyBatch
 	case c.Quick:
 		o.Rounds = portsQuickRounds
 	case c.Long:
 		o.Rounds = portsLongRounds
 	}
-	fmt.Fprintf(h.out, "sides %v, callers %v, %d interleaved rounds of about %v per variant; every output checked\n", o.Sides, o.Callers, o.Rounds, o.Batch)
-	h.status("ports: image operations")
+	fmt.Fprintf(h.Out, "sides %v, callers %v, %d interleaved rounds of about %v per variant; every output checked\n", o.Sides, o.Callers, o.Rounds, o.Batch)
+	h.Status("ports: image operations")
 	rows, err := bench.Run(o)
 	if err != nil {
 		return nil, err
 	}
-	h.progress.clear()
-	bench.Print(h.out, rows)
-	fmt.Fprintln(h.out)
+	h.ClearStatus()
+	bench.Print(h.Out, rows)
+	fmt.Fprintln(h.Out)
 	return &portsResult{Options: o, Rows: rows, Targets: portsTargets(rows)}, nil
 }
 
@@ -66,7 +67,7 @@ func runPorts(h *harness) (any, error) {
 // setup once per copy or part (not Pair.PerChunk's, shown for what
 // per-chunk setup costs); and on the smallest image with one caller, the
 // ForChunks blur's heap objects per call at most the original helper's.
-func portsTargets(rows []bench.Row) []target {
+func portsTargets(rows []bench.Row) []harness.Target {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -89,18 +90,18 @@ func portsTargets(rows []bench.Row) []target {
 	small := slices.MinFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.side, b.side), cmp.Compare(a.callers, b.callers))
 	})
-	var ts []target
+	var ts []harness.Target
 	for _, k := range keys {
 		r, limit := worst[k], portsLimit
 		if k == small {
 			limit = portsSmallLimit
 		}
-		ts = append(ts, ratioTarget(fmt.Sprintf("ports %dx%d, %d callers: worst port / its original", k.side, k.side, k.callers), reasonPorts,
+		ts = append(ts, harness.RatioTarget(fmt.Sprintf("ports %dx%d, %d callers: worst port / its original", k.side, k.side, k.callers), reasonPorts,
 			r.Ratio, 1, limit, false, fmt.Sprintf("%s %s / %s: %.1f us / %.1f us (rounds %.2f-%.2f)", r.Op, r.Port, r.Orig, r.PortNS/1e3, r.OrigNS/1e3, r.RatioMin, r.RatioMax)))
 	}
 	for _, r := range rows {
 		if r.Side == small.side && r.Callers == small.callers && r.Op == "blur" && r.Port == filter.ForChunks {
-			ts = append(ts, ratioTarget(fmt.Sprintf("ports %dx%d: blur ForChunks / %s heap objects per call", r.Side, r.Side, r.Orig), reasonPortsAllocs,
+			ts = append(ts, harness.RatioTarget(fmt.Sprintf("ports %dx%d: blur ForChunks / %s heap objects per call", r.Side, r.Side, r.Orig), reasonPortsAllocs,
 				r.PortAllocs, r.OrigAllocs, 1, false, fmt.Sprintf("%.1f / %.1f", r.PortAllocs, r.OrigAllocs)))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/workgang/workgang/examples/shared/fleet"
+	"github.com/workgang/workgang/perf/internal/harness"
 )
 
 // shared section sizes: the seed's 4096 instances created at once (-quick
@@ -24,28 +25,28 @@ var sharedWork = []time.Duration{4 * time.Microsecond, 40 * time.Microsecond}
 // sharedResult is what the shared section measured: per job size, one
 // result per variant (the run with the median wall time).
 type sharedResult struct {
-	Rows    []fleet.Result `json:"rows"`
-	Targets []target       `json:"targets"`
+	Rows    []fleet.Result   `json:"rows"`
+	Targets []harness.Target `json:"targets"`
 }
 
 // runShared runs the shared example's variants: every instance's checksum
 // is checked against the serial variant's.
-func runShared(h *harness) (any, error) {
-	base := fleet.Config{Instances: sharedInstances, Jobs: sharedJobs, Parts: h.cfg.Max, Wait: sharedWait}
+func runShared(h *harness.Harness) (any, error) {
+	base := fleet.Config{Instances: sharedInstances, Jobs: sharedJobs, Parts: h.Cfg.Max, Wait: sharedWait}
 	runs := 1
-	switch c := h.cfg; {
-	case c.tiny():
+	switch c := h.Cfg; {
+	case c.Tiny():
 		base.Instances, base.Jobs = sharedTinyInstances, sharedTinyJobs
 	case c.Quick:
 		base.Instances = sharedQuickInstances
 	case c.Long:
 		base.Jobs, runs = sharedLongJobs, sharedLongRuns
 	}
-	fmt.Fprintf(h.out, "%d instances at once, %d jobs each, %d parts per job, %v wait before each, median wall of %d run(s); checksums checked against serial\n",
+	fmt.Fprintf(h.Out, "%d instances at once, %d jobs each, %d parts per job, %v wait before each, median wall of %d run(s); checksums checked against serial\n",
 		base.Instances, base.Jobs, base.Parts, base.Wait, runs)
 	var res sharedResult
 	for _, w := range sharedWork {
-		h.status("shared: jobs of %v", w)
+		h.Status("shared: jobs of %v", w)
 		c := base
 		c.Nominal, c.Units = w, fleet.Calibrate(w)
 		rs, err := fleet.Compare(c, fleet.Variants(), runs)
@@ -54,9 +55,9 @@ func runShared(h *harness) (any, error) {
 		}
 		res.Rows = append(res.Rows, rs...)
 	}
-	h.progress.clear()
-	fleet.PrintTable(h.out, res.Rows)
-	fmt.Fprintln(h.out)
+	h.ClearStatus()
+	fleet.PrintTable(h.Out, res.Rows)
+	fmt.Fprintln(h.Out)
 	res.Targets = sharedTargets(res.Rows)
 	return &res, nil
 }
@@ -64,7 +65,7 @@ func runShared(h *harness) (any, error) {
 // sharedTargets: one shared set at least as fast as a set per instance and
 // as go + WaitGroup, at most 1.05x serial, with less peak RSS than sets per
 // instance, for every job size.
-func sharedTargets(rows []fleet.Result) []target {
+func sharedTargets(rows []fleet.Result) []harness.Target {
 	by := map[time.Duration]map[fleet.Variant]fleet.Result{}
 	for _, r := range rows {
 		if by[r.Nominal] == nil {
@@ -72,18 +73,18 @@ func sharedTargets(rows []fleet.Result) []target {
 		}
 		by[r.Nominal][r.Variant] = r
 	}
-	var ts []target
+	var ts []harness.Target
 	for _, w := range sharedWork {
 		m := by[w]
 		sh := m[fleet.Shared]
 		wall := func(v fleet.Variant) float64 { return float64(m[v].Wall) }
 		for _, v := range []fleet.Variant{fleet.Own, fleet.GoWG} {
-			ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / %s wall", w, v), reasonShared, wall(fleet.Shared), wall(v), 1, false,
+			ts = append(ts, harness.RatioTarget(fmt.Sprintf("shared ~%v: shared / %s wall", w, v), reasonShared, wall(fleet.Shared), wall(v), 1, false,
 				fmt.Sprintf("%.1f ms / %.1f ms", ms64(sh.Wall), ms64(m[v].Wall))))
 		}
-		ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / serial wall", w), reasonShared, wall(fleet.Shared), wall(fleet.Serial), 1.05, false,
+		ts = append(ts, harness.RatioTarget(fmt.Sprintf("shared ~%v: shared / serial wall", w), reasonShared, wall(fleet.Shared), wall(fleet.Serial), 1.05, false,
 			fmt.Sprintf("%.1f ms / %.1f ms", ms64(sh.Wall), ms64(m[fleet.Serial].Wall))))
-		ts = append(ts, ratioTarget(fmt.Sprintf("shared ~%v: shared / own-set peak RSS", w), reasonShared, float64(sh.PeakRSS), float64(m[fleet.Own].PeakRSS), 1, false,
+		ts = append(ts, harness.RatioTarget(fmt.Sprintf("shared ~%v: shared / own-set peak RSS", w), reasonShared, float64(sh.PeakRSS), float64(m[fleet.Own].PeakRSS), 1, false,
 			fmt.Sprintf("%.1f MiB / %.1f MiB", float64(sh.PeakRSS)/(1<<20), float64(m[fleet.Own].PeakRSS)/(1<<20))))
 	}
 	return ts

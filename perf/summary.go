@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
@@ -31,7 +32,7 @@ func perLevel(size int, line func(lv level) string) []string {
 
 // dispatchVerdict compares workgang's two modes at every level, on fresh
 // sets and on the long-lived set.
-func dispatchVerdict(h *harness, res any) []string {
+func dispatchVerdict(h *harness.Harness, res any) []string {
 	rs, _ := res.([]dispatchSetup)
 	find := func(lv level, mode string) float64 {
 		for _, s := range rs {
@@ -41,7 +42,7 @@ func dispatchVerdict(h *harness, res any) []string {
 		}
 		return 0
 	}
-	lines := perLevel(h.cfg.Max, func(lv level) string {
+	lines := perLevel(h.Cfg.Max, func(lv level) string {
 		w, c := find(lv, runners.NameWorkgang), find(lv, runners.NameCaller)
 		ow, oc := find(lv, runners.NameOneWorkgang), find(lv, runners.NameOneCaller)
 		return fmt.Sprintf("caller-runs %.3f us per run against plain %.3f us: %s; on the long-lived set %.3f against %.3f us: %s",
@@ -52,9 +53,9 @@ func dispatchVerdict(h *harness, res any) []string {
 
 // peersVerdict compares workgang's two modes with the fastest peer at every
 // level.
-func peersVerdict(h *harness, res any) []string {
+func peersVerdict(h *harness.Harness, res any) []string {
 	p, _ := res.(*peersResult)
-	lines := perLevel(h.cfg.Max, func(lv level) string {
+	lines := perLevel(h.Cfg.Max, func(lv level) string {
 		best, w, c := p.bestPeer(lv.Label), p.row(lv.Label, runners.NameWorkgang), p.row(lv.Label, runners.NameCaller)
 		if best == nil || w == nil || c == nil {
 			return "not measured"
@@ -68,7 +69,7 @@ func peersVerdict(h *harness, res any) []string {
 
 // grainVerdict names, per n, the break-even grains of workgang's rows and
 // of the best peer, and the best speedup at the largest grain.
-func grainVerdict(_ *harness, res any) []string {
+func grainVerdict(_ *harness.Harness, res any) []string {
 	g, _ := res.(*grainResult)
 	var lines []string
 	for _, sw := range g.Sweeps {
@@ -121,7 +122,7 @@ func earlierBreakEven(a, b *grainImpl) bool {
 }
 
 // surplusVerdict gives the range of surplus/exact over the cases.
-func surplusVerdict(_ *harness, res any) []string {
+func surplusVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(*surplusResult)
 	if r == nil || len(r.Cases) == 0 {
 		return nil
@@ -143,7 +144,7 @@ func surplusVerdict(_ *harness, res any) []string {
 }
 
 // pauseVerdict compares workgang's pause with serial's and the best peer's.
-func pauseVerdict(_ *harness, res any) []string {
+func pauseVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(*pauseResult)
 	w, best := r.impl(runners.NameWorkgang), r.bestPeer()
 	if w == nil || best == nil {
@@ -158,7 +159,7 @@ func pauseVerdict(_ *harness, res any) []string {
 
 // kernelVerdict gives, per N, the best workgang row's and the best peer's
 // speedup over serial.
-func kernelVerdict(_ *harness, res any) []string {
+func kernelVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(*kernelResult)
 	var lines []string
 	for i := range r.Sizes {
@@ -175,7 +176,7 @@ func kernelVerdict(_ *harness, res any) []string {
 
 // markVerdict compares the stealing mark with serial and the static
 // partition per graph shape.
-func markVerdict(_ *harness, res any) []string {
+func markVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(markResult)
 	var lines []string
 	for _, row := range r.Rows {
@@ -187,7 +188,7 @@ func markVerdict(_ *harness, res any) []string {
 
 // gcVerdict compares, per heap, workgang's pause p50 with serial's and the
 // fastest peer's.
-func gcVerdict(_ *harness, res any) []string {
+func gcVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(gcResult)
 	var lines []string
 	for i := range r.Heaps {

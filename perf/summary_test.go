@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 )
@@ -20,7 +21,7 @@ func TestDispatchVerdictEveryLevel(t *testing.T) {
 			rs = append(rs, dispatchSetup{level: lv, Mode: mode, SetupStats: measure.SetupStats{MedianAvgNS: ns * float64(lv.N)}})
 		}
 	}
-	h := &harness{cfg: config{Max: 2}}
+	h := &harness.Harness{Cfg: harness.Config{Max: 2}}
 	lines := dispatchVerdict(h, rs)
 	require.Len(t, lines, 4, "full, half, min and the direction: %q", lines)
 	assert.True(t, strings.HasPrefix(lines[0], "full (n=2): caller-runs 0.500 us per run against plain 2.000 us: 4.00x faster"), lines[0])

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/verdict"
@@ -68,42 +69,42 @@ func surplusNs(size int, callerRuns bool) []int {
 // The long-lived set serves both modes and every case; the exact set is new
 // in every iteration and only ever sees its own case, so it starts exactly
 // the workers the case needs. The two take turns per iteration.
-func runSurplus(h *harness) (any, error) {
-	unit := h.unitNS()
-	ls := runners.NewLongSet(h.cfg.Max)
+func runSurplus(h *harness.Harness) (any, error) {
+	unit := h.UnitNS()
+	ls := runners.NewLongSet(h.Cfg.Max)
 	defer ls.Close()
-	fmt.Fprintf(h.out, "one long-lived set of %d workers (all started) against a new set with exactly the workers the run needs;\n", h.cfg.Max)
-	fmt.Fprintf(h.out, "work: xorshift steps, %.3f ns each; time per run, median over %d iterations; ratio = surplus / exact\n", unit, h.cfg.Iters)
+	fmt.Fprintf(h.Out, "one long-lived set of %d workers (all started) against a new set with exactly the workers the run needs;\n", h.Cfg.Max)
+	fmt.Fprintf(h.Out, "work: xorshift steps, %.3f ns each; time per run, median over %d iterations; ratio = surplus / exact\n", unit, h.Cfg.Iters)
 	res := &surplusResult{}
 	for _, mode := range []string{runners.NameWorkgang, runners.NameCaller} {
 		caller := mode == runners.NameCaller
-		for _, n := range surplusNs(h.cfg.Max, caller) {
+		for _, n := range surplusNs(h.Cfg.Max, caller) {
 			for _, per := range surplusCopyNS {
 				res.Cases = append(res.Cases, measureSurplus(h, ls, mode, n, per, unit))
 			}
 		}
 	}
 	if len(res.Cases) == 0 {
-		fmt.Fprintf(h.out, "no run can leave a worker idle at -max %d\n", h.cfg.Max)
+		fmt.Fprintf(h.Out, "no run can leave a worker idle at -max %d\n", h.Cfg.Max)
 	}
-	printSurplus(h.out, res.Cases)
+	printSurplus(h.Out, res.Cases)
 	return res, nil
 }
 
 // measureSurplus measures one case on ls and on exact sets.
-func measureSurplus(h *harness, ls *runners.LongSet, mode string, n int, per, unit float64) surplusCase {
+func measureSurplus(h *harness.Harness, ls *runners.LongSet, mode string, n int, per, unit float64) surplusCase {
 	caller := mode == runners.NameCaller
 	c := surplusCase{Mode: mode, N: n, Needed: n, Created: ls.Size, CopyNS: per}
 	if caller {
 		c.Needed = n - 1
 	}
-	c.Runs = grainRuns(h.cfg.Runs, per*float64(n))
+	c.Runs = grainRuns(h.Cfg.Runs, per*float64(n))
 	gw := work.NewGrain(n, per*float64(n), unit)
 	t := runners.Task(gw.Work, caller)
-	sur := measure.NewCollector(c.Runs, h.cfg.Iters, false)
-	exact := measure.NewCollector(c.Runs, h.cfg.Iters, false)
-	for it := range h.cfg.Iters {
-		h.status("surplus %s n=%d %s/copy iteration %d/%d", mode, n, measure.FmtNS(per), it+1, h.cfg.Iters)
+	sur := measure.NewCollector(c.Runs, h.Cfg.Iters, false)
+	exact := measure.NewCollector(c.Runs, h.Cfg.Iters, false)
+	for it := range h.Cfg.Iters {
+		h.Status("surplus %s n=%d %s/copy iteration %d/%d", mode, n, measure.FmtNS(per), it+1, h.Cfg.Iters)
 		sur.Measure(func() runners.Runner { return ls.Runner(n, t) })
 		exact.Measure(func() runners.Runner { return runners.StartSet(n, n, t) })
 	}
@@ -111,7 +112,7 @@ func measureSurplus(h *harness, ls *runners.LongSet, mode string, n int, per, un
 	c.SurplusNS, c.ExactNS = ss.MedianAvgNS, es.MedianAvgNS
 	c.Ratio = measure.Ratio(c.SurplusNS, c.ExactNS)
 	c.SurplusWaits, c.ExactWaits = ss.Waits, es.Waits
-	runs := float64(c.Runs * h.cfg.Iters)
+	runs := float64(c.Runs * h.Cfg.Iters)
 	c.SurplusWoken, c.ExactWoken = measure.Ratio(float64(ss.Waits.Parked), runs), measure.Ratio(float64(es.Waits.Parked), runs)
 	return c
 }

@@ -1,88 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"text/tabwriter"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/openmp"
 )
 
-// The targets section is an opt-in check (-targets): the project's goals for
-// its own performance, each a ratio of two figures measured in this run (so
-// a loaded machine slows both sides) with the reason the goal exists. A MISS
-// is a figure to look at, not an error: the tool exits 0 either way.
-
-// Target statuses.
-const (
-	statusPass = "PASS"
-	statusMiss = "MISS"
-	statusNA   = "N/A" // not measurable in this run (e.g. the sweep is too coarse)
-)
-
-// target is one performance goal and how this run measured it.
-type target struct {
-	Name   string  `json:"name"`
-	Reason string  `json:"reason"` // why the goal exists, in one sentence
-	Goal   string  `json:"goal"`   // e.g. "<= 0.4"
-	Limit  float64 `json:"limit"`  // the largest passing ratio (the smallest with AtLeast)
-	Ratio  float64 `json:"ratio"`  // the measured ratio
-	// AtLeast marks a goal the ratio must reach (Ratio >= Limit) rather than
-	// stay under.
-	AtLeast bool `json:"at_least,omitempty"`
-	// UpperBound marks a ratio that is only known to be at most Ratio.
-	UpperBound bool   `json:"upper_bound,omitempty"`
-	Status     string `json:"status"`
-	Detail     string `json:"detail"` // the figures the ratio comes from
-}
-
-// MarshalJSON encodes t with ratio null when nothing was measured (N/A).
-func (t target) MarshalJSON() ([]byte, error) {
-	type plain target // without this method
-	out := struct {
-		plain
-		Ratio *float64 `json:"ratio"`
-	}{plain: plain(t)}
-	if t.Status != statusNA {
-		out.Ratio = &t.Ratio
-	}
-	return json.Marshal(out)
-}
-
-// ratioTarget is the one constructor of targets: the goal num/den <= limit
-// (>= limit if atLeast), for the reason given; detail says where num and den
-// come from. A zero or missing numerator or denominator makes it N/A.
-func ratioTarget(name, reason string, num, den, limit float64, atLeast bool, detail string) target {
-	op := "<="
-	if atLeast {
-		op = ">="
-	}
-	t := target{Name: name, Reason: reason, Goal: fmt.Sprintf("%s %g", op, limit), Limit: limit, AtLeast: atLeast, Detail: detail}
-	na := num <= 0 || den <= 0
-	if !na {
-		t.Ratio = num / den
-	}
-	ok := t.Ratio <= limit
-	if atLeast {
-		ok = t.Ratio >= limit
-	}
-	t.Status = passIf(ok, na)
-	return t
-}
-
-// passIf returns PASS if ok, else MISS. With na it returns N/A whatever ok.
-func passIf(ok, na bool) string {
-	switch {
-	case na:
-		return statusNA
-	case ok:
-		return statusPass
-	}
-	return statusMiss
-}
+// The sections' performance goals (harness.Section.Targets): each a ratio of
+// two figures measured in this run, with the reason the goal exists; the
+// targets section (-targets) prints them.
 
 // The goals' limits, each on a ratio of medians.
 const (
@@ -129,65 +58,70 @@ var ratioGoals = []ratioGoal{
 	{"full", runners.NameWorkgang, runners.NamePingPong, 4, reasonEmptyPing},
 }
 
-// runTargets evaluates every target on the results of the sections it needs.
-func runTargets(h *harness) (any, error) {
-	empty, _ := h.results["peers"].(*peersResult)
-	grain, _ := h.results["grain"].(*grainResult)
-	if empty == nil || grain == nil {
-		return nil, fmt.Errorf("targets need the peers and grain results")
+// peersTargets, grainTargets, ... are the sections' Targets functions.
+func peersTargets(_ *harness.Harness, res any) []harness.Target {
+	return peerTargets(res.(*peersResult))
+}
+
+func grainTargets(h *harness.Harness, res any) []harness.Target {
+	return breakEvenTargets(h, res.(*grainResult))
+}
+
+func surplusSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return surplusTargets(res.(*surplusResult))
+}
+
+func pauseSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return pauseTargets(res.(*pauseResult))
+}
+
+func kernelSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return kernelTargets(res.(*kernelResult))
+}
+
+func gcSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	var ts []harness.Target
+	for _, hp := range res.(gcResult).Heaps {
+		ts = append(ts, gcTargets(hp)...)
 	}
-	fmt.Fprintln(h.out, "each target: a ratio of two figures of this run (medians), the goal, and why the goal exists;")
-	fmt.Fprintln(h.out, "a MISS is a figure to look at, not an error (both sides ran on the same machine at about the same time)")
-	ts := peerTargets(empty)
-	ts = append(ts, breakEvenTargets(h, grain)...)
-	if r, ok := h.results["surplus"].(*surplusResult); ok {
-		ts = append(ts, surplusTargets(r)...)
-	}
-	if r, ok := h.results["pause"].(*pauseResult); ok {
-		ts = append(ts, pauseTargets(r)...)
-	}
-	if r, ok := h.results["kernel"].(*kernelResult); ok {
-		ts = append(ts, kernelTargets(r)...)
-	}
-	if r, ok := h.results["gc"].(gcResult); ok {
-		for _, hp := range r.Heaps {
-			ts = append(ts, gcTargets(hp)...)
-		}
-	}
-	// The openmp section is not needed (it takes seconds); its mixed-process
-	// targets count when it ran. So do the opt-in example sections'.
-	if r, ok := h.results["openmp"].(*openmp.Result); ok {
-		ts = append(ts, openmpTargets(r)...)
-	}
-	if r, ok := h.results["httpd"].(*httpdResult); ok {
-		ts = append(ts, r.Targets...)
-	}
-	if r, ok := h.results["shared"].(*sharedResult); ok {
-		ts = append(ts, r.Targets...)
-	}
-	if r, ok := h.results["pow"].(*powResult); ok {
-		ts = append(ts, r.Targets...)
-	}
-	if r, ok := h.results["ports"].(*portsResult); ok {
-		ts = append(ts, r.Targets...)
-	}
-	printTargets(h.out, ts)
-	return ts, nil
+	return ts
+}
+
+// The openmp section's targets count when it ran (it is not needed: it takes
+// seconds), and so do the opt-in example sections'.
+func openmpSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return openmpTargets(res.(*openmp.Result))
+}
+
+func httpdSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return res.(*httpdResult).Targets
+}
+
+func sharedSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return res.(*sharedResult).Targets
+}
+
+func powSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return res.(*powResult).Targets
+}
+
+func portsSectionTargets(_ *harness.Harness, res any) []harness.Target {
+	return res.(*portsResult).Targets
 }
 
 // peerTargets are the empty-task targets: the ratio goals, no allocations,
 // and every copy on workers at full parallelism, on fresh sets and on the
 // long-lived set, against the best peer and the ping-pong.
-func peerTargets(p *peersResult) []target {
-	var ts []target
+func peerTargets(p *peersResult) []harness.Target {
+	var ts []harness.Target
 	for _, g := range ratioGoals {
 		num, den := p.row(g.level, g.num), p.row(g.level, g.den)
 		name := fmt.Sprintf("%s: %s / %s", g.level, g.num, g.den)
 		if num == nil || den == nil {
-			ts = append(ts, ratioTarget(name, g.reason, 0, 0, g.limit, false, "not measured"))
+			ts = append(ts, harness.RatioTarget(name, g.reason, 0, 0, g.limit, false, "not measured"))
 			continue
 		}
-		ts = append(ts, ratioTarget(name, g.reason, num.MedianAvgNS, den.MedianAvgNS, g.limit, false,
+		ts = append(ts, harness.RatioTarget(name, g.reason, num.MedianAvgNS, den.MedianAvgNS, g.limit, false,
 			fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", num.MedianAvgNS, den.MedianAvgNS, levelN(p, g.level))))
 	}
 	ts = append(ts, allocTarget(p))
@@ -202,9 +136,9 @@ func peerTargets(p *peersResult) []target {
 			continue
 		}
 		ts = append(ts,
-			ratioTarget(fmt.Sprintf("full: %s / best peer", name), reasonEmptyPeer, r.MedianAvgNS, best.MedianAvgNS, emptyPeerLimit, false,
+			harness.RatioTarget(fmt.Sprintf("full: %s / best peer", name), reasonEmptyPeer, r.MedianAvgNS, best.MedianAvgNS, emptyPeerLimit, false,
 				fmt.Sprintf("%.1f ns / %.1f ns %s (n=%d)", r.MedianAvgNS, best.MedianAvgNS, best.Impl, n)),
-			ratioTarget(fmt.Sprintf("full: %s / %s", name, runners.NamePingPong), reasonEmptyPing, r.MedianAvgNS, ping.MedianAvgNS, emptyPingLimit, false,
+			harness.RatioTarget(fmt.Sprintf("full: %s / %s", name, runners.NamePingPong), reasonEmptyPing, r.MedianAvgNS, ping.MedianAvgNS, emptyPingLimit, false,
 				fmt.Sprintf("%.1f ns / %.1f ns (n=%d)", r.MedianAvgNS, ping.MedianAvgNS, n)))
 	}
 	return ts
@@ -221,7 +155,7 @@ func levelN(p *peersResult, label string) int {
 }
 
 // allocTarget checks that no workgang row allocates per run.
-func allocTarget(p *peersResult) target {
+func allocTarget(p *peersResult) harness.Target {
 	worst, most := "", 0.0
 	for _, g := range p.Groups {
 		for _, r := range g.Rows {
@@ -231,27 +165,27 @@ func allocTarget(p *peersResult) target {
 			}
 		}
 	}
-	t := ratioTarget("allocs/run of workgang rows (max)", "a run must not allocate, so that dispatching never feeds the garbage collector",
+	t := harness.RatioTarget("allocs/run of workgang rows (max)", "a run must not allocate, so that dispatching never feeds the garbage collector",
 		most, 1, 0, false, "worst: "+worst)
 	// An allocation count of 0 is a measurement (the ratio's N/A rule is for
 	// times, where 0 means none).
-	t.Ratio, t.Status = most, passIf(most <= 0, worst == "")
+	t.Ratio, t.Status = most, harness.PassIf(most <= 0, worst == "")
 	return t
 }
 
 // breakEvenTargets compare each workgang mode's break-even grain at n = 2
 // with go+WaitGroup's.
-func breakEvenTargets(h *harness, g *grainResult) []target {
-	var ts []target
+func breakEvenTargets(h *harness.Harness, g *grainResult) []harness.Target {
+	var ts []harness.Target
 	for _, mode := range []string{runners.NameCaller, runners.NameWorkgang} {
-		t := ratioTarget(fmt.Sprintf("n=2 break-even: %s / %s", mode, runners.NameWaitGroup),
+		t := harness.RatioTarget(fmt.Sprintf("n=2 break-even: %s / %s", mode, runners.NameWaitGroup),
 			"workgang should pay off from half the work per phase that go+WaitGroup needs", 0, 0, breakEvenLimit, false, "")
 		s := g.sweep(2)
 		switch {
 		case s == nil:
-			t.Status, t.Detail = statusNA, "no sweep at n=2"
-		case h.header.GOMAXPROCS < 2:
-			t.Status, t.Detail = statusNA, "GOMAXPROCS=1: nothing runs in parallel, any speedup above 1 is noise"
+			t.Status, t.Detail = harness.StatusNA, "no sweep at n=2"
+		case h.Header.GOMAXPROCS < 2:
+			t.Status, t.Detail = harness.StatusNA, "GOMAXPROCS=1: nothing runs in parallel, any speedup above 1 is noise"
 		default:
 			m, wg := s.impl(mode), s.impl(runners.NameWaitGroup)
 			t.Detail = fmt.Sprintf("%s / %s", fmtBreakEven(m.BreakEvenNS, m.BreakEvenKind), fmtBreakEven(wg.BreakEvenNS, wg.BreakEvenKind))
@@ -264,32 +198,32 @@ func breakEvenTargets(h *harness, g *grainResult) []target {
 
 // compareBreakEven sets t's ratio and status from two break-even grains,
 // treating the open-ended kinds (below the sweep, never) conservatively.
-func compareBreakEven(t *target, m, wg *grainImpl) {
+func compareBreakEven(t *harness.Target, m, wg *grainImpl) {
 	t.Ratio, t.UpperBound = 0, false
 	switch {
 	case m.BreakEvenKind == beNone && wg.BreakEvenKind == beNone:
-		t.Status = statusNA // neither pays off anywhere in the sweep
+		t.Status = harness.StatusNA // neither pays off anywhere in the sweep
 	case m.BreakEvenKind == beNone:
-		t.Status = statusMiss
+		t.Status = harness.StatusMiss
 	case wg.BreakEvenKind == beNone:
-		t.Status = statusPass // only workgang pays off: the ratio is 0
+		t.Status = harness.StatusPass // only workgang pays off: the ratio is 0
 	case m.BreakEvenKind == beBelow && wg.BreakEvenKind == beBelow:
-		t.Status = statusNA // both pay off at the smallest grain
+		t.Status = harness.StatusNA // both pay off at the smallest grain
 	default:
 		t.Ratio = m.BreakEvenNS / wg.BreakEvenNS
 		t.UpperBound = m.BreakEvenKind == beBelow
-		t.Status = passIf(t.Ratio <= t.Limit, false)
-		if t.UpperBound && t.Status == statusMiss {
-			t.Status = statusNA // an upper bound above the limit decides nothing
+		t.Status = harness.PassIf(t.Ratio <= t.Limit, false)
+		if t.UpperBound && t.Status == harness.StatusMiss {
+			t.Status = harness.StatusNA // an upper bound above the limit decides nothing
 		}
 	}
 }
 
 // surplusTargets checks every surplus case.
-func surplusTargets(r *surplusResult) []target {
-	var ts []target
+func surplusTargets(r *surplusResult) []harness.Target {
+	var ts []harness.Target
 	for _, c := range r.Cases {
-		ts = append(ts, ratioTarget(
+		ts = append(ts, harness.RatioTarget(
 			fmt.Sprintf("surplus: %s n=%d %s/copy, %d created / %d", c.Mode, c.N, measure.FmtNS(c.CopyNS), c.Created, c.Needed), reasonSurplus,
 			c.SurplusNS, c.ExactNS, surplusLimit, false,
 			fmt.Sprintf("%.2f us / %.2f us", c.SurplusNS/1000, c.ExactNS/1000)))
@@ -298,16 +232,16 @@ func surplusTargets(r *surplusResult) []target {
 }
 
 // pauseTargets checks workgang's p50 pause against serial and the best peer.
-func pauseTargets(r *pauseResult) []target {
+func pauseTargets(r *pauseResult) []harness.Target {
 	serial, wg, best := r.impl(runners.NameSerial), r.impl(runners.NameWorkgang), r.bestPeer()
 	if serial == nil || wg == nil || best == nil {
 		return nil
 	}
-	return []target{
-		ratioTarget("pause p50: serial / workgang", fmt.Sprintf("a pause of short phases should get most of the best possible speedup (%.2f here)", r.IdealX),
+	return []harness.Target{
+		harness.RatioTarget("pause p50: serial / workgang", fmt.Sprintf("a pause of short phases should get most of the best possible speedup (%.2f here)", r.IdealX),
 			serial.P50NS, wg.P50NS, pauseSerialLimit, true,
 			fmt.Sprintf("%.1f us / %.1f us", serial.P50NS/1000, wg.P50NS/1000)),
-		ratioTarget("pause p50: workgang / best peer", "a pause of many short phases of varying n is what workgang is for: it must be clearly faster than any peer",
+		harness.RatioTarget("pause p50: workgang / best peer", "a pause of many short phases of varying n is what workgang is for: it must be clearly faster than any peer",
 			wg.P50NS, best.P50NS, pausePeerLimit, false,
 			fmt.Sprintf("%.1f us / %.1f us %s", wg.P50NS/1000, best.P50NS/1000, best.Impl)),
 	}
@@ -315,13 +249,13 @@ func pauseTargets(r *pauseResult) []target {
 
 // kernelTargets checks, at every N, workgang's best mode against the best
 // peer, and from kernelSerialFromN on ForRange against serial.
-func kernelTargets(r *kernelResult) []target {
-	var ts []target
+func kernelTargets(r *kernelResult) []harness.Target {
+	var ts []harness.Target
 	for i := range r.Sizes {
 		ks := &r.Sizes[i]
 		wg, peer := ks.best(true), ks.best(false)
 		if wg != nil && peer != nil {
-			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: best workgang / best peer", ks.N), reasonKernel,
+			ts = append(ts, harness.RatioTarget(fmt.Sprintf("kernel N=%d: best workgang / best peer", ks.N), reasonKernel,
 				wg.SolveNS, peer.SolveNS, kernelPeerLimit, false,
 				fmt.Sprintf("%.1f us %s / %.1f us %s", wg.SolveNS/1000, wg.Impl, peer.SolveNS/1000, peer.Impl)))
 		}
@@ -330,7 +264,7 @@ func kernelTargets(r *kernelResult) []target {
 		ks := &r.Sizes[i]
 		fr, serial := ks.row(runners.NameForRange), ks.row(runners.NameSerial)
 		if ks.N >= kernelSerialFromN && fr != nil && serial != nil {
-			ts = append(ts, ratioTarget(fmt.Sprintf("kernel N=%d: %s / serial", ks.N, runners.NameForRange), reasonKernelFR,
+			ts = append(ts, harness.RatioTarget(fmt.Sprintf("kernel N=%d: %s / serial", ks.N, runners.NameForRange), reasonKernelFR,
 				fr.SolveNS, serial.SolveNS, kernelSerialLimit, false,
 				fmt.Sprintf("%.1f us / %.1f us", fr.SolveNS/1000, serial.SolveNS/1000)))
 		}
@@ -341,19 +275,19 @@ func kernelTargets(r *kernelResult) []target {
 // gcTargets checks one heap of the gc section: on the large heap workgang's
 // pause p50 against serial and every peer, on the small one against the best
 // peer.
-func gcTargets(r gcHeapRes) []target {
+func gcTargets(r gcHeapRes) []harness.Target {
 	wg, sv := r.row(runners.NameWorkgang), r.row(runners.NameSerial)
 	if wg == nil || sv == nil {
 		return nil
 	}
-	var ts []target
+	var ts []harness.Target
 	switch r.Name {
 	case "large":
-		ts = append(ts, ratioTarget("gc large: serial / workgang pause p50", reasonGCLarge, sv.P50NS, wg.P50NS, gcLargeVsSerial, true,
+		ts = append(ts, harness.RatioTarget("gc large: serial / workgang pause p50", reasonGCLarge, sv.P50NS, wg.P50NS, gcLargeVsSerial, true,
 			fmt.Sprintf("%.0f us / %.0f us", sv.P50NS/1e3, wg.P50NS/1e3)))
 		for _, p := range runners.Peers {
 			if x := r.row(p.Name); x != nil {
-				ts = append(ts, ratioTarget("gc large: workgang / "+p.Name+" pause p50", reasonGCLarge, wg.P50NS, x.P50NS, gcLargeVsPeers, false,
+				ts = append(ts, harness.RatioTarget("gc large: workgang / "+p.Name+" pause p50", reasonGCLarge, wg.P50NS, x.P50NS, gcLargeVsPeers, false,
 					fmt.Sprintf("%.0f us / %.0f us", wg.P50NS/1e3, x.P50NS/1e3)))
 			}
 		}
@@ -365,43 +299,9 @@ func gcTargets(r gcHeapRes) []target {
 			}
 		}
 		if best != nil {
-			ts = append(ts, ratioTarget("gc small: workgang / best peer pause p50", reasonGCSmall, wg.P50NS, best.P50NS, gcSmallVsPeers, false,
+			ts = append(ts, harness.RatioTarget("gc small: workgang / best peer pause p50", reasonGCSmall, wg.P50NS, best.P50NS, gcSmallVsPeers, false,
 				fmt.Sprintf("%.1f us / %.1f us (%s)", wg.P50NS/1e3, best.P50NS/1e3, best.Impl)))
 		}
 	}
 	return ts
-}
-
-// printTargets prints the targets grouped under their reasons (in the order
-// the reasons first appear) and the counts of every status.
-func printTargets(w io.Writer, ts []target) {
-	var reasons []string
-	byReason := map[string][]target{}
-	for _, t := range ts {
-		if _, ok := byReason[t.Reason]; !ok {
-			reasons = append(reasons, t.Reason)
-		}
-		byReason[t.Reason] = append(byReason[t.Reason], t)
-	}
-	for _, r := range reasons {
-		fmt.Fprintf(w, "\nwhy: %s\n", r)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, t := range byReason[r] {
-			m := fmt.Sprintf("%.3f", t.Ratio)
-			if t.UpperBound {
-				m = "<=" + m
-			}
-			if t.Status == statusNA {
-				m = "-"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\tgoal %s\t%s\t%s\n", t.Status, t.Name, t.Goal, m, t.Detail)
-		}
-		tw.Flush()
-	}
-	count := map[string]int{}
-	for _, t := range ts {
-		count[t.Status]++
-	}
-	fmt.Fprintf(w, "\n%d targets: %d PASS, %d MISS, %d N/A (not measurable in this run)\n",
-		len(ts), count[statusPass], count[statusMiss], count[statusNA])
 }

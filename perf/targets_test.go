@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/openmp"
 )
@@ -21,42 +22,21 @@ func TestCompareBreakEven(t *testing.T) {
 		ratio  float64
 		bound  bool
 	}{
-		{"both crossings, pass", gi(1000, beInterpolated), gi(3000, beInterpolated), statusPass, 1.0 / 3, false},
-		{"both crossings, miss", gi(2000, beInterpolated), gi(3000, beInterpolated), statusMiss, 2.0 / 3, false},
-		{"workgang below the sweep", gi(500, beBelow), gi(2000, beInterpolated), statusPass, 0.25, true},
-		{"bound decides nothing", gi(500, beBelow), gi(700, beInterpolated), statusNA, 500.0 / 700, true},
-		{"both below", gi(500, beBelow), gi(500, beBelow), statusNA, 0, false},
-		{"workgang never", gi(0, beNone), gi(2000, beInterpolated), statusMiss, 0, false},
-		{"waitgroup never", gi(2000, beInterpolated), gi(0, beNone), statusPass, 0, false},
-		{"neither", gi(0, beNone), gi(0, beNone), statusNA, 0, false},
+		{"both crossings, pass", gi(1000, beInterpolated), gi(3000, beInterpolated), harness.StatusPass, 1.0 / 3, false},
+		{"both crossings, miss", gi(2000, beInterpolated), gi(3000, beInterpolated), harness.StatusMiss, 2.0 / 3, false},
+		{"workgang below the sweep", gi(500, beBelow), gi(2000, beInterpolated), harness.StatusPass, 0.25, true},
+		{"bound decides nothing", gi(500, beBelow), gi(700, beInterpolated), harness.StatusNA, 500.0 / 700, true},
+		{"both below", gi(500, beBelow), gi(500, beBelow), harness.StatusNA, 0, false},
+		{"workgang never", gi(0, beNone), gi(2000, beInterpolated), harness.StatusMiss, 0, false},
+		{"waitgroup never", gi(2000, beInterpolated), gi(0, beNone), harness.StatusPass, 0, false},
+		{"neither", gi(0, beNone), gi(0, beNone), harness.StatusNA, 0, false},
 	}
 	for _, tt := range tests {
-		tg := target{Limit: breakEvenLimit}
+		tg := harness.Target{Limit: breakEvenLimit}
 		compareBreakEven(&tg, tt.m, tt.wg)
 		assert.Equal(t, tt.status, tg.Status, tt.name)
 		assert.InDelta(t, tt.ratio, tg.Ratio, 1e-9, tt.name)
 		assert.Equal(t, tt.bound, tg.UpperBound, tt.name)
-	}
-}
-
-// TestRatioTarget checks both kinds of goal and the N/A case.
-func TestRatioTarget(t *testing.T) {
-	tests := []struct {
-		name            string
-		num, den, limit float64
-		atLeast         bool
-		status, goal    string
-	}{
-		{"under the limit", 1, 2, 0.7, false, statusPass, "<= 0.7"},
-		{"over the limit", 3, 2, 1.1, false, statusMiss, "<= 1.1"},
-		{"at least, reached", 340, 180, 1.7, true, statusPass, ">= 1.7"},
-		{"at least, missed", 340, 300, 1.7, true, statusMiss, ">= 1.7"},
-		{"nothing measured", 1, 0, 1, false, statusNA, "<= 1"},
-	}
-	for _, tt := range tests {
-		tg := ratioTarget(tt.name, "a reason", tt.num, tt.den, tt.limit, tt.atLeast, "")
-		assert.Equal(t, tt.status, tg.Status, tt.name)
-		assert.Equal(t, tt.goal, tg.Goal, tt.name)
 	}
 }
 
@@ -77,10 +57,10 @@ func TestPeerTargetsAndMachineState(t *testing.T) {
 	ts := peerTargets(mk(1100))
 	require.Len(t, ts, len(ratioGoals)+1+4)
 	ts = ts[len(ratioGoals)+1:]
-	assert.Equal(t, statusMiss, ts[0].Status, "900/600 > 1")
-	assert.Equal(t, statusPass, ts[1].Status, "900/1100 <= 1.5")
-	assert.Equal(t, statusMiss, ts[2].Status, "one set: 1200/600 > 1")
-	assert.Equal(t, statusPass, ts[3].Status, "one set: 1200/1100 <= 1.5")
+	assert.Equal(t, harness.StatusMiss, ts[0].Status, "900/600 > 1")
+	assert.Equal(t, harness.StatusPass, ts[1].Status, "900/1100 <= 1.5")
+	assert.Equal(t, harness.StatusMiss, ts[2].Status, "one set: 1200/600 > 1")
+	assert.Equal(t, harness.StatusPass, ts[3].Status, "one set: 1200/1100 <= 1.5")
 	b.Reset()
 	printMachineState(&b, mk(300))
 	assert.Contains(t, b.String(), "fast in this run")
@@ -105,11 +85,11 @@ func TestOpenMPTargets(t *testing.T) {
 	}}
 	ts := openmpTargets(r)
 	require.Len(t, ts, 2)
-	assert.Equal(t, statusMiss, ts[0].Status)
+	assert.Equal(t, harness.StatusMiss, ts[0].Status)
 	assert.InDelta(t, 1.2, ts[0].Ratio, 1e-9, "judged at the worst gap")
 	assert.Contains(t, ts[0].Detail, "W=1us 1.04x, W=100us 1.20x")
 	assert.Contains(t, ts[0].Detail, "40% of the copies alone, 38%, 2% mixed")
-	assert.Equal(t, statusPass, ts[1].Status)
+	assert.Equal(t, harness.StatusPass, ts[1].Status)
 	assert.InDelta(t, 1.05, ts[1].Ratio, 1e-9)
 	assert.Empty(t, openmpTargets(&openmp.Result{}))
 }

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"errors"
@@ -15,18 +15,18 @@ import (
 // iterations and runs (unless given explicitly) so that the whole test
 // finishes in well under 20 seconds on a 2-CPU machine.
 const (
-	defaultIters = 5
-	defaultRuns  = 10000
-	quickIters   = 3
-	quickRuns    = 1000
+	DefaultIters = 5
+	DefaultRuns  = 10000
+	QuickIters   = 3
+	QuickRuns    = 1000
 )
 
 // errHelp is returned by parseFlags when -h or -help was asked for; the usage
 // has been printed already.
 var errHelp = flag.ErrHelp
 
-// config is the parsed command line.
-type config struct {
+// Config is the parsed command line.
+type Config struct {
 	Max       int      `json:"max"`       // full parallelism and the worker set's size
 	Iters     int      `json:"iters"`     // iterations per setup
 	Runs      int      `json:"runs"`      // timed runs per iteration
@@ -42,19 +42,20 @@ type config struct {
 	args []string
 }
 
-// parseFlags parses the command line. Usage and flag errors go to stderr.
-func parseFlags(args []string, stderr io.Writer) (config, error) {
+// parseFlags parses the command line for the sections of t. Usage and flag
+// errors go to stderr.
+func parseFlags(args []string, stderr io.Writer, t table) (Config, error) {
 	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := config{args: args}
+	c := Config{args: args}
 	fs.IntVar(&c.Max, "max", runtime.GOMAXPROCS(0), "full parallelism: copies per run at \"full\" and the worker set's size")
-	fs.IntVar(&c.Iters, "iters", defaultIters, "iterations per setup (ratios use the median over them)")
-	fs.IntVar(&c.Runs, "runs", defaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
-	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(sectionNames(), ", ")+"), all (every section but targets and the examples), or examples (httpd, shared, pow, ports: the examples' own measurements, about 40 s)")
+	fs.IntVar(&c.Iters, "iters", DefaultIters, "iterations per setup (ratios use the median over them)")
+	fs.IntVar(&c.Runs, "runs", DefaultRuns, "timed runs per iteration; a grain measurement does about this many microseconds of work (half without -long)")
+	scen := fs.String("scenario", "all", "comma-separated sections to run ("+strings.Join(t.names(), ", ")+"), all (every section but targets and the examples), or examples ("+strings.Join(t.examples(), ", ")+": the examples' own measurements, about 40 s)")
 	fs.StringVar(&c.JSON, "json", "", "also write the results as JSON to this `file`")
 	fs.StringVar(&c.SVG, "svg", "", "also write plots (grain sweep, pause phases, kernel, mark, gc, openmp) as SVG files into this `directory`")
 	fs.BoolVar(&c.Pin, "pin", false, "pin workgang's worker i to allowed CPU i mod k (workers.WithAffinity()); the caller stays unpinned")
-	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", quickIters, quickRuns))
+	fs.BoolVar(&c.Quick, "quick", false, fmt.Sprintf("all sections with small sizes (-iters %d -runs %d unless given)", QuickIters, QuickRuns))
 	fs.IntVar(&c.Compete, "compete", 0, "run `k` goroutines of CPU work in the same process during every section (competition for the processors)")
 	fs.BoolVar(&c.Targets, "targets", false, "also check the project's performance goals on this run's figures (each printed with its reason; adds the sections they need)")
 	fs.BoolVar(&c.Long, "long", false, "full sizes where the default is sized down (kernel N up to 2000, more pauses); takes minutes")
@@ -74,29 +75,29 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.Targets {
 		list += ",targets"
 	}
-	sel, err := selectSections(list)
+	sel, err := t.selectSections(list)
 	c.Scenarios = sel
 	return c, err
 }
 
-// tiny reports whether the runs are shorter than -quick's: the harness's own
+// Tiny reports whether the runs are shorter than -quick's: the harness's own
 // tests, where every section shrinks to its smallest size.
-func (c *config) tiny() bool { return c.Runs < quickRuns }
+func (c *Config) Tiny() bool { return c.Runs < QuickRuns }
 
 // applyQuick shrinks the sizes the user did not set explicitly.
-func applyQuick(fs *flag.FlagSet, c *config) {
+func applyQuick(fs *flag.FlagSet, c *Config) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if !set["iters"] {
-		c.Iters = quickIters
+		c.Iters = QuickIters
 	}
 	if !set["runs"] {
-		c.Runs = quickRuns
+		c.Runs = QuickRuns
 	}
 }
 
 // validate checks the numeric flags.
-func (c *config) validate() error {
+func (c *Config) validate() error {
 	switch {
 	case c.Max < 1 || c.Max > tasks.MaxCopies:
 		return fmt.Errorf("-max %d out of range [1, %d]", c.Max, tasks.MaxCopies)
@@ -110,33 +111,78 @@ func (c *config) validate() error {
 	return nil
 }
 
+// table is the command's sections, in the order they run.
+type table []Section
+
+// names returns the names in the table, in order.
+func (t table) names() []string {
+	var names []string
+	for _, s := range t {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// defaults returns the sections -scenario all selects: all but the opt-in
+// ones, in table order.
+func (t table) defaults() []string {
+	var names []string
+	for _, s := range t {
+		if !s.OptIn {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// examples returns the sections -scenario examples selects.
+func (t table) examples() []string {
+	var names []string
+	for _, s := range t {
+		if s.Example {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// find returns the entry called name, or nil.
+func (t table) find(name string) *Section {
+	for i := range t {
+		if t[i].Name == name {
+			return &t[i]
+		}
+	}
+	return nil
+}
+
 // selectSections turns the -scenario list into section names in table order,
 // adding the sections that the selected ones need.
-func selectSections(list string) ([]string, error) {
+func (t table) selectSections(list string) ([]string, error) {
 	want := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		switch {
 		case name == "all":
-			for _, n := range defaultSections() {
+			for _, n := range t.defaults() {
 				want[n] = true
 			}
 		case name == "examples":
-			for _, n := range exampleSections {
+			for _, n := range t.examples() {
 				want[n] = true
 			}
 		case name == "":
-		case findSection(name) == nil:
-			return nil, fmt.Errorf("-scenario: unknown section %q (have %s, all)", name, strings.Join(sectionNames(), ", "))
+		case t.find(name) == nil:
+			return nil, fmt.Errorf("-scenario: unknown section %q (have %s, all)", name, strings.Join(t.names(), ", "))
 		default:
 			want[name] = true
 		}
 	}
-	addNeeds(want)
+	t.addNeeds(want)
 	var sel []string
-	for _, s := range sections {
-		if want[s.name] {
-			sel = append(sel, s.name)
+	for _, s := range t {
+		if want[s.Name] {
+			sel = append(sel, s.Name)
 		}
 	}
 	if len(sel) == 0 {
@@ -146,14 +192,14 @@ func selectSections(list string) ([]string, error) {
 }
 
 // addNeeds adds, transitively, the sections the wanted ones need.
-func addNeeds(want map[string]bool) {
+func (t table) addNeeds(want map[string]bool) {
 	for changed := true; changed; {
 		changed = false
-		for _, s := range sections {
-			if !want[s.name] {
+		for _, s := range t {
+			if !want[s.Name] {
 				continue
 			}
-			for _, n := range s.needs {
+			for _, n := range s.Needs {
 				if !want[n] {
 					want[n], changed = true, true
 				}

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"bufio"
@@ -12,8 +12,8 @@ import (
 	"github.com/workgang/workgang/internal/spin"
 )
 
-// header is the configuration the figures were measured in.
-type header struct {
+// Header is the configuration the figures were measured in.
+type Header struct {
 	Date          string  `json:"date"`
 	CPU           string  `json:"cpu"`
 	LogicalCPUs   int     `json:"logical_cpus"`
@@ -31,8 +31,8 @@ type header struct {
 }
 
 // readHeader collects the configuration and measures the clock.
-func readHeader(cfg config) header {
-	return header{
+func readHeader(cfg Config) Header {
+	return Header{
 		Date:          time.Now().UTC().Format(time.RFC3339),
 		CPU:           cpuModel(),
 		LogicalCPUs:   runtime.NumCPU(),
@@ -46,7 +46,7 @@ func readHeader(cfg config) header {
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
 		Command:       commandLine(cfg.args),
-		LoadAvg:       loadAvg(),
+		LoadAvg:       LoadAvg(),
 	}
 }
 
@@ -78,7 +78,7 @@ func shellQuote(s string) string {
 }
 
 // print writes the header as aligned "key: value" lines.
-func (hd header) print(w io.Writer) {
+func (hd Header) print(w io.Writer) {
 	fmt.Fprintf(w, "workgang perf  %s\n", hd.Date)
 	fmt.Fprintf(w, "command      %s\n", hd.Command)
 	fmt.Fprintf(w, "cpu          %s\n", hd.CPU)
@@ -151,8 +151,8 @@ func kernelRelease() string {
 	return strings.TrimSpace(string(b))
 }
 
-// loadAvg returns the 1, 5 and 15 minute load averages, or "unknown".
-func loadAvg() string {
+// LoadAvg returns the 1, 5 and 15 minute load averages, or "unknown".
+func LoadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
 		return strings.Join(f[:3], " ")
@@ -173,4 +173,10 @@ func clockCost() float64 {
 		best = min(best, time.Since(start))
 	}
 	return float64(best) / calls
+}
+
+// Caption is the line above every plot: the machine, Go version, date and
+// command of the run.
+func (hd Header) Caption() string {
+	return fmt.Sprintf("%s, %d logical CPUs, GOMAXPROCS %d; %s %s/%s\n%s; %s", hd.CPU, hd.LogicalCPUs, hd.GOMAXPROCS, hd.GoVersion, hd.OS, hd.Arch, hd.Date, hd.Command)
 }

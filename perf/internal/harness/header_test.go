@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"testing"
@@ -24,4 +24,14 @@ func TestCommandLine(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, commandLine(tc.args), "%q", tc.args)
 	}
+}
+
+// TestDescribeCPU checks the CPU line built from /proc/cpuinfo fields.
+func TestDescribeCPU(t *testing.T) {
+	got := describeCPU(map[string]string{
+		"model name": "AMD EPYC", "cpu family": "26", "model": "2", "stepping": "1",
+		"cpu MHz": "2096.000", "flags": "fpu sse hypervisor avx",
+	})
+	assert.Equal(t, "AMD EPYC (family 26 model 2 stepping 1), 2096 MHz, virtualized", got)
+	assert.Equal(t, "unknown", describeCPU(map[string]string{}))
 }
