@@ -111,15 +111,23 @@
 // batch pass and reported per run; the integer value is what testing.B's
 // allocs/op would show.
 //
-// Adding a section takes one entry in the sections table in sections.go
-// (a harness.Section): a name, a title, the sections it needs, a function
-// that measures with package measure (and the runners of package runners),
-// prints to the harness's writer and returns a JSON-encodable result, and,
-// if it has them, its verdict, its targets and its plot.
+// The packages, from the bottom up: internal/work (the calibrated CPU
+// work), internal/runners (workgang's sets, the peers, serial, the
+// ping-pong), internal/measure (timing runs, percentiles), internal/verdict
+// and internal/plotkit (what every verdict and plot shares),
+// internal/harness (flags, header, the run loop, verdicts, targets, JSON),
+// the sections (internal/forkjoin, internal/workloads, internal/contended,
+// and openmp), and internal/plots. Adding a section takes one entry in the
+// sections table in sections.go (a harness.Section): a name, a title, the
+// sections it needs, a function that measures with package measure and the
+// runners of package runners, prints to the harness's writer and returns a
+// JSON-encodable result, and, if it has them, its verdict, its targets and
+// its plot.
 //
-// The same scenarios exist as testing.B benchmarks in bench_test.go:
+// The fork-join scenarios exist as testing.B benchmarks too
+// (internal/forkjoin/bench_test.go):
 //
-//	go test -run '^$' -bench . -count 10 ./perf | tee new.txt
+//	go test -run '^$' -bench . -count 10 ./perf/internal/forkjoin | tee new.txt
 //	benchstat old.txt new.txt
 package main
 
@@ -127,6 +135,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/workgang/workgang/perf/internal/contended"
 	"github.com/workgang/workgang/perf/internal/harness"
 	"github.com/workgang/workgang/perf/internal/runners"
 )
@@ -137,7 +146,7 @@ var command = harness.Command{Sections: sections, Prepare: func(c harness.Config
 
 // main runs the perf test with the command line's flags.
 func main() {
-	if code, ok := contendedRole(os.Args[1:]); ok {
+	if code, ok := contended.Role(os.Args[1:]); ok {
 		os.Exit(code) // a child process of the contended section
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

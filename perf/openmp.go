@@ -12,8 +12,9 @@ import (
 	"github.com/workgang/workgang/perf/openmp"
 )
 
-// openmpTitle heads the openmp section.
-const openmpTitle = openmp.Title
+// The openmp section's wiring into the perf command: package openmp
+// measures and draws; here it is sized by the run's flags, and its
+// mixed-process figures are checked against the project's goal.
 
 // runOpenMP is the openmp section (package openmp): workgang against libgomp
 // and libomp at -max threads, and its mixed-process mode, sized by the run's
@@ -47,7 +48,8 @@ const reasonMixed = "an application mixes libraries: workgang's constructs must 
 
 // openmpTargets checks every construct and mode of the mixed-process mode:
 // at the worst of its gaps, mixed over alone.
-func openmpTargets(r *openmp.Result) []harness.Target {
+func openmpTargets(_ *harness.Harness, res any) []harness.Target {
+	r := res.(*openmp.Result)
 	if r.Mixed == nil {
 		return nil
 	}

@@ -1,9 +1,10 @@
 package harness
 
 import (
-	"github.com/workgang/workgang/perf/internal/work"
 	"sync"
 	"sync/atomic"
+
+	"github.com/workgang/workgang/perf/internal/work"
 )
 
 // competeUnits is the work a competing goroutine does between two checks of

@@ -84,6 +84,11 @@ func parseFlags(args []string, stderr io.Writer, t table) (Config, error) {
 // tests, where every section shrinks to its smallest size.
 func (c *Config) Tiny() bool { return c.Runs < QuickRuns }
 
+// TinyFlags are flags that make a run Tiny, at -max 2: every section at its
+// smallest sizes, so that the sections' tests take a fraction of a second
+// even under -race. They set no timing expectations.
+var TinyFlags = []string{"-quick", "-runs", "20", "-iters", "1", "-max", "2"}
+
 // applyQuick shrinks the sizes the user did not set explicitly.
 func applyQuick(fs *flag.FlagSet, c *Config) {
 	set := map[string]bool{}
