@@ -121,6 +121,9 @@ type PauseImplResult struct {
 	Speedup float64 `json:"speedup"`
 }
 
+// tail returns the implementation's pause p50 and p99.
+func (x *PauseImplResult) tail() verdict.Tail { return verdict.Tail{P50: x.P50NS, P99: x.P99NS} }
+
 // PauseResult is the pause section's result.
 type PauseResult struct {
 	Phases []PausePhase      `json:"phases"`

@@ -30,28 +30,35 @@ func perLevel(size int, line func(lv level) string) []string {
 }
 
 // dispatchVerdict compares workgang's two modes at every level, on fresh
-// sets and on the long-lived set.
+// sets and on the long-lived set: the batches' average, and the per-run p50
+// and p99.
 func dispatchVerdict(h *harness.Harness, res any) []string {
 	rs, _ := res.([]dispatchSetup)
-	find := func(lv level, mode string) float64 {
-		for _, s := range rs {
-			if s.level == lv && s.Mode == mode {
-				return s.MedianAvgNS
+	find := func(lv level, mode string) *dispatchSetup {
+		for i := range rs {
+			if rs[i].level == lv && rs[i].Mode == mode {
+				return &rs[i]
 			}
 		}
-		return 0
+		return &dispatchSetup{}
+	}
+	compare := func(c, w *dispatchSetup) string {
+		return fmt.Sprintf("%.3f us per run against plain %.3f us: %s (%s)", c.MedianAvgNS/1e3, w.MedianAvgNS/1e3,
+			verdict.Times(c.MedianAvgNS, w.MedianAvgNS), verdict.Tails("caller-runs", tailOf(c.SetupStats), "plain", tailOf(w.SetupStats)))
 	}
 	lines := perLevel(h.Cfg.Max, func(lv level) string {
-		w, c := find(lv, runners.NameWorkgang), find(lv, runners.NameCaller)
-		ow, oc := find(lv, runners.NameOneWorkgang), find(lv, runners.NameOneCaller)
-		return fmt.Sprintf("caller-runs %.3f us per run against plain %.3f us: %s; on the long-lived set %.3f against %.3f us: %s",
-			c/1e3, w/1e3, verdict.Times(c, w), oc/1e3, ow/1e3, verdict.Times(oc, ow))
+		return fmt.Sprintf("caller-runs %s; on the long-lived set %s",
+			compare(find(lv, runners.NameCaller), find(lv, runners.NameWorkgang)),
+			compare(find(lv, runners.NameOneCaller), find(lv, runners.NameOneWorkgang)))
 	})
-	return append(lines, "(median of the batch averages, "+verdict.Lower+")")
+	return append(lines, "(median of the batch averages, and of the per-run latencies, "+verdict.Lower+")")
 }
 
+// tailOf returns a setup's per-run p50 and p99.
+func tailOf(s measure.SetupStats) verdict.Tail { return verdict.Tail{P50: s.P50NS, P99: s.P99NS} }
+
 // peersVerdict compares workgang's two modes with the fastest peer at every
-// level.
+// level: the batches' average, and the per-run p50 and p99.
 func peersVerdict(h *harness.Harness, res any) []string {
 	p, _ := res.(*peersResult)
 	lines := perLevel(h.Cfg.Max, func(lv level) string {
@@ -59,11 +66,13 @@ func peersVerdict(h *harness.Harness, res any) []string {
 		if best == nil || w == nil || c == nil {
 			return "not measured"
 		}
-		return fmt.Sprintf("the fastest peer is %s, %.0f ns per run; workgang+caller %.0f ns: %s; workgang %.0f ns: %s",
+		bt := tailOf(best.SetupStats)
+		return fmt.Sprintf("the fastest peer is %s, %.0f ns per run; workgang+caller %.0f ns: %s (%s); workgang %.0f ns: %s (%s)",
 			best.Impl, best.MedianAvgNS, c.MedianAvgNS, verdict.Times(c.MedianAvgNS, best.MedianAvgNS),
-			w.MedianAvgNS, verdict.Times(w.MedianAvgNS, best.MedianAvgNS))
+			verdict.Tails("workgang+caller", tailOf(c.SetupStats), best.Impl, bt),
+			w.MedianAvgNS, verdict.Times(w.MedianAvgNS, best.MedianAvgNS), verdict.Tails("workgang", tailOf(w.SetupStats), best.Impl, bt))
 	})
-	return append(lines, "(median of the batch averages of an empty task: the cost of a fork-join itself, "+verdict.Lower+")")
+	return append(lines, "(median of the batch averages of an empty task, and of its per-run latencies: the cost of a fork-join itself, "+verdict.Lower+")")
 }
 
 // grainVerdict names, per n, the break-even grains of workgang's rows and
@@ -142,17 +151,20 @@ func surplusVerdict(_ *harness.Harness, res any) []string {
 		lo.Ratio, name(lo), hi.Ratio, name(hi), verdict.Lower)}
 }
 
-// pauseVerdict compares workgang's pause with serial's and the best peer's.
+// pauseVerdict compares workgang's pause with serial's and the best peer's,
+// at p50 and at p99.
 func pauseVerdict(_ *harness.Harness, res any) []string {
 	r, _ := res.(*PauseResult)
-	w, best := r.impl(runners.NameWorkgang), r.bestPeer()
-	if w == nil || best == nil {
+	w, serial, best := r.impl(runners.NameWorkgang), r.impl(runners.NameSerial), r.bestPeer()
+	if w == nil || serial == nil || best == nil {
 		return nil
 	}
 	return []string{
-		fmt.Sprintf("workgang's pause p50 %.1f us: speedup over serial %s (%s; the best possible on %d CPUs is %.2fx)",
-			w.P50NS/1e3, verdict.Speedup(w.Speedup, 0), verdict.Higher, verdict.CPUs(), r.IdealX),
-		fmt.Sprintf("against the fastest peer, %s (p50 %.1f us): %s (%s)", best.Impl, best.P50NS/1e3, verdict.Times(w.P50NS, best.P50NS), verdict.Lower),
+		fmt.Sprintf("workgang's pause p50 %.1f us, p99 %.1f us: speedup over serial at p50 %s (%s; the best possible on %d CPUs is %.2fx); %s (%s)",
+			w.P50NS/1e3, w.P99NS/1e3, verdict.Speedup(w.Speedup, 0), verdict.Higher, verdict.CPUs(), r.IdealX,
+			verdict.Tails("workgang", w.tail(), runners.NameSerial, serial.tail()), verdict.Lower),
+		fmt.Sprintf("against the fastest peer, %s (p50 %.1f us, p99 %.1f us): %s (%s)", best.Impl, best.P50NS/1e3, best.P99NS/1e3,
+			verdict.Tails("workgang", w.tail(), best.Impl, best.tail()), verdict.Lower),
 	}
 }
 

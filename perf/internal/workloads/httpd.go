@@ -42,6 +42,16 @@ type httpdResult struct {
 	Targets []harness.Target `json:"targets"`
 }
 
+// row returns the row of variant at conns connections, or nil.
+func (r *httpdResult) row(variant string, conns int) *bench.Row {
+	for i := range r.Rows {
+		if r.Rows[i].Variant == variant && r.Rows[i].Conns == conns {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
 // runHTTPD serves the httpd example's variants on a loopback port and
 // drives each with the closed-loop load generator at every level, checking
 // every response body against the serial searcher's.

@@ -17,7 +17,7 @@ var (
 	GC = harness.Section{Name: "gc", Title: "gc: pauses of the examples/gc mark-sweep collector, workgang vs the same phases on peers vs serial",
 		Run: runGC, Verdict: gcVerdict, Targets: gcSectionTargets}
 	HTTPD = harness.Section{Name: "httpd", Title: "httpd: the scatter-gather server example under closed-loop keep-alive load (req/s, wrk-style latency)",
-		Run: runHTTPD, Targets: httpdSectionTargets, OptIn: true, Example: true}
+		Run: runHTTPD, Verdict: httpdVerdict, Targets: httpdSectionTargets, OptIn: true, Example: true}
 	Shared = harness.Section{Name: "shared", Title: "shared: 4096 instances at once, short parallel jobs after a 1 ms wait, on one shared set, a set each, go+WaitGroup, serial",
 		Run: runShared, Targets: sharedSectionTargets, OptIn: true, Example: true}
 	Pow = harness.Section{Name: "pow", Title: "pow: split proof of work, first finder stops the rest; first and later calls; the one-hash tail",
