@@ -119,9 +119,9 @@ func TestJSONRows(t *testing.T) {
 	var ts []harness.Target
 	require.NoError(t, json.Unmarshal(rep.Sections["targets"], &ts))
 	// The ratio goals, allocations, two break-even goals, 4 full-level
-	// goals, 2 per surplus case (-max 2: one n per mode), 2 pause goals, 1
+	// goals, 2 per surplus case (-max 2: one n per mode), 3 pause goals, 1
 	// per kernel N and 1 per kernel N >= 64.
-	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 2 + 2*len(kernelTiny) - 1
+	want := len(ratioGoals) + 3 + 4 + 2*len(surplusCopyNS) + 3 + 2*len(kernelTiny) - 1
 	require.Len(t, ts, want)
 }
 

@@ -15,7 +15,8 @@ import (
 // The goals' limits, each on a ratio of medians.
 const (
 	surplusLimit      = 1.10 // surplus set / exact set, both modes, 5 and 50 us per copy
-	pauseSerialLimit  = 1.7  // serial p50 / workgang p50, at least
+	pauseSerialLimit  = 1.85 // serial p50 / workgang p50, at least
+	pauseTailLimit    = 1.0  // workgang p99 / serial p99, at most
 	pausePeerLimit    = 0.7  // workgang p50 / best peer's p50, at most
 	kernelPeerLimit   = 1.0  // best workgang mode / best peer, at every N
 	kernelSerialLimit = 1.0  // ForRange / serial for N >= kernelSerialFromN
@@ -65,8 +66,8 @@ func surplusSectionTargets(_ *harness.Harness, res any) []harness.Target {
 	return surplusTargets(res.(*surplusResult))
 }
 
-func pauseSectionTargets(_ *harness.Harness, res any) []harness.Target {
-	return pauseTargets(res.(*PauseResult))
+func pauseSectionTargets(h *harness.Harness, res any) []harness.Target {
+	return pauseTargets(res.(*PauseResult), h.Header.GOMAXPROCS)
 }
 
 func kernelSectionTargets(_ *harness.Harness, res any) []harness.Target {
@@ -195,16 +196,20 @@ func surplusTargets(r *surplusResult) []harness.Target {
 	return ts
 }
 
-// pauseTargets checks workgang's p50 pause against serial and the best peer.
-func pauseTargets(r *PauseResult) []harness.Target {
+// pauseTargets checks workgang's pause against serial (p50 and p99) and
+// against the best peer (p50).
+func pauseTargets(r *PauseResult, procs int) []harness.Target {
 	serial, wg, best := r.impl(runners.NameSerial), r.impl(runners.NameWorkgang), r.bestPeer()
 	if serial == nil || wg == nil || best == nil {
 		return nil
 	}
+	reason := fmt.Sprintf("a pause of short phases should get most of the best possible speedup (%.2fx here, the script's limit on %d CPUs), and no longer a tail than serial's",
+		r.IdealX, procs)
 	return []harness.Target{
-		harness.RatioTarget("pause p50: serial / workgang", fmt.Sprintf("a pause of short phases should get most of the best possible speedup (%.2f here)", r.IdealX),
-			serial.P50NS, wg.P50NS, pauseSerialLimit, true,
+		harness.RatioTarget("pause p50: serial / workgang", reason, serial.P50NS, wg.P50NS, pauseSerialLimit, true,
 			fmt.Sprintf("%.1f us / %.1f us", serial.P50NS/1000, wg.P50NS/1000)),
+		harness.RatioTarget("pause p99: workgang / serial", reason, wg.P99NS, serial.P99NS, pauseTailLimit, false,
+			fmt.Sprintf("%.1f us / %.1f us", wg.P99NS/1000, serial.P99NS/1000)),
 		harness.RatioTarget("pause p50: workgang / best peer", "a pause of many short phases of varying n is what workgang is for: it must be clearly faster than any peer",
 			wg.P50NS, best.P50NS, pausePeerLimit, false,
 			fmt.Sprintf("%.1f us / %.1f us %s", wg.P50NS/1000, best.P50NS/1000, best.Impl)),

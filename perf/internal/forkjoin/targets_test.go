@@ -64,3 +64,37 @@ func TestPeerTargetsAndMachineState(t *testing.T) {
 	printMachineState(&b, mk(300))
 	assert.Contains(t, b.String(), "fast in this run")
 }
+
+// TestPauseTargets checks the pause's goals against serial: a p50 at least
+// 1.85x serial's speed and a p99 at most serial's, each judged on its own,
+// and the script's limit named in the reason.
+func TestPauseTargets(t *testing.T) {
+	mk := func(p50, p99 float64) *PauseResult {
+		return &PauseResult{IdealX: 1.93, Impls: []PauseImplResult{
+			{Impl: runners.NameSerial, P50NS: 370, P99NS: 400},
+			{Impl: runners.NameWaitGroup, P50NS: 400, P99NS: 450},
+			{Impl: runners.NameErrgroup, P50NS: 400, P99NS: 450},
+			{Impl: runners.NameChanPool, P50NS: 400, P99NS: 450},
+			{Impl: runners.NameWorkgang, P50NS: p50, P99NS: p99},
+		}}
+	}
+	for _, tt := range []struct {
+		p50, p99           float64
+		serial, tail, peer string
+	}{
+		{200, 400, harness.StatusPass, harness.StatusPass, harness.StatusPass}, // 1.85x, p99 at serial's
+		{200, 401, harness.StatusPass, harness.StatusMiss, harness.StatusPass}, // a longer tail
+		{210, 300, harness.StatusMiss, harness.StatusPass, harness.StatusPass}, // 1.76x
+		{300, 300, harness.StatusMiss, harness.StatusPass, harness.StatusMiss},
+	} {
+		ts := pauseTargets(mk(tt.p50, tt.p99), 2)
+		require.Len(t, ts, 3)
+		assert.Equal(t, []string{"pause p50: serial / workgang", "pause p99: workgang / serial", "pause p50: workgang / best peer"},
+			[]string{ts[0].Name, ts[1].Name, ts[2].Name})
+		assert.Equal(t, []string{tt.serial, tt.tail, tt.peer}, []string{ts[0].Status, ts[1].Status, ts[2].Status}, "p50 %v, p99 %v", tt.p50, tt.p99)
+		assert.Equal(t, ">= 1.85", ts[0].Goal)
+		assert.Equal(t, "<= 1", ts[1].Goal)
+		assert.Contains(t, ts[0].Reason, "1.93x here, the script's limit on 2 CPUs")
+		assert.Equal(t, ts[0].Reason, ts[1].Reason, "one goal, two figures")
+	}
+}
