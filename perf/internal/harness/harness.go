@@ -52,9 +52,11 @@ type Section struct {
 }
 
 // PlotFunc writes the figures of a finished section, whose result is res,
-// to dir, each under caption (where and how it was measured); it returns
-// the files' names, or "" when the result has nothing to plot.
-type PlotFunc func(res any, dir, caption string) (string, error)
+// to dir, each under caption (where and how it was measured); note, when
+// not "", ends every figure's title: the section's verdict was withheld
+// (verdict.TitleNote). It returns the files' names, or "" when the result
+// has nothing to plot.
+type PlotFunc func(res any, dir, caption, note string) (string, error)
 
 // Command is the perf command: the table of its sections, in the order they
 // run, and what to set up once the flags are parsed.
@@ -81,7 +83,7 @@ func (c Command) Run(args []string, stdout, stderr io.Writer) int {
 	if c.Prepare != nil {
 		c.Prepare(cfg)
 	}
-	h := &Harness{Cfg: cfg, Out: stdout, progress: newProgress(stderr), Results: map[string]any{}, sections: c.Sections}
+	h := &Harness{Cfg: cfg, Out: stdout, progress: newProgress(stderr), Results: map[string]any{}, sections: c.Sections, withheld: map[string]string{}}
 	rep, err := h.runAll()
 	if err != nil {
 		fmt.Fprintln(stderr, "perf:", err)
@@ -126,6 +128,9 @@ type Harness struct {
 
 	progress *progress
 	sections table
+	// withheld is, per section whose verdict was withheld, the note its
+	// plots' titles carry.
+	withheld map[string]string
 	// unit is the calibrated cost of one unit of work (work.Burn) in ns, 0
 	// until a section first asks for it.
 	unit float64
@@ -188,13 +193,7 @@ func (h *Harness) runAll() (*Report, error) {
 		if ok {
 			rep.OthersCPUs[name] = others
 		}
-		if s.Verdict != nil {
-			if why := verdict.LoadWarning(others, ok); why != "" {
-				verdict.Withheld(h.Out, why)
-			} else {
-				verdict.Print(h.Out, s.Verdict(h, res))
-			}
-		}
+		h.judge(s, res, others, ok)
 		fmt.Fprintf(h.Out, "(%s: %.1f s)\n", name, time.Since(start).Seconds())
 	}
 	end := LoadAvg()
@@ -208,9 +207,25 @@ func (h *Harness) runAll() (*Report, error) {
 	return rep, nil
 }
 
+// judge prints the verdict of section s on its result res, or, when other
+// programs used others CPUs (known when ok) or more than verdict.LoadedShare
+// of them, why it is withheld, which the section's plots' titles then say.
+func (h *Harness) judge(s *Section, res any, others float64, ok bool) {
+	if s.Verdict == nil {
+		return
+	}
+	if why := verdict.LoadWarning(others, ok); why != "" {
+		verdict.Withheld(h.Out, why)
+		h.withheld[s.Name] = verdict.TitleNote(others)
+		return
+	}
+	verdict.Print(h.Out, s.Verdict(h, res))
+}
+
 // writePlots writes the figures of every section that has a plot and a
 // result to dir (created if missing), in table order, captioned with the
-// header, and lists the files on h.Out.
+// header and titled with why the verdict was withheld if it was, and lists
+// the files on h.Out.
 func (h *Harness) writePlots(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -220,7 +235,7 @@ func (h *Harness) writePlots(dir string) error {
 		if s.Plot == nil || !ok {
 			continue
 		}
-		name, err := s.Plot(res, dir, h.Header.Caption())
+		name, err := s.Plot(res, dir, h.Header.Caption(), h.withheld[s.Name])
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -25,9 +26,9 @@ var echo = Section{
 		return "echoed", nil
 	},
 	Verdict: func(*Harness, any) []string { return []string{"echo is as fast as echo"} },
-	Plot: func(res any, dir, caption string) (string, error) {
+	Plot: func(res any, dir, caption, note string) (string, error) {
 		path := filepath.Join(dir, res.(string)+".txt")
-		return path, os.WriteFile(path, []byte(caption), 0o644)
+		return path, os.WriteFile(path, []byte(caption+"\n"+note), 0o644)
 	},
 }
 
@@ -56,6 +57,32 @@ func TestCommandRunsTheTable(t *testing.T) {
 	assert.Equal(t, SchemaVersion, rep.SchemaVersion)
 	assert.Equal(t, "echoed", rep.Sections["echo"])
 	assert.Equal(t, []string{"echo"}, rep.Config.Scenarios)
+}
+
+// TestPlotTitleSaysWithheld judges the echo section as if other programs
+// had used every CPU and then as if none had: the first time the verdict is
+// withheld and the plot's title says so, the second time neither.
+func TestPlotTitleSaysWithheld(t *testing.T) {
+	for _, loaded := range []bool{true, false} {
+		dir := t.TempDir()
+		var out bytes.Buffer
+		h := &Harness{Out: &out, Results: map[string]any{"echo": "echoed"}, sections: table{echo}, withheld: map[string]string{}}
+		others := 0.0
+		if loaded {
+			others = float64(runtime.NumCPU())
+		}
+		h.judge(&echo, "echoed", others, true)
+		require.NoError(t, h.writePlots(dir))
+		b, err := os.ReadFile(filepath.Join(dir, "echoed.txt"))
+		require.NoError(t, err)
+		if loaded {
+			assert.Contains(t, out.String(), "verdict withheld: other programs used")
+			assert.Contains(t, string(b), "(verdict withheld: other programs used 100% of the CPUs)")
+		} else {
+			assert.Contains(t, out.String(), "verdict:\n  echo is as fast as echo")
+			assert.NotContains(t, string(b), "withheld")
+		}
+	}
 }
 
 // TestCommandExitCodes checks the exit codes: a bad flag, -h, and a section

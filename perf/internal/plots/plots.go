@@ -2,7 +2,8 @@
 // gonum.org/v1/plot: the grain sweep's speedups, the scripted pause's phases,
 // the kernel's speedups, the mark's times and the gc pauses, each from its
 // section's result and under a caption saying where and how it was
-// measured. Every figure's numbers are also in the text output.
+// measured, and with why its section's verdict was withheld if it was.
+// Every figure's numbers are also in the text output.
 package plots
 
 import (
@@ -28,9 +29,12 @@ type figure struct {
 	*plotkit.Figure
 }
 
-// newFigure returns a figure with a title and axis labels.
-func newFigure(title, x, y string) *figure {
-	return &figure{plotkit.New(title, x, y)}
+// newFigure returns a figure with a title, ended by note (a verdict
+// withheld, or ""), and axis labels.
+func newFigure(title, note, x, y string) *figure {
+	f := &figure{plotkit.New(title, x, y)}
+	f.AddNote(note)
+	return f
 }
 
 // save writes the figure as dir/name under caption.
@@ -121,14 +125,14 @@ func (f *figure) markBound(clip plotkit.Clip, n int, what string) error {
 
 // Grain draws, per n of the grain sweep, every implementation's speedup
 // over serial against W (log scale), the ping-pong as a bound.
-func Grain(res any, dir, caption string) (string, error) {
+func Grain(res any, dir, caption, note string) (string, error) {
 	g, ok := res.(*forkjoin.GrainResult)
 	if !ok {
 		return "", nil
 	}
 	var names []string
 	for _, sw := range g.Sweeps {
-		f := newFigure(fmt.Sprintf("grain sweep: n=%d copies share W of CPU work", sw.N),
+		f := newFigure(fmt.Sprintf("grain sweep: n=%d copies share W of CPU work", sw.N), note,
 			"W, total work per phase (µs, log scale)", "speedup over serial (serial time / time)")
 		var xs []float64
 		for _, w := range sw.GrainsNS {
@@ -177,12 +181,12 @@ func Grain(res any, dir, caption string) (string, error) {
 // Pause draws the median time of every phase of the scripted pause,
 // per implementation, as bars down the phases (log scale: the phases range
 // from 0.5 to 100 µs of work).
-func Pause(res any, dir, caption string) (string, error) {
+func Pause(res any, dir, caption, note string) (string, error) {
 	r, ok := res.(*forkjoin.PauseResult)
 	if !ok {
 		return "", nil
 	}
-	f := newFigure("scripted pause: median time per phase (lower is better)", "µs per phase (log scale)", "phase (n copies; c: caller-runs, p: plain)")
+	f := newFigure("scripted pause: median time per phase (lower is better)", note, "µs per phase (log scale)", "phase (n copies; c: caller-runs, p: plain)")
 	var names []string
 	for _, ph := range r.Phases {
 		mode := "p"
@@ -215,12 +219,12 @@ func Pause(res any, dir, caption string) (string, error) {
 
 // Kernel draws every implementation's spectral-norm speedup over serial
 // against N (log scale).
-func Kernel(res any, dir, caption string) (string, error) {
+func Kernel(res any, dir, caption, note string) (string, error) {
 	r, ok := res.(*forkjoin.KernelResult)
 	if !ok || len(r.Sizes) == 0 {
 		return "", nil
 	}
-	f := newFigure("spectral-norm: 40 phases per solve, one long-lived set", "N (log scale)", "speedup over serial")
+	f := newFigure("spectral-norm: 40 phases per solve, one long-lived set", note, "N (log scale)", "speedup over serial")
 	var xs []float64
 	for _, ks := range r.Sizes {
 		xs = append(xs, float64(ks.N))
@@ -285,12 +289,12 @@ func (f *figure) addBars(groups []string, bs []bars) error {
 
 // Mark draws the mark section's times per graph shape as grouped bars:
 // serial, static partition and work-stealing mark.
-func Mark(res any, dir, caption string) (string, error) {
+func Mark(res any, dir, caption, note string) (string, error) {
 	r, ok := res.(workloads.MarkResult)
 	if !ok || len(r.Rows) == 0 {
 		return "", nil
 	}
-	f := newFigure(fmt.Sprintf("parallel mark: %d objects per graph, %d workers", r.Rows[0].Objects, r.Config.Workers), "graph shape", "time per mark (ms)")
+	f := newFigure(fmt.Sprintf("parallel mark: %d objects per graph, %d workers", r.Rows[0].Objects, r.Config.Workers), note, "graph shape", "time per mark (ms)")
 	var shapes []string
 	bs := []bars{
 		{"serial", color.Black, nil},
@@ -314,7 +318,7 @@ func Mark(res any, dir, caption string) (string, error) {
 
 // GC draws, per heap of the gc section, every implementation's pause
 // p50 and p99 as grouped bars, in µs or, for pauses of milliseconds, in ms.
-func GC(res any, dir, caption string) (string, error) {
+func GC(res any, dir, caption, note string) (string, error) {
 	r, ok := res.(workloads.GCResult)
 	if !ok || len(r.Heaps) == 0 {
 		return "", nil
@@ -329,7 +333,7 @@ func GC(res any, dir, caption string) (string, error) {
 		if top >= 10e6 {
 			unit, div = "ms", 1e6
 		}
-		f := newFigure(fmt.Sprintf("gc, %s heap: pause per collection (%d slots, %d cycles, %d workers)", hp.Name, hp.Slots, hp.Cycles, r.Workers),
+		f := newFigure(fmt.Sprintf("gc, %s heap: pause per collection (%d slots, %d cycles, %d workers)", hp.Name, hp.Slots, hp.Cycles, r.Workers), note,
 			"implementation", fmt.Sprintf("pause (%s)", unit))
 		var impls []string
 		p50 := bars{"p50", color.Gray{Y: 70}, nil}
