@@ -111,61 +111,49 @@
 // batch pass and reported per run; the integer value is what testing.B's
 // allocs/op would show.
 //
-// Adding a section takes one entry in the sections table in sections.go: a
-// name, a title, the sections it needs, and a function that measures with
-// the helpers in measure.go (and the peers in runners.go), prints to the
-// harness's writer and returns a JSON-encodable result; a plot is one more
-// entry in the plots table in plots.go.
+// The packages, from the bottom up: internal/work (the calibrated CPU
+// work), internal/runners (workgang's sets, the peers, serial, the
+// ping-pong), internal/measure (timing runs, percentiles), internal/verdict
+// and internal/plotkit (what every verdict and plot shares),
+// internal/harness (flags, header, the run loop, verdicts, targets, JSON),
+// the sections (internal/forkjoin, internal/workloads, internal/contended,
+// and openmp), and internal/plots. Adding a section takes one entry in the
+// sections table in sections.go (a harness.Section): a name, a title, the
+// sections it needs, a function that measures with package measure and the
+// runners of package runners, prints to the harness's writer and returns a
+// JSON-encodable result, and, if it has them, its verdict, its targets and
+// its plot.
 //
-// The same scenarios exist as testing.B benchmarks in bench_test.go:
+// The fork-join scenarios exist as testing.B benchmarks too
+// (internal/forkjoin/bench_test.go):
 //
-//	go test -run '^$' -bench . -count 10 ./perf | tee new.txt
+//	go test -run '^$' -bench . -count 10 ./perf/internal/forkjoin | tee new.txt
 //	benchstat old.txt new.txt
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
+
+	"github.com/workgang/workgang/perf/internal/contended"
+	"github.com/workgang/workgang/perf/internal/harness"
+	"github.com/workgang/workgang/perf/internal/runners"
 )
+
+// command is the perf command: the sections, and every workgang set pinned
+// or not as -pin says.
+var command = harness.Command{Sections: sections, Prepare: func(c harness.Config) { runners.Pin(c.Pin) }}
 
 // main runs the perf test with the command line's flags.
 func main() {
-	if code, ok := contendedRole(os.Args[1:]); ok {
+	if code, ok := contended.Role(os.Args[1:]); ok {
 		os.Exit(code) // a child process of the contended section
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run parses args, runs the selected sections printing to stdout (progress
-// goes to stderr) and writes the JSON report if asked. It returns the process
-// exit code: 0 on success and for -h (as Go's own tools), 2 for bad flags, 1
-// for any other failure.
+// run runs the perf command with args and returns its exit code (see
+// harness.Command.Run).
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
-	if err == errHelp {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "perf:", err)
-		return 2
-	}
-	rep, err := newHarness(cfg, stdout, stderr).runAll()
-	if err != nil {
-		fmt.Fprintln(stderr, "perf:", err)
-		return 1
-	}
-	if cfg.SVG != "" {
-		if err := writePlots(stdout, cfg.SVG, rep.Header, rep.Sections); err != nil {
-			fmt.Fprintln(stderr, "perf: -svg:", err)
-			return 1
-		}
-	}
-	if cfg.JSON != "" {
-		if err := writeJSON(cfg.JSON, rep); err != nil {
-			fmt.Fprintln(stderr, "perf:", err)
-			return 1
-		}
-	}
-	return 0
+	return command.Run(args, stdout, stderr)
 }

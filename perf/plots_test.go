@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/workgang/workgang/perf/internal/runners"
 )
 
 // svgText parses doc as XML and returns the root element's name and the
@@ -51,21 +53,14 @@ func svgText(doc string) (root string, texts []string, err error) {
 func TestSVGPlots(t *testing.T) {
 	r := tinyRun()
 	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
-	var grainNames, kernelNames, pauseNames []string
-	for _, im := range grainImpls(&longSet{}) {
-		grainNames = append(grainNames, im.name)
+	peers := []string{runners.NameWaitGroup, runners.NameErrgroup, runners.NameChanPool}
+	grainNames := append([]string{runners.NameWorkgang, runners.NameCaller, runners.NameOneWorkgang, runners.NameOneCaller}, peers...)
+	kernelNames := append(slices.Clone(peers), runners.NameWorkgang, runners.NameCaller, runners.NameForRange, runners.NameTeam)
+	var pauseNames []string
+	for _, name := range append([]string{runners.NameSerial, runners.NameWorkgang}, peers...) {
+		pauseNames = append(pauseNames, name+" (pause p50")
 	}
-	for _, im := range kernelImpls[1:] {
-		kernelNames = append(kernelNames, im.name)
-	}
-	for _, im := range pauseImpls {
-		pauseNames = append(pauseNames, im.name+" (pause p50")
-	}
-	var gcNames []string
-	for _, p := range peers {
-		gcNames = append(gcNames, p.name)
-	}
-	gcNames = append(gcNames, nameWorkgang, nameSerial, "p50", "p99")
+	gcNames := append(slices.Clone(peers), runners.NameWorkgang, runners.NameSerial, "p50", "p99")
 	want := map[string][]string{
 		"grain-n2.svg":     append(grainNames, "serial (speedup 1)", "speedup over serial", "bound: pingpong", "µs"),
 		"kernel.svg":       append(kernelNames, "serial (speedup 1)", "32", "100"),

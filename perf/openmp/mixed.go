@@ -2,14 +2,16 @@ package openmp
 
 import (
 	"fmt"
-	"github.com/workgang/workgang/perf/internal/verdict"
 	"io"
+	"math"
+	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/workgang/workgang/perf/internal/verdict"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -122,7 +124,12 @@ type MixedSide struct {
 	MinNS    float64   `json:"min_ns"`
 	MaxNS    float64   `json:"max_ns"`
 	RoundsNS []float64 `json:"rounds_ns"`
-	Copies   CopyStats `json:"copies"`
+	// P50NS and P99NS are the 50th and 99th percentile (nearest rank) of the
+	// time per construct over every timed batch of every round: the tail a
+	// round's median hides.
+	P50NS  float64   `json:"p50_ns"`
+	P99NS  float64   `json:"p99_ns"`
+	Copies CopyStats `json:"copies"`
 	// Ratio is a mixed side's median over the alone side's; RatioMin and
 	// RatioMax the extremes of the rounds' ratios. Null for the alone side.
 	Ratio    *float64 `json:"ratio"`
@@ -175,13 +182,17 @@ type mixedSide struct {
 
 // mixedRow is one row under measurement.
 type mixedRow struct {
-	c          construct
-	mode       string
-	test       func(int)
-	aloneNS    []float64   // per round
-	mixedNS    [][]float64 // per gap, per round
-	aloneStats CopyStats
-	mixedStats []CopyStats // per gap
+	c       construct
+	mode    string
+	test    func(int)
+	aloneNS []float64   // per round
+	mixedNS [][]float64 // per gap, per round
+	// aloneBatches and mixedBatches (per gap) are the time per construct of
+	// every timed batch of every round.
+	aloneBatches []float64
+	mixedBatches [][]float64
+	aloneStats   CopyStats
+	mixedStats   []CopyStats // per gap
 }
 
 // newMixedSide pairs every measured mode of the alone side's tests with its
@@ -198,7 +209,7 @@ func newMixedSide(g *goSide, o MixedOptions) *mixedSide {
 		for _, md := range s.modes {
 			if md.test != nil {
 				m.rows = append(m.rows, &mixedRow{c: s.c, mode: md.name, test: md.test,
-					mixedNS: make([][]float64, len(o.WorkNS)), mixedStats: make([]CopyStats, len(o.WorkNS))})
+					mixedNS: make([][]float64, len(o.WorkNS)), mixedBatches: make([][]float64, len(o.WorkNS)), mixedStats: make([]CopyStats, len(o.WorkNS))})
 			}
 		}
 	}
@@ -232,9 +243,10 @@ func (m *mixedSide) others(iters int) {
 }
 
 // batched runs m.o.Batches batches of test(m.o.Batch), calling between (if
-// not nil) before each, and returns the batches' time per repetition and
-// the betweens' time per call, in ns. Alone and mixed read the clock alike.
-func (m *mixedSide) batched(test func(int), between func()) (perRep, perBetween float64) {
+// not nil) before each, and returns the batches' time per repetition, the
+// betweens' time per call, in ns, and appends each batch's time per
+// repetition to batches. Alone and mixed read the clock alike.
+func (m *mixedSide) batched(test func(int), between func(), batches *[]float64) (perRep, perBetween float64) {
 	var timed, others time.Duration
 	for range m.o.Batches {
 		if between != nil {
@@ -244,7 +256,9 @@ func (m *mixedSide) batched(test func(int), between func()) (perRep, perBetween 
 		}
 		start := time.Now()
 		test(m.o.Batch)
-		timed += time.Since(start)
+		d := time.Since(start)
+		timed += d
+		*batches = append(*batches, float64(d)/float64(m.o.Batch))
 	}
 	return float64(timed) / float64(m.o.Batches*m.o.Batch), float64(others) / float64(m.o.Batches)
 }
@@ -273,13 +287,13 @@ func (m *mixedSide) round(r int) {
 	measure := func(row *mixedRow, gi int) {
 		before := m.w.Stats()
 		if gi < 0 {
-			ns, _ := m.batched(row.test, nil)
+			ns, _ := m.batched(row.test, nil, &row.aloneBatches)
 			row.aloneNS = append(row.aloneNS, ns)
 			row.aloneStats.add(before, m.w.Stats())
 			return
 		}
 		it := m.iters[gi]
-		ns, others := m.batched(row.test, func() { m.others(it) })
+		ns, others := m.batched(row.test, func() { m.others(it) }, &row.mixedBatches[gi])
 		row.mixedNS[gi] = append(row.mixedNS[gi], ns)
 		row.mixedStats[gi].add(before, m.w.Stats())
 		m.othersMixed[gi] = append(m.othersMixed[gi], others)
@@ -314,9 +328,9 @@ func (m *mixedSide) result() *Mixed {
 		if len(row.aloneNS) == 0 {
 			continue
 		}
-		out := MixedRow{Construct: row.c.name, Title: row.c.title, Mode: row.mode, Alone: sideOf(row.aloneNS, row.aloneStats)}
+		out := MixedRow{Construct: row.c.name, Title: row.c.title, Mode: row.mode, Alone: sideOf(row.aloneNS, row.aloneBatches, row.aloneStats)}
 		for gi := range m.iters {
-			side := sideOf(row.mixedNS[gi], row.mixedStats[gi])
+			side := sideOf(row.mixedNS[gi], row.mixedBatches[gi], row.mixedStats[gi])
 			ratio := side.MedianNS / out.Alone.MedianNS
 			rs := make([]float64, len(row.aloneNS))
 			for i := range rs {
@@ -331,10 +345,37 @@ func (m *mixedSide) result() *Mixed {
 	return res
 }
 
-// sideOf summarises one side's rounds.
-func sideOf(rounds []float64, st CopyStats) MixedSide {
+// sideOf summarises one side's rounds and batches.
+func sideOf(rounds, batches []float64, st CopyStats) MixedSide {
 	med, lo, hi := summary(rounds)
-	return MixedSide{MedianNS: med, MinNS: lo, MaxNS: hi, RoundsNS: rounds, Copies: st}
+	sorted := slices.Clone(batches)
+	slices.Sort(sorted)
+	return MixedSide{MedianNS: med, MinNS: lo, MaxNS: hi, RoundsNS: rounds, P50NS: rank(sorted, 50), P99NS: rank(sorted, 99), Copies: st}
+}
+
+// rank returns the p-th percentile (nearest rank) of sorted, or 0 if it is
+// empty.
+func rank(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	r := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(r, 1), len(sorted))-1]
+}
+
+// Tails returns the row's p50 mixed over alone and its p99 mixed over
+// alone, each at the gap where it is worst: the tail judged apart from the
+// median.
+func (r MixedRow) Tails() (p50, p99 float64) {
+	for _, s := range r.Mixed {
+		if r.Alone.P50NS > 0 {
+			p50 = max(p50, s.P50NS/r.Alone.P50NS)
+		}
+		if r.Alone.P99NS > 0 {
+			p99 = max(p99, s.P99NS/r.Alone.P99NS)
+		}
+	}
+	return p50, p99
 }
 
 // Worst returns the row's largest ratio over the gaps, and the gap's index.
@@ -406,6 +447,43 @@ func (r *Mixed) print(out io.Writer, threads int, withheld bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	r.printTails(out, withheld)
+}
+
+// printTails writes every row's p50 and p99 over the timed batches, alone
+// and at every gap, and the ratios of the worst gap.
+func (r *Mixed) printTails(out io.Writer, withheld bool) {
+	fmt.Fprintf(out, "\ntails: ns per construct over every timed batch (%d per round), p50 / p99; mixed/alone at the worst gap of each\n", r.Batches)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "construct\tmode\talone")
+	for _, g := range r.Gaps {
+		fmt.Fprintf(tw, "\tW=%s", fmtWork(g.RequestedNS))
+	}
+	fmt.Fprintln(tw, "\tp50 mixed/alone\tp99 mixed/alone")
+	fmt.Fprint(tw, "\t\t")
+	for range r.Gaps {
+		fmt.Fprint(tw, "\t")
+	}
+	fmt.Fprintf(tw, "\t%s\t%s\n", verdict.Lower, verdict.Lower)
+	last := ""
+	for _, row := range r.Rows {
+		title := row.Title
+		if title == last {
+			title = ""
+		}
+		last = row.Title
+		fmt.Fprintf(tw, "%s\t%s\t%.0f / %.0f", title, row.Mode, row.Alone.P50NS, row.Alone.P99NS)
+		for _, s := range row.Mixed {
+			fmt.Fprintf(tw, "\t%.0f / %.0f", s.P50NS, s.P99NS)
+		}
+		p50, p99 := row.Tails()
+		if withheld {
+			fmt.Fprintln(tw, "\twithheld\twithheld")
+			continue
+		}
+		fmt.Fprintf(tw, "\t%.2fx\t%.2fx\n", p50, p99)
+	}
+	tw.Flush()
 }
 
 // per100 returns c's parks per 100 runs.
@@ -419,4 +497,39 @@ func per100(c CopyStats) float64 {
 // fmtWork formats a work size in ns as "1us" or "0.5us".
 func fmtWork(ns float64) string {
 	return fmt.Sprintf("%.3gus", ns/1e3)
+}
+
+// verdict judges the mixed-process mode against its goal (MixedLimit,
+// mixed over alone at each row's worst gap), at p50 and at p99 over the
+// timed batches: how many rows meet it, and the worst row of each.
+func (r *Mixed) verdict() []string {
+	if len(r.Rows) == 0 {
+		return nil
+	}
+	type worst struct {
+		row   string
+		ratio float64
+	}
+	var met50, met99 int
+	var w50, w99 worst
+	for _, row := range r.Rows {
+		p50, p99 := row.Tails()
+		name := row.Title + " " + row.Mode
+		if p50 <= r.Limit {
+			met50++
+		}
+		if p99 <= r.Limit {
+			met99++
+		}
+		if p50 > w50.ratio {
+			w50 = worst{name, p50}
+		}
+		if p99 > w99.ratio {
+			w99 = worst{name, p99}
+		}
+	}
+	n := len(r.Rows)
+	return []string{fmt.Sprintf("mixed process, workgang's constructs after other goroutines' fork-joins over the same constructs alone, at each row's worst gap (goal <= %.2f, %s): "+
+		"p50 within the goal in %d of %d rows, the worst %s at %.2fx; p99 within it in %d of %d rows, the worst %s at %.2fx",
+		r.Limit, verdict.Lower, met50, n, w50.row, w50.ratio, met99, n, w99.row, w99.ratio)}
 }

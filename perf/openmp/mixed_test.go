@@ -144,15 +144,19 @@ func TestBatched(t *testing.T) {
 		order += "t"
 		work(1000)
 	}
-	perRep, perBetween := m.batched(test, func() { betweens++; order += "b" })
+	var batches []float64
+	perRep, perBetween := m.batched(test, func() { betweens++; order += "b" }, &batches)
 	if calls != 5 || reps != 15 || betweens != 5 || order != strings.Repeat("bt", 5) {
 		t.Errorf("got %d calls, %d reps, %d betweens, order %q; want 5, 15, 5, %q", calls, reps, betweens, order, strings.Repeat("bt", 5))
 	}
 	if !(perRep > 0) || !(perBetween >= 0) {
 		t.Errorf("per repetition %v ns, per between %v ns; want positive, non-negative", perRep, perBetween)
 	}
+	if len(batches) != 5 || !(batches[0] > 0) {
+		t.Errorf("batches: %v; want 5 positive times per repetition", batches)
+	}
 	calls, order = 0, ""
-	if _, pb := m.batched(test, nil); calls != 5 || order != strings.Repeat("t", 5) || pb != 0 {
+	if _, pb := m.batched(test, nil, &batches); calls != 5 || order != strings.Repeat("t", 5) || pb != 0 || len(batches) != 10 {
 		t.Errorf("alone: %d calls, order %q, between time %v; want 5, %q, 0", calls, order, pb, strings.Repeat("t", 5))
 	}
 }
@@ -166,6 +170,34 @@ func TestMixedRowWorst(t *testing.T) {
 	r = MixedRow{Mixed: []MixedSide{{Ratio: f(0.5)}}}
 	if got, gi := r.Worst(); got != 0.5 || gi != 0 {
 		t.Errorf("Worst() = %v, %d; want 0.5, 0", got, gi)
+	}
+}
+
+// TestMixedTails checks the percentiles over the batches and each ratio at
+// its own worst gap: a row can meet the goal at p50 and miss it at p99.
+func TestMixedTails(t *testing.T) {
+	batches := make([]float64, 100)
+	for i := range batches {
+		batches[i] = float64(100 - i) // 100 down to 1
+	}
+	side := sideOf([]float64{5}, batches, CopyStats{})
+	if side.P50NS != 50 || side.P99NS != 99 || side.MedianNS != 5 {
+		t.Errorf("sideOf: p50 %v, p99 %v, median %v; want 50, 99, 5", side.P50NS, side.P99NS, side.MedianNS)
+	}
+	row := MixedRow{Title: "BARRIER", Mode: "team", Alone: MixedSide{P50NS: 100, P99NS: 200},
+		Mixed: []MixedSide{{P50NS: 105, P99NS: 500}, {P50NS: 108, P99NS: 220}}}
+	if p50, p99 := row.Tails(); p50 != 1.08 || p99 != 2.5 {
+		t.Errorf("Tails() = %v, %v; want 1.08, 2.5", p50, p99)
+	}
+	m := &Mixed{Limit: MixedLimit, Rows: []MixedRow{row, {Title: "PARALLEL", Mode: "RunN caller-runs", Alone: MixedSide{P50NS: 100, P99NS: 100},
+		Mixed: []MixedSide{{P50NS: 130, P99NS: 105}}}}}
+	lines := m.verdict()
+	want := "p50 within the goal in 1 of 2 rows, the worst PARALLEL RunN caller-runs at 1.30x; p99 within it in 1 of 2 rows, the worst BARRIER team at 2.50x"
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], want) || !strings.Contains(lines[0], "goal <= 1.10, lower is better") {
+		t.Errorf("verdict: got %q; want a line ending %q", lines, want)
+	}
+	if got := (&Mixed{}).verdict(); got != nil {
+		t.Errorf("verdict without rows: got %q; want none", got)
 	}
 }
 

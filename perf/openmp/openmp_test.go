@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -338,6 +339,22 @@ func TestRunWithoutCompiler(t *testing.T) {
 	}
 	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("grain sweep")) {
 		t.Errorf("%s is not the figure: %.200s", path, svg)
+	}
+	if bytes.Contains(svg, []byte("withheld")) != (res.withheld != "") {
+		t.Errorf("the figure says withheld: %v; the section withheld its comparisons: %q", bytes.Contains(svg, []byte("withheld")), res.withheld)
+	}
+	// As a loaded machine leaves it: every panel's title says the
+	// comparisons were withheld.
+	others := float64(runtime.NumCPU())
+	res.withheld, res.OthersCPUs = "loaded", &others
+	if path, err = Plot(res, dir, "caption"); err != nil {
+		t.Fatal(err)
+	}
+	if svg, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(svg, []byte("(verdict withheld: other programs used 100% of the CPUs)")); n != 3 {
+		t.Errorf("the note is in %d titles; want 3 (grain, overheads, mixed)", n)
 	}
 }
 

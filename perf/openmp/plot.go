@@ -23,7 +23,8 @@ const plotFile = "openmp.svg"
 // against W above the constructs' overheads, and with the mixed-process
 // mode its mixed/alone ratios below them. A runtime or mode has the same
 // colour in every panel (plotkit.Styles); the legends stand beside the
-// data.
+// data. When the section withheld its comparisons (other programs competed
+// for the CPUs), every panel's title says so.
 func Plot(r *Result, dir, caption string) (string, error) {
 	grain, err := plotGrain(r)
 	if err != nil {
@@ -32,6 +33,11 @@ func Plot(r *Result, dir, caption string) (string, error) {
 	figs := []*plotkit.Figure{grain, plotOverheads(r)}
 	if r.Mixed != nil {
 		figs = append(figs, plotMixed(r.Mixed, r.Rounds))
+	}
+	if r.withheld != "" && r.OthersCPUs != nil {
+		for _, f := range figs {
+			f.AddNote(verdict.TitleNote(*r.OthersCPUs))
+		}
 	}
 	path := filepath.Join(dir, plotFile)
 	return path, plotkit.Save(path, caption, figs...)

@@ -344,8 +344,19 @@ func (r *Result) ratio(row Row, noise bool) string {
 }
 
 // verdict compares workgang's caller-runs rows, the mode comparable to
-// OpenMP, with the best OpenMP runtime construct by construct.
+// OpenMP, with the best OpenMP runtime construct by construct, and judges
+// the mixed-process mode.
 func (r *Result) verdict() []string {
+	lines := []string{r.constructsVerdict()}
+	if r.Mixed != nil {
+		lines = append(lines, r.Mixed.verdict()...)
+	}
+	return lines
+}
+
+// constructsVerdict compares workgang's caller-runs rows with the best
+// OpenMP runtime construct by construct.
+func (r *Result) constructsVerdict() string {
 	var faster, compared int
 	lo, hi := math.Inf(1), 0.0
 	for _, c := range r.Constructs {
@@ -369,10 +380,10 @@ func (r *Result) verdict() []string {
 		}
 	}
 	if compared == 0 {
-		return []string{"no OpenMP runtime ran (or none had an overhead above 0): workgang was measured alone, nothing compared"}
+		return "no OpenMP runtime ran (or none had an overhead above 0): workgang was measured alone, nothing compared"
 	}
-	return []string{fmt.Sprintf("overhead per construct (%s): workgang's caller-runs mode below the best OpenMP runtime's in %d of %d constructs compared, at %.2fx to %.2fx of it",
-		verdict.Lower, faster, compared, lo, hi)}
+	return fmt.Sprintf("overhead per construct (%s): workgang's caller-runs mode below the best OpenMP runtime's in %d of %d constructs compared, at %.2fx to %.2fx of it",
+		verdict.Lower, faster, compared, lo, hi)
 }
 
 // callerRuns reports whether a workgang mode lets the caller run copies:

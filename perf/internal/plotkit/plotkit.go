@@ -112,6 +112,15 @@ func New(title, x, y string) *Figure {
 	return &Figure{P: p, Legend: l, Height: 12 * vg.Centimeter}
 }
 
+// AddNote ends the figure's title with note, unless note is empty: what a
+// reader must know before reading the figure (its section's verdict was
+// withheld).
+func (f *Figure) AddNote(note string) {
+	if note != "" {
+		f.P.Title.Text += " " + note
+	}
+}
+
 // draw draws the figure into dc: the plot on the left, the legend in a
 // column to its right, its top level with the top of the data area.
 func (f *Figure) draw(dc draw.Canvas) {

@@ -69,6 +69,13 @@ func LoadWarning(others float64, ok bool) string {
 		others, n, 100*LoadedShare)
 }
 
+// TitleNote is what a plot's title says of a section whose verdict the load
+// withheld, others CPUs being what other programs used: "(verdict withheld:
+// other programs used 40% of the CPUs)".
+func TitleNote(others float64) string {
+	return fmt.Sprintf("(verdict withheld: other programs used %.0f%% of the CPUs)", 100*others/float64(runtime.NumCPU()))
+}
+
 // take reads the CPU times now.
 func take() sample {
 	s := sample{wall: time.Now(), numCPU: runtime.NumCPU()}

@@ -89,3 +89,32 @@ func TestLoadWarning(t *testing.T) {
 		t.Log("this system cannot tell other programs' CPU use")
 	}
 }
+
+// TestTails checks that a verdict on timed runs judges the median and the
+// tail separately: faster at p50 and slower at p99 says both, and a missing
+// figure is not compared.
+func TestTails(t *testing.T) {
+	tests := []struct {
+		a, b Tail
+		want string
+	}{
+		{Tail{100, 280}, Tail{170, 100}, "workgang p50 1.70x faster than serial, p99 2.80x slower than serial's p99"},
+		{Tail{100, 100}, Tail{150, 300}, "workgang p50 1.50x faster than serial, p99 3.00x faster than serial's p99"},
+		{Tail{200, 90}, Tail{100, 100}, "workgang p50 2.00x slower than serial, p99 1.11x faster than serial's p99"},
+		{Tail{100, 0}, Tail{100, 100}, "workgang p50 1.00x faster than serial, p99 not comparable with serial's p99"},
+	}
+	for _, tt := range tests {
+		if got := Tails("workgang", tt.a, "serial", tt.b); got != tt.want {
+			t.Errorf("Tails(%v, %v):\ngot  %q\nwant %q", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestTitleNote checks the note a plot's title carries when the verdict was
+// withheld: the share of the CPUs other programs used.
+func TestTitleNote(t *testing.T) {
+	n := float64(runtime.NumCPU())
+	if got, want := TitleNote(0.4*n), "(verdict withheld: other programs used 40% of the CPUs)"; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}
