@@ -2,12 +2,10 @@ package gang
 
 import (
 	"fmt"
-	"runtime/trace"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
-	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/pad"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/semaphore"
@@ -185,51 +183,6 @@ func (d *Dispatcher) SetSpin(s time.Duration) {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
 	}
 	d.policy.SetBudget(s)
-}
-
-// Plan is a task prepared for a run: the task and whether the caller may run
-// its copies, as the task answered once (CallerCanRun may not be asked again
-// during the run: a task that changed its answer would change how many
-// workers the run needs). Only Prepare makes a Plan, so a Dispatcher never
-// runs caller copies of a task that did not opt in.
-type Plan struct {
-	t          tasks.Task
-	callerRuns bool
-	// name is set only while tracing; a pointer, not a string, keeps a Plan
-	// at four words, as the inline run needs (BenchmarkRun, n=1/workers+caller).
-	name *string
-}
-
-// CallerRuns reports whether the task opted in to caller-runs.
-func (p Plan) CallerRuns() bool { return p.callerRuns }
-
-// Name is the task's name if runtime/trace was on when Prepare made the plan
-// (the copies' trace regions carry it), else "".
-func (p Plan) Name() string {
-	if p.name == nil {
-		return ""
-	}
-	return *p.name
-}
-
-// Prepare asks t once whether it opts in to caller-runs and, while
-// runtime/trace is on, its name. A panic in CallerCanRun or Name is returned
-// as a *PanicError (Worker -1, on the caller, Method naming it); a
-// runtime.Goexit in them proceeds. It panics if t is nil.
-func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
-	if t == nil {
-		panic("gang: Prepare: nil task")
-	}
-	p.t = t
-	if panicked, v, stack := catch.Call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
-		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
-	}
-	if trace.IsEnabled() {
-		if panicked, v, stack := catch.Call(func() { name := t.Name(); p.name = &name }); panicked {
-			return Plan{}, methodPanic(t, "Name", v, stack)
-		}
-	}
-	return p, nil
 }
 
 // WorkerStats are worker i's counters: copies it started, and how it learned

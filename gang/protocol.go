@@ -1,16 +1,10 @@
 package gang
 
 import (
-	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
-	"runtime/trace"
-	"sync"
 
-	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/peek"
-	"github.com/workgang/workgang/tasks"
 )
 
 // The dispatch protocol, all of it: README.md argues it, docs/model checks
@@ -373,108 +367,4 @@ func (d *Dispatcher) Stop(k int) {
 		d.wake(i)
 	}
 	d.policy.Stop()
-}
-
-// RunOnCaller runs the n copies of the planned task on the calling goroutine,
-// ids 0..n-1 in order, without any worker: for a submitter that must not wait
-// for the dispatcher's coordinator (another goroutine's run is in progress),
-// or a run of one copy. A copy's panic does not stop the others; the first
-// one is returned with the count once every copy has run. A copy's
-// runtime.Goexit proceeds once the other copies have run, unless one of them
-// panicked: that panic is raised instead. It panics if the plan is the zero
-// Plan, n is outside [1, tasks.MaxCopies], or n > 1 for a task that did not
-// opt in to caller-runs.
-func RunOnCaller(p Plan, n int) *PanicError {
-	if n == 1 && p.t != nil {
-		if p.name != nil && trace.IsEnabled() {
-			return runOneTraced(p)
-		}
-		return runOne(p.t) // the common inline run, in a frame of its own
-	}
-	return runAll(p, n)
-}
-
-// runOne runs the single copy of t on the caller: nothing to go on with
-// after a Goexit, and no record to keep (a record on the stack would escape
-// through its atomics: one allocation per run).
-func runOne(t tasks.Task) *PanicError {
-	if panicked, v, stack := catch.Call(func() { t.Work(0) }); panicked {
-		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
-	}
-	return nil
-}
-
-// runOneTraced is runOne inside a trace region named after the task, in a
-// frame of its own so that the common path has no defer.
-func runOneTraced(p Plan) *PanicError {
-	defer trace.StartRegion(context.Background(), p.Name()).End()
-	return runOne(p.t)
-}
-
-// runAll is RunOnCaller for any n.
-func runAll(p Plan, n int) (pe *PanicError) {
-	if p.t == nil {
-		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
-	}
-	if n < 1 || n > tasks.MaxCopies {
-		panic(fmt.Sprintf("gang: RunOnCaller: n = %d out of range [1, %d]", n, tasks.MaxCopies))
-	}
-	if !p.callerRuns && n > 1 {
-		// A plain task's copies may wait for each other (a barrier): one
-		// after another on one goroutine they would deadlock.
-		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
-	}
-	// From a pool, not the stack (see runOne); take clears it before Put.
-	f := failuresPool.Get().(*failures)
-	normal := false
-	defer func() {
-		pe = f.take()
-		failuresPool.Put(f)
-		if !normal && pe != nil && !pe.Goexit {
-			panic(pe) // another copy's panic, instead of the caller's Goexit
-		}
-	}()
-	copiesFrom(p, 0, n, f)
-	normal = true
-	return nil // the deferred call sets pe
-}
-
-var failuresPool = sync.Pool{New: func() any { return new(failures) }}
-
-// copiesFrom runs copies c..n-1 of p on the caller; if one calls
-// runtime.Goexit, the deferred call runs the rest before the Goexit goes on.
-func copiesFrom(p Plan, c, n int, f *failures) {
-	returned := false
-	defer func() {
-		if !returned {
-			copiesFrom(p, c+1, n, f)
-		}
-	}()
-	for ; c < n; c++ {
-		runCopy(p.t, p.Name(), c, true, f)
-	}
-	returned = true
-}
-
-// runCopy runs copy c of t in a trace region named name (set only while
-// tracing) and records in f how it failed, if it did: a panic, panic(nil) or
-// a Goexit, which then goes on unwinding the caller (and its deferred retire).
-func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
-	returned := false
-	defer func() {
-		if !returned {
-			// call returns after a panic too: this is a Goexit, no panic.
-			f.capture(t, c, onCaller, nil, true, debug.Stack())
-		}
-	}()
-	if name != "" && trace.IsEnabled() {
-		// One region per copy, on the goroutine that runs it, so a trace
-		// shows which goroutine ran which copy and for how long.
-		defer trace.StartRegion(context.Background(), name).End()
-	}
-	panicked, v, stack := catch.Call(func() { t.Work(c) })
-	returned = true
-	if panicked {
-		f.capture(t, c, onCaller, v, false, stack)
-	}
 }

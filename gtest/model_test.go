@@ -152,7 +152,9 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"d.runGen.Store(d.gen)",
 			"d.run.Store((d.gen&genMask)<<genShift | stopBit)",
 			"d.wake(i)",
-			// RunOnCaller, copiesFrom, runCopy.
+		},
+		// A task's user code (gang/task.go): RunOnCaller, copiesFrom, runCopy.
+		"gang/task.go": {
 			"copiesFrom(p, 0, n, f)",
 			"runCopy(p.t, p.Name(), c, true, f)",
 			"panicked, v, stack := catch.Call(func() { t.Work(c) })",

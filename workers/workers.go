@@ -259,12 +259,6 @@ func (w *Workers) RunN(t tasks.Task, n int) { w.s("RunN").RunN(t, n) }
 func (w *set) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *set) runN(op string, t tasks.Task, n int) {
-	_ = w.runNContext(context.Background(), op, t, n) // never done: always runs
-}
-
-// runNContext is runN with a context: it returns nil, or, if ctx is done while
-// the run waits for the set, ctx's cause having run nothing (see waitLock).
-func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) error {
 	w.check(op)
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
@@ -275,67 +269,27 @@ func (w *set) runNContext(ctx context.Context, op string, t tasks.Task, n int) e
 	if name := plan.Name(); name != "" {
 		// Tracing is on (Prepare asked for the name): one region per run,
 		// in a frame of its own so that the common path has no defer.
-		return w.runTraced(ctx, op, t, plan, n, name)
+		w.runTraced(op, plan, n, name)
+		return
 	}
-	return w.runPlan(ctx, op, t, plan, n)
+	w.runPlan(op, plan, n)
 }
 
 // runTraced is runPlan inside a trace region named after the task.
-func (w *set) runTraced(ctx context.Context, op string, t tasks.Task, plan gang.Plan, n int, name string) error {
+func (w *set) runTraced(op string, plan gang.Plan, n int, name string) {
 	defer trace.StartRegion(context.Background(), name).End()
-	return w.runPlan(ctx, op, t, plan, n)
+	w.runPlan(op, plan, n)
 }
 
-// runPlan runs task t, prepared as plan: inline, busy, or through the
-// dispatcher.
-func (w *set) runPlan(ctx context.Context, op string, t tasks.Task, plan gang.Plan, n int) error {
-	if n == 1 && plan.CallerRuns() {
-		// Inline: no worker, no dispatcher, but under the run lock (not with
-		// concurrent runs: concurrent.go), so that it never overlaps another
-		// run: runs share worker ids, by which users key per-worker scratch data.
-		if !w.concurrent {
-			if err := w.lockContext(ctx, op, true); err != nil {
-				return err
-			}
-		}
-		w.inlineCopy(op, plan, !w.concurrent)
-		return nil
+// runPlan runs plan: a plain run waits for the set and runs on its workers;
+// a caller-runs run has paths of its own (callerruns.go).
+func (w *set) runPlan(op string, plan gang.Plan, n int) {
+	if plan.CallerRuns() {
+		w.runCallerRuns(op, plan, n)
+		return
 	}
-	if w.concurrent && plan.CallerRuns() {
-		// The busy check: the same CAS as lockContext's fast path; a set
-		// found busy runs on the caller (runBusy), so ctx cuts no wait short.
-		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, plan, n)
-			return nil
-		}
-	} else if err := w.lockContext(ctx, op, plan.CallerRuns()); err != nil {
-		return err
-	}
+	_ = w.lockContext(context.Background(), op, false) // never done: always gets the lock
 	repanic(w.runHeld(op, plan, n))
-	return nil
-}
-
-// inlineCopy runs an inline run's copy unless the set is closed; one deferred
-// call counts the run when it ends (see inlineRuns) and, if locked, releases
-// the run lock: a second defer costs BenchmarkRun's n=1/workers+caller.
-func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
-	ended := false
-	defer func() {
-		if !ended {
-			w.inlineExits.Add(1)
-		}
-		if locked {
-			w.mu.unlock()
-		}
-	}()
-	if w.closed.Load() {
-		ended = true // no run: nothing to count
-		w.panicClosed(op)
-	}
-	p := gang.RunOnCaller(plan, 1) // returns after a panic too
-	ended = true
-	w.inlineRuns.Add(1)
-	repanic(p)
 }
 
 // runHeld runs plan through the dispatcher under the run lock, then releases

@@ -1,0 +1,270 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"runtime/trace"
+	"sync"
+	"sync/atomic"
+
+	"github.com/workgang/workgang/internal/catch"
+	"github.com/workgang/workgang/tasks"
+)
+
+// A task's user code, kept apart from the protocol: the methods a run asks
+// once (Prepare), a copy's run and how it failed (runCopy, failures,
+// PanicError), and the copies a submitter runs on its own goroutine
+// (RunOnCaller). Every call of user code goes through catch.Call.
+
+// Plan is a task prepared for a run: the task and whether the caller may run
+// its copies, as the task answered once (CallerCanRun may not be asked again
+// during the run: a task that changed its answer would change how many
+// workers the run needs). Only Prepare makes a Plan, so a Dispatcher never
+// runs caller copies of a task that did not opt in.
+type Plan struct {
+	t          tasks.Task
+	callerRuns bool
+	// name is set only while tracing; a pointer, not a string, keeps a Plan
+	// at four words, as the inline run needs (BenchmarkRun, n=1/workers+caller).
+	name *string
+}
+
+// CallerRuns reports whether the task opted in to caller-runs.
+func (p Plan) CallerRuns() bool { return p.callerRuns }
+
+// Name is the task's name if runtime/trace was on when Prepare made the plan
+// (the copies' trace regions carry it), else "".
+func (p Plan) Name() string {
+	if p.name == nil {
+		return ""
+	}
+	return *p.name
+}
+
+// Prepare asks t once whether it opts in to caller-runs and, while
+// runtime/trace is on, its name. A panic in CallerCanRun or Name is returned
+// as a *PanicError (Worker -1, on the caller, Method naming it); a
+// runtime.Goexit in them proceeds. It panics if t is nil.
+func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
+	if t == nil {
+		panic("gang: Prepare: nil task")
+	}
+	p.t = t
+	if panicked, v, stack := catch.Call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
+		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
+	}
+	if trace.IsEnabled() {
+		if panicked, v, stack := catch.Call(func() { name := t.Name(); p.name = &name }); panicked {
+			return Plan{}, methodPanic(t, "Name", v, stack)
+		}
+	}
+	return p, nil
+}
+
+// RunOnCaller runs the n copies of the planned task on the calling goroutine,
+// ids 0..n-1 in order, without any worker: for a submitter that must not wait
+// for the dispatcher's coordinator (another goroutine's run is in progress),
+// or a run of one copy. A copy's panic does not stop the others; the first
+// one is returned with the count once every copy has run. A copy's
+// runtime.Goexit proceeds once the other copies have run, unless one of them
+// panicked: that panic is raised instead. It panics if the plan is the zero
+// Plan, n is outside [1, tasks.MaxCopies], or n > 1 for a task that did not
+// opt in to caller-runs.
+func RunOnCaller(p Plan, n int) *PanicError {
+	if n == 1 && p.t != nil {
+		if p.name != nil && trace.IsEnabled() {
+			return runOneTraced(p)
+		}
+		return runOne(p.t) // the common inline run, in a frame of its own
+	}
+	return runAll(p, n)
+}
+
+// runOne runs the single copy of t on the caller: nothing to go on with
+// after a Goexit, and no record to keep (a record on the stack would escape
+// through its atomics: one allocation per run).
+func runOne(t tasks.Task) *PanicError {
+	if panicked, v, stack := catch.Call(func() { t.Work(0) }); panicked {
+		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
+	}
+	return nil
+}
+
+// runOneTraced is runOne inside a trace region named after the task, in a
+// frame of its own so that the common path has no defer.
+func runOneTraced(p Plan) *PanicError {
+	defer trace.StartRegion(context.Background(), p.Name()).End()
+	return runOne(p.t)
+}
+
+// runAll is RunOnCaller for any n.
+func runAll(p Plan, n int) (pe *PanicError) {
+	if p.t == nil {
+		panic("gang: RunOnCaller: zero Plan (make one with Prepare)")
+	}
+	if n < 1 || n > tasks.MaxCopies {
+		panic(fmt.Sprintf("gang: RunOnCaller: n = %d out of range [1, %d]", n, tasks.MaxCopies))
+	}
+	if !p.callerRuns && n > 1 {
+		// A plain task's copies may wait for each other (a barrier): one
+		// after another on one goroutine they would deadlock.
+		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
+	}
+	// From a pool, not the stack (see runOne); take clears it before Put.
+	f := failuresPool.Get().(*failures)
+	normal := false
+	defer func() {
+		pe = f.take()
+		failuresPool.Put(f)
+		if !normal && pe != nil && !pe.Goexit {
+			panic(pe) // another copy's panic, instead of the caller's Goexit
+		}
+	}()
+	copiesFrom(p, 0, n, f)
+	normal = true
+	return nil // the deferred call sets pe
+}
+
+var failuresPool = sync.Pool{New: func() any { return new(failures) }}
+
+// copiesFrom runs copies c..n-1 of p on the caller; if one calls
+// runtime.Goexit, the deferred call runs the rest before the Goexit goes on.
+func copiesFrom(p Plan, c, n int, f *failures) {
+	returned := false
+	defer func() {
+		if !returned {
+			copiesFrom(p, c+1, n, f)
+		}
+	}()
+	for ; c < n; c++ {
+		runCopy(p.t, p.Name(), c, true, f)
+	}
+	returned = true
+}
+
+// runCopy runs copy c of t in a trace region named name (set only while
+// tracing) and records in f how it failed, if it did: a panic, panic(nil) or
+// a Goexit, which then goes on unwinding the caller (and its deferred retire).
+func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
+	returned := false
+	defer func() {
+		if !returned {
+			// call returns after a panic too: this is a Goexit, no panic.
+			f.capture(t, c, onCaller, nil, true, debug.Stack())
+		}
+	}()
+	if name != "" && trace.IsEnabled() {
+		// One region per copy, on the goroutine that runs it, so a trace
+		// shows which goroutine ran which copy and for how long.
+		defer trace.StartRegion(context.Background(), name).End()
+	}
+	panicked, v, stack := catch.Call(func() { t.Work(c) })
+	returned = true
+	if panicked {
+		f.capture(t, c, onCaller, v, false, stack)
+	}
+}
+
+// failures is a run's panic record: its first panic and how many copies
+// failed; the dispatcher's is for its current run, RunOnCaller's per call.
+type failures struct {
+	first atomic.Pointer[PanicError]
+	count atomic.Int64
+}
+
+// capture records a failed copy.
+func (f *failures) capture(t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
+	if goexit && onCaller {
+		// The caller's own Goexit goes on unwinding the caller: it is not a
+		// failure to report to that same caller.
+		return
+	}
+	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
+	f.count.Add(1)
+	// Keep the first panic, but a real panic displaces a recorded Goexit; the
+	// CAS loop makes the choice atomic against other copies capturing at once.
+	for {
+		cur := f.first.Load()
+		if cur != nil && !(cur.Goexit && !p.Goexit) {
+			break
+		}
+		if f.first.CompareAndSwap(cur, p) {
+			break
+		}
+	}
+	// Last, because a hostile Name may panic (caught) or Goexit (then the
+	// record above stands, with "?" for the name). The run's submitter reads
+	// Task after the run's end, which this copy's retire precedes.
+	p.Task = safeName(t)
+}
+
+// safeName returns t.Name(), or a description of the panic if Name panics.
+func safeName(t tasks.Task) (name string) {
+	defer func() {
+		if v := recover(); v != nil {
+			name = fmt.Sprintf("<Name panicked: %v>", v)
+		}
+	}()
+	return t.Name()
+}
+
+// methodPanic reports a panic in task method method (not Work), on the
+// caller, outside any copy.
+func methodPanic(t tasks.Task, method string, v any, stack []byte) *PanicError {
+	return &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v, Stack: stack, Panics: 1, Method: method}
+}
+
+// take returns the run's first panic, with the total count, and clears the
+// record for the next run. The caller calls it after the run's end, which
+// every capture of the run precedes.
+func (f *failures) take() *PanicError {
+	if f.first.Load() == nil {
+		return nil
+	}
+	p := f.first.Swap(nil)
+	p.Panics = int(f.count.Swap(0))
+	return p
+}
+
+// PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a
+// panic in the task's CallerCanRun. Run re-raises the first one with this
+// type; its Stack is the stack of the panicking goroutine, captured where it
+// panicked.
+type PanicError struct {
+	Task     string // the task's Name ("?" if Name could not be called)
+	Worker   int    // the copy's id (-1 for a panic outside any copy)
+	OnCaller bool   // the panic happened on the goroutine that called Run
+	Goexit   bool   // the copy called runtime.Goexit instead of panicking
+	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
+	Stack    []byte // the panicking goroutine's stack, from debug.Stack
+	Panics   int    // how many copies of the run panicked in all
+	Method   string // the task method that panicked if not Work ("CallerCanRun", "Name")
+}
+
+// Error returns the panic value, its origin and its stack.
+func (p *PanicError) Error() string {
+	where := "worker"
+	if p.OnCaller {
+		where = "caller"
+	}
+	what := fmt.Sprintf("panic: %v", p.Value)
+	if p.Goexit {
+		what = "called runtime.Goexit"
+	}
+	more := ""
+	if p.Panics > 1 {
+		more = fmt.Sprintf(" (and %d more copies panicked)", p.Panics-1)
+	}
+	if p.Method != "" {
+		return fmt.Sprintf("task %q %s (on %s) %s\n\n%s", p.Task, p.Method, where, what, p.Stack)
+	}
+	return fmt.Sprintf("task %q copy %d (on %s) %s%s\n\n%s", p.Task, p.Worker, where, what, more, p.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so errors.Is and errors.As
+// see through a re-raised panic.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
