@@ -296,3 +296,13 @@ func TestRunOnCaller(t *testing.T) {
 		"a plain task's copies may meet at a barrier: one after another they would deadlock")
 	assert.Nil(t, RunOnCaller(plain, 1), "one copy of a plain task waits for no other")
 }
+
+// RunOnCaller checks n against tasks.MaxCopies, as every run does.
+func TestRunOnCallerChecksTheCap(t *testing.T) {
+	p, pe := Prepare(tasks.CallerRuns(tasks.Func("capped", func(int) { t.Error("a copy ran") })))
+	require.Nil(t, pe)
+	for _, n := range []int{0, tasks.MaxCopies + 1} {
+		assert.PanicsWithValue(t, fmt.Sprintf("gang: RunOnCaller: n = %d out of range [1, %d]", n, tasks.MaxCopies),
+			func() { RunOnCaller(p, n) })
+	}
+}

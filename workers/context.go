@@ -115,6 +115,18 @@ func withCancelCause(parent context.Context) (context.Context, context.CancelCau
 		return context.WithCancelCause(parent)
 	}
 	s := &shield{Context: parent, done: parent.Done()}
+	select {
+	case <-s.done:
+		// Done already: the context package would cancel the run's
+		// context with parent's Err, and panic with an internal error if
+		// that is nil. Name the parent's fault instead.
+		if parent.Err() == nil {
+			ctx, cancel := context.WithCancelCause(&shield{Context: parent}) // never linked: no Done
+			cancel(errBrokenParent)
+			return ctx, cancel
+		}
+	default:
+	}
 	ctx, cancel := context.WithCancelCause(s)
 	if s.f != nil {
 		// The go statement publishes s.f and s.stop, which AfterFunc
@@ -202,9 +214,17 @@ func (s *shield) watch(cancel context.CancelCauseFunc) {
 			cancel(parentFailed(recover()))
 		}
 	}()
-	s.f()
+	if s.Context.Err() == nil {
+		cancel(errBrokenParent) // f would panic with the context package's internal error
+	} else {
+		s.f()
+	}
 	ok = true
 }
+
+// errBrokenParent is the cause of a run's context whose parent broke the
+// context contract: its Done channel is closed, but its Err returns nil.
+var errBrokenParent = errors.New("workers: the parent context broke its contract: its Done channel is closed but its Err returns nil")
 
 // parentFailed is the cause of a run's context cancelled by watch after ctx's
 // Err or Value panicked with v (or called runtime.Goexit: v is nil, since a

@@ -901,3 +901,48 @@ func runsEveryID(t *testing.T, w *workers.Workers, name string) {
 		require.Equal(t, int32(1), ran[id].Load(), "%s: the next run's id %d", name, id)
 	}
 }
+
+// brokenCtx breaks the context contract: Done is closed (at once, or once
+// closed is called), but Err returns nil.
+type brokenCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func (b *brokenCtx) Done() <-chan struct{} { return b.done }
+func (b *brokenCtx) Err() error            { return nil }
+
+// A parent whose Done is closed while Err returns nil gets the copies a
+// context cancelled with a cause that names the parent's fault, whether it
+// was done before the call or during it; nothing reports a panic that never
+// happened, and the caller never sees the context package's internal error.
+func TestContextParentBreaksTheContract(t *testing.T) {
+	w := workers.New("ctx-broken", 2)
+	defer w.Close()
+	for _, before := range []bool{true, false} {
+		t.Run(fmt.Sprintf("done before the call=%v", before), func(t *testing.T) {
+			parent := &brokenCtx{Context: context.Background(), done: make(chan struct{})}
+			if before {
+				close(parent.done)
+			}
+			var causes [2]atomic.Value
+			o := testutil.Call(func() {
+				_ = w.RunContext(parent, 2, func(ctx context.Context, i int) error {
+					if !before && i == 0 {
+						close(parent.done)
+					}
+					<-ctx.Done()
+					causes[i].Store(context.Cause(ctx))
+					return nil
+				})
+			})
+			require.True(t, o.Returned(), "got %+v; want a return", o)
+			for i := range causes {
+				err, _ := causes[i].Load().(error)
+				require.Error(t, err, "copy %d's cause", i)
+				assert.Contains(t, err.Error(), "broke its contract", "copy %d", i)
+				assert.NotContains(t, err.Error(), "panicked", "copy %d: nothing panicked", i)
+			}
+		})
+	}
+}
