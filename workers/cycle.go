@@ -223,7 +223,7 @@ func pathTo(w *set, g uintptr, waits bool) []*set {
 			for _, y := range sets {
 				next := y.mu.owner() == c
 				if waits {
-					next = next && peek.CoordinatorParked(y.d) || registry.waiting[c] == y
+					next = next && peek.CoordinatorParked(y.crew.Load().d) || registry.waiting[c] == y
 				}
 				if next && !seen[y] {
 					seen[y] = true
@@ -243,8 +243,9 @@ func (x *set) runGoroutines() []uintptr {
 	if o := x.mu.owner(); o != 0 {
 		gs = append(gs, o)
 	}
-	for i := range int(x.created.Load()) {
-		if wk := x.workers[i].Load(); wk != nil {
+	c := x.crew.Load()
+	for i := range min(int(x.created.Load()), c.max) {
+		if wk := c.workers[i].Load(); wk != nil {
 			if t := wk.g.Load(); t != 0 {
 				gs = append(gs, t)
 			}

@@ -122,7 +122,7 @@ func TestPlacementRestorePartial(t *testing.T) {
 // checked after the body returned.
 //
 // This drives the worker body directly, so it knows how workers.go creates a
-// worker (the workers slot, created, wg and work(i, wk, first)).
+// worker (the crew's workers slot, created, wg and work(d, i, wk, first)).
 func TestWorkerRestoresThreadOnExit(t *testing.T) {
 	var orig threadState
 	onLockedThread(func() bool { orig = readThread(t); return true })
@@ -131,7 +131,8 @@ func TestWorkerRestoresThreadOnExit(t *testing.T) {
 	require.Equal(t, p.cpus, w.place.cpus)
 
 	wk := &worker{placed: make(chan struct{})}
-	w.workers[0].Store(wk)
+	c := w.crew.Load()
+	c.workers[0].Store(wk)
 	w.wg.Add(1)
 	w.created.Store(1)
 	bodyDone := make(chan struct{})
@@ -140,7 +141,7 @@ func TestWorkerRestoresThreadOnExit(t *testing.T) {
 		defer close(bodyDone)
 		tid = unix.Gettid()
 		orig = readThread(t)
-		w.work(0, wk, true)      // returns when Close stops the worker
+		w.work(c.d, 0, wk, true) // returns when Close stops the worker
 		runtime.UnlockOSThread() // work's own lock; ours is undone by onLockedThread
 		return checkRestored(t, orig, w.PlacementErrors())
 	})

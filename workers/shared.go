@@ -21,17 +21,28 @@ type sharedEntry struct {
 	refs int
 }
 
-// Acquire returns the process-wide set named name, made with New(name,
-// maxWorkers, opts...) and WithConcurrentRuns if no holder has it (later
-// holders get it as it is), and this holder's release function (calls after
-// the first do nothing). The last release closes the set; Close on it
-// panics, and so does a last release from inside a run that holds the set.
-// Acquire panics for the arguments New rejects.
+// Acquire returns the process-wide set named name and this holder's release
+// function (calls after the first do nothing). The first Acquire of a name
+// makes the set, as New(name, maxWorkers, opts...) with WithConcurrentRuns;
+// later holders get that set, its options unchanged, except that a larger
+// maxWorkers raises its MaxWorkers (and ActiveWorkers, unless a holder set
+// it lower): libraries that share a name cannot know who came first, and
+// workers start only when runs need them, so the largest request costs
+// nothing until it is used. Raising waits for the set's run in progress.
+// The last release closes the set; Close on it panics, and so does a last
+// release from inside a run that holds the set. Acquire panics for the
+// arguments New rejects.
+//
+// A library takes its set once, in a package variable:
+//
+//	var set, _ = workers.Acquire("mylib", runtime.NumCPU())
+//
+// and never releases it (it costs no goroutine until a run needs one), or
+// keeps the release function for a Close of its own.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
 	c.concurrent = true                               // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
-	defer shared.mu.Unlock()
 	e := shared.sets[name]
 	if e == nil {
 		sh := &Workers{acquired: true}
@@ -41,6 +52,12 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 	}
 	e.refs++
 	released := new(bool) // guarded by shared.mu
+	shared.mu.Unlock()
+	// Outside the registry lock (growing waits for a run in progress); this
+	// holder's reference keeps the set open meanwhile.
+	if maxWorkers > e.s.MaxWorkers() {
+		e.s.grow("Acquire", maxWorkers)
+	}
 	return e.s, func() { releaseShared(name, e, released) }
 }
 

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,14 +91,69 @@ func TestAcquireChecksHeldName(t *testing.T) {
 		func() { s.Run(tasks.Func("late", func(int) {})) })
 }
 
-// A held name with valid but different arguments returns the existing set.
-func TestAcquireHeldIgnoresValidArguments(t *testing.T) {
-	a, releaseA := workers.Acquire("held-valid", 2)
+// A later Acquire of a held name gets the set as it is, options unchanged,
+// except that a larger maxWorkers wins: the set's MaxWorkers rises (and
+// ActiveWorkers with it, as no holder lowered it), runs use the new workers,
+// and Stats keeps the counts of the workers it replaced. A smaller one
+// changes nothing.
+func TestAcquireLargestMaxWins(t *testing.T) {
+	a, releaseA := workers.Acquire("held-grow", 2)
 	defer releaseA()
-	b, releaseB := workers.Acquire("held-valid", 8, workers.WithActiveWorkers(5))
+	p := newProbe(2, false)
+	a.RunN(p, 2) // workers of the first crew ran copies
+	p.check(t, 0)
+	before := a.Stats().WorkerCopies
+	b, releaseB := workers.Acquire("held-grow", 8, workers.WithActiveWorkers(5))
 	defer releaseB()
 	require.Same(t, a, b)
-	assert.Equal(t, fmt.Sprint(2, 2), fmt.Sprint(b.MaxWorkers(), b.ActiveWorkers()))
+	assert.Equal(t, fmt.Sprint(8, 8), fmt.Sprint(b.MaxWorkers(), b.ActiveWorkers()), "the larger maxWorkers wins; options stay the first's")
+	assert.Equal(t, before, b.Stats().WorkerCopies, "the replaced workers' counts stay")
+	p = newProbe(8, false)
+	b.RunN(p, 8)
+	p.check(t, 0)
+	assert.Equal(t, before+8, b.Stats().WorkerCopies)
+	c, releaseC := workers.Acquire("held-grow", 4)
+	defer releaseC()
+	assert.Equal(t, 8, c.MaxWorkers(), "a smaller request changes nothing")
+
+	lowered, releaseL := workers.Acquire("held-grow-lowered", 2)
+	defer releaseL()
+	lowered.SetActiveWorkers(1)
+	_, releaseM := workers.Acquire("held-grow-lowered", 4)
+	defer releaseM()
+	assert.Equal(t, fmt.Sprint(4, 1), fmt.Sprint(lowered.MaxWorkers(), lowered.ActiveWorkers()), "a lowered ActiveWorkers stays")
+}
+
+// Raising a set's MaxWorkers waits for its run in progress, which keeps the
+// workers it started with; runs from several goroutines go on meanwhile.
+func TestAcquireGrowsWhileRunning(t *testing.T) {
+	s, release := workers.Acquire("grow-running", 2)
+	defer release()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				var hits [2]atomic.Int32
+				s.RunN(tasks.Func("plain", func(id int) { hits[id].Add(1) }), 2)
+				for id := range hits {
+					if got := hits[id].Load(); got != 1 {
+						t.Errorf("copy %d ran %d times", id, got)
+					}
+				}
+				s.Do(8, func(int) {})
+			}
+		}()
+	}
+	for _, max := range []int{3, 4, 6} {
+		_, r := workers.Acquire("grow-running", max)
+		defer r()
+		assert.Equal(t, max, s.MaxWorkers())
+	}
+	stop.Store(true)
+	wg.Wait()
 }
 
 // The last release from inside one of the set's own copies
@@ -142,7 +198,7 @@ func TestNonLastReleaseInsideOwnCopy(t *testing.T) {
 
 func TestSharedSets(t *testing.T) {
 	a, releaseA := workers.Acquire("shared-basic", 2)
-	b, releaseB := workers.Acquire("shared-basic", 99) // max ignored: the set exists
+	b, releaseB := workers.Acquire("shared-basic", 1) // a smaller max: the set as it is
 	require.Same(t, a, b)
 	assert.Equal(t, 2, b.MaxWorkers())
 	assert.Equal(t, 1, workers.SharedSets())

@@ -47,6 +47,9 @@ func (w *Workers) Stats() Stats { return w.s("Stats").Stats() }
 func (w *set) Stats() Stats {
 	ended := w.inlineRuns.Load()
 	inline := ended + w.inlineExits.Load()
+	if w.crew.Load() == nil {
+		return Stats{} // a zero Workers
+	}
 	s := Stats{
 		Runs:           w.runs.Load() + inline,
 		InlineRuns:     inline,
@@ -58,17 +61,20 @@ func (w *set) Stats() Stats {
 		Waits:          w.waits.Load(),
 		WaitTime:       time.Duration(w.waitNanos.Load()),
 	}
-	for i := range s.Created {
-		ws := w.d.WorkerStats(i)
-		s.WorkerCopies += ws.Copies
-		s.Ready += ws.Ready
-		s.Spun += ws.Spun
-		s.Parks += ws.Parks
-		s.Wakeups += ws.Wakeups
+	w.createMu.Lock() // the crew and the retired counters, as grow leaves them
+	c := w.crew.Load()
+	sum := w.retired
+	for i := range min(int(w.created.Load()), c.max) {
+		ws := c.d.WorkerStats(i)
+		sum.Copies += ws.Copies
+		sum.Ready += ws.Ready
+		sum.Spun += ws.Spun
+		sum.Parks += ws.Parks
+		sum.Wakeups += ws.Wakeups
 	}
-	w.createMu.Lock()
 	s.PlacementFailures = len(w.placementErrs)
 	w.createMu.Unlock()
+	s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups = sum.Copies, sum.Ready, sum.Spun, sum.Parks, sum.Wakeups
 	return s
 }
 

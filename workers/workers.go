@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/goid"
@@ -113,11 +114,15 @@ type set struct {
 	// offered to workers whose caller ran every copy.
 	cappedLoops, callerOnly atomic.Uint64
 
-	d *gang.Dispatcher // read-only after New
+	// crew is the dispatcher and the workers' identities, sized by
+	// MaxWorkers. It is replaced only by grow (Acquire), under the run lock
+	// and createMu, once its workers have exited; a run uses the crew it
+	// loaded under the run lock, anything else loads it afresh.
+	crew atomic.Pointer[crew]
 
 	name  string
-	max   int
 	place placement
+	spin  time.Duration // WithSpin, for every crew's dispatcher
 
 	active atomic.Int32 // the copy count of Run; any goroutine may change it
 
@@ -128,12 +133,30 @@ type set struct {
 	closed        atomic.Bool
 	placementErrs []error
 
+	wg sync.WaitGroup // every worker goroutine and the policy's
+
+	// retired sums the counters of the workers of crews that grow replaced.
+	retired gang.WorkerStats // guarded by createMu
+
+	team atomic.Pointer[cachedTeam] // kept between runs (see RunTeam)
+}
+
+// crew is a set's dispatcher and its workers, sized for max.
+type crew struct {
+	d   *gang.Dispatcher
+	max int
 	// workers[i] is worker i, published (atomic store) once it is created;
 	// Stats and the nested-run checks read it without a lock.
 	workers []atomic.Pointer[worker]
-	wg      sync.WaitGroup
+	// retiring is set by grow, under createMu, before it stops the crew's
+	// workers: no worker is created for it any more (ensureCreated).
+	retiring atomic.Bool
+}
 
-	team atomic.Pointer[cachedTeam] // kept between runs (see RunTeam)
+func newCrew(max int, spin time.Duration) *crew {
+	c := &crew{d: gang.New(max), max: max, workers: make([]atomic.Pointer[worker], max)}
+	c.d.SetSpin(spin)
+	return c
 }
 
 // worker is one worker goroutine's identity; its counters live in the
@@ -159,9 +182,8 @@ func New(name string, maxWorkers int, opts ...Option) *Workers {
 
 // init sets up a zero set in place.
 func (w *set) init(name string, maxWorkers int, c config) {
-	*w = set{name: name, max: maxWorkers, place: c.place, d: gang.New(maxWorkers),
-		workers: make([]atomic.Pointer[worker], maxWorkers), concurrent: c.concurrent}
-	w.d.SetSpin(c.spin)
+	*w = set{name: name, place: c.place, spin: c.spin, concurrent: c.concurrent}
+	w.crew.Store(newCrew(maxWorkers, c.spin))
 	w.active.Store(int32(c.active))
 	register(w) // every set takes part in the cycle check; Close unregisters
 }
@@ -169,7 +191,7 @@ func (w *set) init(name string, maxWorkers int, c config) {
 // check panics, naming op, unless w is a set made by New or Acquire and not
 // closed: a nil *Workers or a zero Workers has no dispatcher.
 func (w *set) check(op string) {
-	if w == nil || w.d == nil || w.closed.Load() {
+	if w == nil || w.crew.Load() == nil || w.closed.Load() {
 		w.panicUnusable(op)
 	}
 }
@@ -179,7 +201,7 @@ func (w *set) panicUnusable(op string) {
 	switch {
 	case w == nil:
 		panic(fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op))
-	case w.d == nil:
+	case w.crew.Load() == nil:
 		panic(fmt.Sprintf("workers: %s on a zero Workers: make a set with New or Acquire", op))
 	}
 	w.panicClosed(op)
@@ -204,7 +226,12 @@ func (w *set) Name() string { return w.name }
 func (w *Workers) MaxWorkers() int { return w.s("MaxWorkers").MaxWorkers() }
 
 // MaxWorkers is Workers.MaxWorkers on a set that is not nil.
-func (w *set) MaxWorkers() int { return w.max }
+func (w *set) MaxWorkers() int {
+	if c := w.crew.Load(); c != nil {
+		return c.max
+	}
+	return 0
+}
 
 // ActiveWorkers returns the number of copies Run runs.
 func (w *Workers) ActiveWorkers() int { return w.s("ActiveWorkers").ActiveWorkers() }
@@ -311,7 +338,7 @@ func (w *set) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 		w.ensureCreated(op, need)
 	}
 	w.runs.Add(1)
-	ran, p := w.d.Run(plan, n)
+	ran, p := w.crew.Load().d.Run(plan, n) // the lock holder's crew: grow needs the lock
 	if ran > 0 {
 		w.callerCopies.Add(uint64(ran))
 		if ran == n {
@@ -342,7 +369,7 @@ func token(runsUserCode bool) uintptr {
 // runs on their callers (WithConcurrentRuns) are not waited for. Close
 // panics from inside a copy of the set's run and on a set from Acquire.
 func (w *Workers) Close() {
-	if s := w.s("Close"); s.d == nil {
+	if s := w.s("Close"); s.crew.Load() == nil {
 		s.panicUnusable("Close")
 	}
 	if w.acquired {
@@ -361,7 +388,7 @@ func (w *set) close() {
 	}
 	k := int(w.created.Load())
 	w.createMu.Unlock()
-	w.d.Stop(k)
+	w.crew.Load().d.Stop(k)
 	w.wg.Wait()
 	unregister(w)
 }
@@ -391,8 +418,9 @@ func (w *set) lockSlow(op string, runsUserCode bool, ctx context.Context) error 
 
 // workerOf returns the index of the worker whose goroutine is g, or -1.
 func (w *set) workerOf(g uintptr) int {
-	for i := range int(w.created.Load()) {
-		if wk := w.workers[i].Load(); wk != nil && wk.g.Load() == g {
+	c := w.crew.Load()
+	for i := range min(int(w.created.Load()), c.max) {
+		if wk := c.workers[i].Load(); wk != nil && wk.g.Load() == g {
 			return i
 		}
 	}
@@ -400,7 +428,7 @@ func (w *set) workerOf(g uintptr) int {
 }
 
 func (w *set) checkN(op string, n int) {
-	if n < 1 || n > w.max {
+	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
 	}
 }
@@ -408,11 +436,12 @@ func (w *set) checkN(op string, n int) {
 //go:noinline
 func (w *set) panicN(op string, n int) {
 	hint := ""
-	if n > w.max && op == "RunN" {
+	max := w.MaxWorkers()
+	if n > max && op == "RunN" {
 		// RunN's ids are worker slots; RunContext and ForRange take any n.
 		hint = "; for more copies than workers use RunContext (any n) or ForRange"
 	}
-	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.max, hint))
+	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, max, hint))
 }
 
 func (w *set) panicClosed(op string) {
@@ -424,23 +453,30 @@ func (w *set) panicClosed(op string) {
 // complete once a run that used it returns; an unplaced one costs no channel.
 func (w *set) ensureCreated(op string, n int) {
 	w.createMu.Lock()
+	c := w.crew.Load()
+	for c.retiring.Load() { // grow is replacing it: wait for the new one
+		w.createMu.Unlock()
+		runtime.Gosched()
+		w.createMu.Lock()
+		c = w.crew.Load()
+	}
 	if w.closed.Load() {
 		w.createMu.Unlock()
 		w.panicClosed(op)
 	}
 	var started []*worker // the placed ones
-	for i := int(w.created.Load()); i < n; i++ {
+	for i := int(w.created.Load()); i < min(n, c.max); i++ {
 		wk := &worker{}
 		if w.place.lockThread {
 			wk.placed = make(chan struct{})
 			started = append(started, wk)
 		}
-		w.workers[i].Store(wk)
+		c.workers[i].Store(wk)
 		w.wg.Add(1)
-		go w.work(i, wk, true)
+		go w.work(c.d, i, wk, true)
 		if i == 0 { // the wait policy's goroutine lives as long as the workers
 			w.wg.Add(1)
-			go w.servePolicy()
+			go w.servePolicy(c.d)
 		}
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
@@ -453,9 +489,10 @@ func (w *set) ensureCreated(op string, n int) {
 	}
 }
 
-// work is the body of worker goroutine i: place it, label it, then serve
-// copies until stopped. first is false for a replacement after a Goexit.
-func (w *set) work(i int, wk *worker, first bool) {
+// work is the body of worker goroutine i of dispatcher d: place it, label
+// it, then serve copies until stopped. first is false for a replacement
+// after a Goexit, which serves the same d.
+func (w *set) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
 		// Never unlocked: the thread ends with the goroutine, so its settings
@@ -487,11 +524,11 @@ func (w *set) work(i int, wk *worker, first bool) {
 			// Run): start a replacement before this goroutine's Done, so
 			// Close's Wait cannot return in between.
 			w.wg.Add(1)
-			go w.work(i, wk, false)
+			go w.work(d, i, wk, false)
 		}
 		w.wg.Done()
 	}()
-	w.d.Serve(i)
+	d.Serve(i)
 	stopped = true
 }
 
@@ -505,10 +542,44 @@ func (w *set) label(worker string) {
 
 // servePolicy is the goroutine of the dispatcher's wait policy (gang's
 // ServePolicy), labelled as the set's.
-func (w *set) servePolicy() {
+func (w *set) servePolicy(d *gang.Dispatcher) {
 	defer w.wg.Done()
 	w.label("policy")
-	w.d.ServePolicy()
+	d.ServePolicy()
+}
+
+// grow raises the set's MaxWorkers to max (Acquire: the largest request
+// wins). Under the run lock, so no run uses the old crew: its workers are
+// stopped and waited for, and a crew of max slots replaces it; workers start
+// again as runs need them. ActiveWorkers follows if it was MaxWorkers. From
+// inside a copy of the set's run it panics, as a nested run does.
+func (w *set) grow(op string, max int) {
+	_ = w.lockContext(context.Background(), op, false)
+	defer w.mu.unlock()
+	w.createMu.Lock()
+	old := w.crew.Load()
+	if max <= old.max || w.closed.Load() {
+		w.createMu.Unlock()
+		return
+	}
+	old.retiring.Store(true)
+	k := int(w.created.Load())
+	w.createMu.Unlock()
+	old.d.Stop(k)
+	w.wg.Wait() // outside createMu: exiting workers may take it
+	w.createMu.Lock()
+	for i := range k {
+		s := old.d.WorkerStats(i)
+		w.retired.Copies += s.Copies
+		w.retired.Ready += s.Ready
+		w.retired.Spun += s.Spun
+		w.retired.Parks += s.Parks
+		w.retired.Wakeups += s.Wakeups
+	}
+	w.crew.Store(newCrew(max, w.spin))
+	w.created.Store(0)
+	w.active.CompareAndSwap(int32(old.max), int32(max))
+	w.createMu.Unlock()
 }
 
 func (w *set) recordPlacement(i int, errs []error) {
