@@ -179,10 +179,10 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"<-wake",
 		},
 		"workers": {
-			"go w.work(i, wk, true)",
-			"go w.work(i, wk, false)",
-			"w.d.Serve(i)",
-			"w.d.Stop(k)",
+			"go w.work(c.d, i, wk, true)",
+			"go w.work(d, i, wk, false)",
+			"d.Serve(i)",
+			"w.crew.Load().d.Stop(k)",
 			"w.wg.Wait()",
 			"w.wg.Done()",
 			// The run lock (SUBMIT): tryLock is a CAS from free; a run
@@ -194,7 +194,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			"p := gang.RunOnCaller(plan, n)",
 			"if w.mu.tryLock(token(runsUserCode)) {",
 			"defer w.mu.unlock()",
-			"ran, p := w.d.Run(plan, n)",
+			"ran, p := w.crew.Load().d.Run(plan, n)",
 		},
 	} {
 		src := goSource(t, where)
