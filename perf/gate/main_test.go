@@ -71,3 +71,36 @@ func TestRotateKeepsEverySetting(t *testing.T) {
 		}
 	}
 }
+
+// A cost elsewhere within the run-to-run spread of the all-on time there is
+// no cost (the gate cannot tell it from noise); one above it is.
+func TestVerdictWeighsCostsAgainstTheSpread(t *testing.T) {
+	for _, tc := range []struct {
+		other      float64 // hint off / all on, off the targets
+		allOnRange float64 // the second process's all-on time over the first's
+		want       string
+	}{
+		{0.95, 1.10, "keep"},   // 5% cost, 10% spread
+		{0.85, 1.10, "delete"}, // 15% cost, 10% spread
+	} {
+		a := fake("learn", 1.10, tc.other)
+		b := fake("learn", 1.10, tc.other)
+		for sc, m := range b.NS {
+			for s := range m {
+				b.NS[sc][s] = a.NS[sc][s] * tc.allOnRange
+			}
+		}
+		var out bytes.Buffer
+		rels := []string{"local", "next"}
+		report(&out, rels, map[string][]result{"local": {a, b}, "next": {a, b}}, 2, 1)
+		line := ""
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, "learn ") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, tc.want) {
+			t.Errorf("elsewhere %.2f, spread %.0f%%: verdict line %q; want %q", tc.other, 100*(tc.allOnRange-1), line, tc.want)
+		}
+	}
+}
