@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"sync"
@@ -77,7 +78,7 @@ func (w *set) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption
 	}
 	t := rangePool.Get().(*rangeTask)
 	t.body, t.name = body, "workers.ForRange"
-	w.runLoop(nil, "ForRange", t, &t.l, n, r)
+	w.runLoop(context.Background(), "ForRange", t, &t.l, n, r)
 	t.body = nil // keep the closure alive from nothing
 	rangePool.Put(t)
 }
@@ -98,7 +99,7 @@ func (w *set) Do(n int, fn func(i int)) {
 	}
 	t := rangePool.Get().(*rangeTask)
 	t.each, t.name = fn, "workers.Do"
-	w.runLoop(nil, "Do", t, &t.l, n, r)
+	w.runLoop(context.Background(), "Do", t, &t.l, n, r)
 	t.each = nil
 	rangePool.Put(t)
 }
@@ -128,7 +129,7 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 	// Not pooled: an iterator kept past its call must find its own, drained
 	// loop, never a later call's.
 	t := &chunksTask{body: body}
-	w.runLoop(nil, "ForChunks", t, &t.l, n, r)
+	w.runLoop(context.Background(), "ForChunks", t, &t.l, n, r)
 	if t.early.Load() {
 		panic(fmt.Sprintf("workers: ForChunks on %q: a body returned before ranging over its chunks to the end: every call must range over its chunks until they run out", w.name))
 	}

@@ -87,8 +87,9 @@ func (w *set) copiesFor(r rangeConfig) int {
 }
 
 // runLoop runs the loop of task t (its state l) over [0, n) as r plans it.
-// ctx, if not nil, ends a wait for the set (ForRangeContext, RunContext): it
-// then returns ctx's cause having run nothing. On a set with concurrent runs
+// ctx ends a wait for the set (ForRangeContext, RunContext; the others pass
+// a context that is never done): it then returns ctx's cause having run
+// nothing. On a set with concurrent runs
 // a caller-runs loop that finds the set busy does not wait: it runs on its
 // caller as one copy and holds nothing. It panics with the first failure of
 // a body call.
@@ -98,9 +99,6 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 	held, busy := false, false
 	switch {
 	case !w.concurrent || !r.callerRuns:
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		if err := w.lockContext(ctx, op, r.callerRuns); err != nil {
 			return err
 		}

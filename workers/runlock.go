@@ -77,11 +77,6 @@ var waiterPool = sync.Pool{New: func() any { return &lockWaiter{ready: make(chan
 // tryLock takes the lock for token if it is free and nobody waits.
 func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }
 
-// free reports whether the lock looked free: nobody held it and nobody
-// waited. One load and no write, for watchers that then try tryLock: it
-// keeps the line shared while the lock is held.
-func (l *runLock) free() bool { return l.state.Load() == 0 }
-
 // enqueue takes the lock for token if it is free (and returns nil), or puts a
 // waiter for token at the tail of the queue and returns it. The caller then
 // receives from the waiter's ready channel (it holds the lock after that), or
