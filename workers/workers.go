@@ -13,10 +13,24 @@
 // Runs on a set from New wait for each other in FIFO order. A set that
 // independent goroutines share (a server's handlers, libraries) should come
 // from Acquire or be made WithConcurrentRuns: there a call that finds the set
-// busy runs on its caller instead of waiting. A library takes its set with
-// Acquire(name, runtime.NumCPU()) and never releases it, or releases it when
-// it is closed. A set never has more than MaxWorkers workers; loops and Do
-// use no more copies than GOMAXPROCS, read as they start.
+// busy runs on its caller instead of waiting (a loop as one copy). A library
+// takes its set in a package variable and never releases it:
+//
+//	var set, _ = workers.Acquire("mylib", runtime.NumCPU())
+//
+// A set never has more than MaxWorkers workers; loops and Do use no more
+// copies than GOMAXPROCS, read as they start.
+//
+// What a call does is the same on every machine. A loop plans its copies
+// and its schedule as it starts and runs on its caller alone, as one copy,
+// only when it plans one copy or finds a set with concurrent runs busy;
+// every index runs once whatever a body call does; the wait policy, which
+// reads the machine's load, only decides how long goroutines spin before
+// they park. A run either holds the set from its start to its end or never
+// does: from inside a copy of a run that holds it, a plain run, RunTeam or
+// Close of the same set panics (it would wait for itself); from inside a run
+// that does not (on a set with concurrent runs: a busy run, or a task's run
+// of one caller-runs copy), it behaves as a call from the caller.
 package workers
 
 import (

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"os/signal"
@@ -28,6 +29,7 @@ import (
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
 	"github.com/workgang/workgang/tasks/team"
+	"github.com/workgang/workgang/workers"
 )
 
 // The section measures what an embedder sees on a machine it does not own:
@@ -71,15 +73,19 @@ const (
 	contendedOneBusyAt  = 200e3 // the grain of that check
 )
 
-// nameRunContext is the RunContext row (the other names are in package
+// The rows of workgang's other loops (the other names are in package
 // runners).
-const nameRunContext = "workgang RunContext"
+const (
+	nameForChunks  = "workgang ForChunks"
+	nameDo         = "workgang Do"
+	nameRunContext = "workgang RunContext"
+)
 
 // contendedMethods are the rows in table order: serial (the speedups'
 // denominator), the peers, then workgang's calls. contendedCalls are the
 // workgang calls the verdict checks.
 var (
-	contendedMethods = []string{runners.NameSerial, runners.NameWaitGroup, runners.NameErrgroup, runners.NameForRange, nameRunContext, runners.NameWorkgang, runners.NameTeam}
+	contendedMethods = []string{runners.NameSerial, runners.NameWaitGroup, runners.NameErrgroup, runners.NameForRange, nameForChunks, nameDo, nameRunContext, runners.NameWorkgang, runners.NameTeam}
 	contendedCalls   = contendedMethods[3:]
 )
 
@@ -429,6 +435,14 @@ func contendedRunners(ls *runners.LongSet, s *sliceWork) (calls []func(), stop f
 		func() { wg(c, s.copyWork) },
 		func() { eg(c, s.copyWork) },
 		func() { runners.ForRange(ls.W, len(s.in), rangeBody, c, true) },
+		func() {
+			ls.W.ForChunks(len(s.in), func(chunks iter.Seq2[int, int]) {
+				for lo, hi := range chunks {
+					s.span(lo, hi)
+				}
+			}, workers.WithCopies(c))
+		},
+		func() { ls.W.Do(c, s.copyWork) },
 		func() { _ = ls.W.RunContext(ctx, c, ctxBody) }, // the body returns no errors
 		func() { ls.W.RunN(plain, c) },
 		func() { ls.W.RunTeam("contended", c, teamBody) },
