@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -94,9 +95,19 @@ func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 	pprof.Do(context.Background(), pprof.Labels("request", "r-7f3a"), func(context.Context) {
 		runOnEveryWorker(w, 2) // both workers have started and labelled themselves
 	})
-	var buf bytes.Buffer
-	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
-	out := buf.String()
+	// The policy's goroutine labels itself as it starts, which the run
+	// does not wait for: profile until it has.
+	var out string
+	testutil.Within(t, "the policy goroutine's labels", 10*time.Second, func() {
+		for {
+			var buf bytes.Buffer
+			require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
+			if out = buf.String(); strings.Contains(out, `"workgang.worker":"policy"`) {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
 	for i := range 2 {
 		// The goroutine profile prints labels in a fixed (sorted) order.
 		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
