@@ -191,16 +191,19 @@ func Procs() int {
 // count that Procs made smaller than it would otherwise be. After a Refresh
 // it returns a reading made after it (see viewLine.asked).
 func Fresh() int {
-	w := current()
+	w := current(false)
 	for view.read.Load() != view.asked.Load() && !view.forced.Load() {
 		runtime.Gosched() // another goroutine is refreshing: let it finish
-		w = current()
+		w = current(false)
 	}
 	return int(w >> 1)
 }
 
-// current returns the view word, refreshed first if it is stale.
-func current() uint64 {
+// current returns the view word, refreshed first if it is stale. A waiter
+// (machine) reads the machine too; anyone else re-reads GOMAXPROCS only and
+// keeps the load reading for the next waiter: a loop's start must not pay
+// the load's system calls (nor, the first time, the runtime's metrics set-up).
+func current(machine bool) uint64 {
 	if view.forced.Load() {
 		return view.word.Load()
 	}
@@ -209,10 +212,13 @@ func current() uint64 {
 	if stale && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
 		asked := view.asked.Load() // before the readings (see viewLine)
 		procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
-		contended := On(Load) && othersWaiting(procs)
+		contended := view.word.Load()&1 != 0
+		if machine {
+			contended = On(Load) && othersWaiting(procs)
+			view.next.Store(now + int64(refreshEvery))
+		}
 		view.word.Store(viewWord(procs, contended))
 		view.read.Store(asked)
-		view.next.Store(now + int64(refreshEvery))
 		view.refreshing.Store(false)
 	}
 	return view.word.Load()
@@ -254,7 +260,7 @@ func Allow(budget time.Duration) time.Duration {
 	}
 	w := view.word.Load()
 	if allowed(budget, w) == 0 {
-		w = current()
+		w = current(true)
 	}
 	return allowed(budget, w)
 }
@@ -290,7 +296,7 @@ func Until(budget time.Duration, done func() bool) bool {
 				return true
 			}
 		}
-		current() // a stale view is refreshed here, while waiting (Allow)
+		current(true) // a stale view is refreshed here, while waiting (Allow)
 		runtime.Gosched()
 		if done() {
 			return true
