@@ -51,8 +51,8 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		panic("gang: Prepare: nil task")
 	}
 	p.t = t
-	if panicked, v, stack := catch.Call(func() { p.callerRuns = tasks.CallerCanRun(t) }); panicked {
-		return Plan{}, methodPanic(t, "CallerCanRun", v, stack)
+	if p.callerRuns, pe = askCallerCanRun(t); pe != nil {
+		return Plan{}, pe
 	}
 	if trace.IsEnabled() {
 		if panicked, v, stack := catch.Call(func() { name := t.Name(); p.name = &name }); panicked {
@@ -60,6 +60,22 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 		}
 	}
 	return p, nil
+}
+
+// askCallerCanRun asks t once whether it opts in to caller-runs, as
+// catch.Call would, without its call and closure (every run asks it,
+// BenchmarkRun n=1/workers+caller included): a panic is recovered and
+// reported; a Goexit leaves without a return, its result unread.
+func askCallerCanRun(t tasks.Task) (callerRuns bool, pe *PanicError) {
+	asked := false
+	defer func() {
+		if !asked {
+			pe = methodPanic(t, "CallerCanRun", recover(), debug.Stack())
+		}
+	}()
+	callerRuns = tasks.CallerCanRun(t)
+	asked = true
+	return callerRuns, nil
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,
@@ -84,10 +100,17 @@ func RunOnCaller(p Plan, n int) *PanicError {
 // runOne runs the single copy of t on the caller: nothing to go on with
 // after a Goexit, and no record to keep (a record on the stack would escape
 // through its atomics: one allocation per run).
-func runOne(t tasks.Task) *PanicError {
-	if panicked, v, stack := catch.Call(func() { t.Work(0) }); panicked {
-		return &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: v, Stack: stack, Panics: 1}
-	}
+func runOne(t tasks.Task) (pe *PanicError) {
+	// catch.Call's recover, without its call and closure: the copy returns,
+	// or panics (recovered and reported), or calls Goexit (no return).
+	returned := false
+	defer func() {
+		if !returned {
+			pe = &PanicError{Task: safeName(t), Worker: 0, OnCaller: true, Value: recover(), Stack: debug.Stack(), Panics: 1}
+		}
+	}()
+	t.Work(0)
+	returned = true
 	return nil
 }
 

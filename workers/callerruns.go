@@ -19,13 +19,7 @@ import (
 // that finds the set busy runs on its caller instead: runBusy).
 func (w *set) runCallerRuns(op string, plan gang.Plan, n int) {
 	if n == 1 {
-		// Inline: no worker, no dispatcher, but under the run lock (not with
-		// concurrent runs), so that it never overlaps another run: runs
-		// share worker ids, by which users key per-worker scratch data.
-		if !w.concurrent {
-			_ = w.lockContext(context.Background(), op, true)
-		}
-		w.inlineCopy(op, plan, !w.concurrent)
+		w.runInline(op, plan)
 		return
 	}
 	if w.concurrent {
@@ -40,26 +34,40 @@ func (w *set) runCallerRuns(op string, plan gang.Plan, n int) {
 	repanic(w.runHeld(op, plan, n))
 }
 
-// inlineCopy runs an inline run's copy unless the set is closed; one deferred
-// call counts the run when it ends (see inlineRuns) and, if locked, releases
-// the run lock: a second defer costs BenchmarkRun's n=1/workers+caller.
-func (w *set) inlineCopy(op string, plan gang.Plan, locked bool) {
-	ended := false
+// runInline runs a run of one caller-runs copy inline: no worker, no
+// dispatcher, but under the run lock (not with concurrent runs), so that it
+// never overlaps another run: runs share worker ids, by which users key
+// per-worker scratch data. One deferred call counts the run when it ends
+// (see inlineRuns) and releases the lock (BenchmarkRun, n=1/workers+caller,
+// counts every call on this path).
+func (w *set) runInline(op string, plan gang.Plan) {
+	locked := !w.concurrent
+	if locked {
+		_ = w.lockContext(context.Background(), op, true)
+	}
+	ended := 0 // 0: a Goexit left the copy; 1: it returned or panicked; 2: nothing ran
 	defer func() {
-		if !ended {
+		switch {
+		case ended == 0:
 			w.inlineExits.Add(1)
+		case ended == 2:
+		case locked:
+			// The lock's holder is its only writer (the lock's CAS orders
+			// successive holders): a load and a store, no read-modify-write.
+			w.inlineHeld.Store(w.inlineHeld.Load() + 1)
+		default:
+			w.inlineRuns.Add(1)
 		}
 		if locked {
 			w.mu.unlock()
 		}
 	}()
 	if w.closed.Load() {
-		ended = true // no run: nothing to count
+		ended = 2
 		w.panicClosed(op)
 	}
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
-	ended = true
-	w.inlineRuns.Add(1)
+	ended = 1
 	repanic(p)
 }
 

@@ -45,7 +45,7 @@ func (w *Workers) Stats() Stats { return w.s("Stats").Stats() }
 
 // Stats is Workers.Stats on a set that is not nil.
 func (w *set) Stats() Stats {
-	ended := w.inlineRuns.Load()
+	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
 	inline := ended + w.inlineExits.Load()
 	if w.crew.Load() == nil {
 		return Stats{} // a zero Workers

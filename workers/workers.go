@@ -111,10 +111,11 @@ type set struct {
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
 
-	// Inline runs, counted when they end (one atomic add each): inlineRuns
-	// when the copy returned or panicked (a caller copy each), inlineExits
-	// when it called runtime.Goexit.
-	inlineRuns, inlineExits atomic.Uint64
+	// Inline runs, counted when they end: inlineRuns (an atomic add; on a
+	// set with concurrent runs) and inlineHeld (written by the run lock's
+	// holder only) when the copy returned or panicked (a caller copy each),
+	// inlineExits when it called runtime.Goexit.
+	inlineRuns, inlineHeld, inlineExits atomic.Uint64
 
 	// Runs that waited for the lock and their total wait in nanoseconds,
 	// written by the waiters (slow path only).
