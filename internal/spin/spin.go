@@ -71,18 +71,14 @@ const (
 	// halves it. For: phases separated by gaps a little longer than the
 	// budget.
 	Learn
-	// Lure: right after waking workers, a waker that runs on readies the
-	// dispatcher's decoy (Policy.Woke). For: caller-runs runs that start by
-	// waking parked workers.
-	Lure
 
-	allHints = Load | Yield | Learn | Lure
+	allHints = Load | Yield | Learn
 )
 
 var hintNames = []struct {
 	h    Hint
 	name string
-}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}, {Lure, "lure"}}
+}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}}
 
 // hints is the set of hints in force: written at init (and by tests and the
 // gate, between runs), read with one atomic load per question.

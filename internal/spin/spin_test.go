@@ -2,6 +2,7 @@ package spin
 
 import (
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,12 +138,13 @@ func TestEndYieldsOnlyForAnUnclaimedCopy(t *testing.T) {
 		{"fits the processors", allHints, 2, true, false},
 		{"caller-runs", allHints, 0, true, false},
 		{"hint off", allHints &^ Yield, 3, true, false},
+		{"contended: parks at once", allHints, 3, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			restore := withView(2, false, tc.hints)
+			restore := withView(2, strings.HasPrefix(tc.name, "contended"), tc.hints)
 			defer restore()
 			p := NewPolicy()
-			p.SetBudget(0)
+			p.SetBudget(time.Microsecond) // a coordinator that would spin
 			asked := 0
 			p.End(7, tc.goroutines, func() bool { return false }, func() bool { asked++; return tc.pending })
 			if got := p.yielded.Load() == 7; got != tc.want {

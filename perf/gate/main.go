@@ -1,5 +1,5 @@
 // Command gate measures each scheduling hint of workgang's wait policy
-// (internal/spin: load, yield, learn, lure) on and off, on
+// (internal/spin: load, yield, learn) on and off, on
 // the scenarios each hint exists for and on the rest, with the installed Go
 // and with a second Go release, and says which hints earn their place.
 //
@@ -94,21 +94,23 @@ func settings() []setting {
 	return append(s, setting{"plain", spin.ParseHints("plain")})
 }
 
-var hintNames = []string{"load", "yield", "learn", "lure"}
+var hintNames = []string{"load", "yield", "learn"}
 
 // targets names the scenarios each hint exists for.
 var targets = map[string][]string{
 	"load":  {"contended-forrange", "contended-plain", "contended2-forrange"},
 	"yield": {"empty-full", "grain-2us", "grain-5us"},
 	"learn": {"pause", "mixed"},
-	"lure":  {"forkjoin-gap"},
 }
 
-// result is one process's medians: scenario -> setting -> ns per operation.
+// result is one process's medians (scenario -> setting -> ns per operation)
+// and every sample of the all-on setting (scenario -> a sample per round),
+// which the spread is measured on.
 type result struct {
 	Go    string                        `json:"go"`
 	Procs int                           `json:"procs"`
 	NS    map[string]map[string]float64 `json:"ns"`
+	All   map[string][]float64          `json:"all_samples"`
 }
 
 // scenario is one measured operation on the process's one long-lived set.
@@ -214,8 +216,9 @@ func measureAll(rounds int) result {
 		}
 		stop()
 	}
-	res := result{Go: runtime.Version(), Procs: runtime.GOMAXPROCS(0), NS: map[string]map[string]float64{}}
+	res := result{Go: runtime.Version(), Procs: runtime.GOMAXPROCS(0), NS: map[string]map[string]float64{}, All: map[string][]float64{}}
 	for sc, m := range samples {
+		res.All[sc] = m["all"]
 		res.NS[sc] = map[string]float64{}
 		for s, xs := range m {
 			res.NS[sc][s] = median(xs)
@@ -402,11 +405,14 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 		return median(xs), slices.Min(xs), slices.Max(xs)
 	}
 	// spread is the run-to-run spread of the all-on time of sc on rel: the
-	// range of the processes' medians over their median.
+	// range of its samples (every round of every process) over their median.
 	spread := func(rel, sc string) float64 {
 		var alls []float64
 		for _, r := range byRel[rel] {
-			alls = append(alls, r.NS[sc]["all"])
+			if len(r.All[sc]) == 0 {
+				alls = append(alls, r.NS[sc]["all"])
+			}
+			alls = append(alls, r.All[sc]...)
 		}
 		return (slices.Max(alls) - slices.Min(alls)) / median(alls)
 	}
