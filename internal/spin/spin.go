@@ -6,30 +6,24 @@
 // The policy decides timing only. Any budget, from 0 to an hour, gives the
 // same results: which copies run, on which goroutines they may run, and what
 // a run reports never depend on it. The processor count it keeps (Procs) is
-// the program's setting (GOMAXPROCS, at most the CPUs the process may use);
-// loops read it to choose how many copies are worth offering, never whether
-// their iterations run.
+// the program's setting, which loops read to choose how many copies are
+// worth offering, never whether their iterations run.
 //
 // Each rule that rests on how the Go scheduler or the machine behaves is a
-// hint with a name (Hint) that the environment variable WORKGANG_WAIT can
-// switch off:
+// hint (Hint) that the environment variable WORKGANG_WAIT, read once at
+// start, switches off: "plain" turns every hint off (spin for the budget,
+// then park), "-load,-yield" the named ones. gang/README.md has the gate that
+// keeps each hint (go run ./perf/gate).
 //
-//	WORKGANG_WAIT=plain          every hint off: spin for the budget, then park
-//	WORKGANG_WAIT=-load,-yield   the named hints off, the others on
+// Cost at scale, on paper: a waiter that parks costs nothing; one that spins
+// costs its spin, which the policy bounds (Default per wait, up to
+// maxLearned for a worker that Learn stretched, none for a worker after two
+// runs that did not need it, none on a loaded machine). The shared state is
+// one read-mostly word (the view), refreshed by one waiter at most every
+// refreshEvery: a cache-line transfer per core per refresh at any core count.
 //
-// The variable is read once, when the program starts. gang/README.md has the
-// gate that keeps each hint: what it pays, on which scenario, and its cost on
-// the others (go run ./perf/gate).
-//
-// Cost at scale, on paper. A waiter that parks costs nothing; one that spins
-// costs the CPU time of its spin, which the policy bounds: Default per wait
-// (up to maxLearned for a worker that Learn stretched), none for a worker
-// after two runs that did not need it, none while other processes' threads
-// wait for the CPUs (Load). The policy's shared state is one read-mostly word
-// (the view), refreshed by one waiter at a time at most every refreshEvery:
-// one cache-line transfer per core per refresh, whatever the core count.
-//
-// The package imports only the standard library.
+// The package imports the standard library and the module's internal
+// padding unit and load reading (internal/load).
 package spin
 
 import (
@@ -40,48 +34,41 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/workgang/workgang/internal/load"
 	"github.com/workgang/workgang/internal/pad"
 )
 
-// Default is the spin budget of a waiter whose budget was never set. It is a
-// few times the cost of parking and waking a goroutine on a typical Linux
-// VM, so a waiter spins about as long as a park would cost it (the "no worse
-// than twice optimal" rule of spin-then-block).
+// Default is the spin budget of a waiter whose budget was never set: a few
+// times the cost of parking and waking a goroutine on a Linux VM, so a waiter
+// spins about as long as a park would cost it (spin-then-block's "no worse
+// than twice optimal").
 const Default = 50 * time.Microsecond
 
 // Oversubscribed is how long the work-stealing Terminator yields, in all,
 // when it does not spin: about what parking and waking costs.
 const Oversubscribed = 3 * time.Microsecond
 
-// A Hint is one scheduling heuristic of the policy. Each can be switched off
-// (WORKGANG_WAIT); results are the same with any combination.
+// A Hint is one scheduling heuristic of the policy; results are the same
+// with any combination on.
 type Hint uint32
 
 const (
 	// Load: no spinning while other processes' threads wait for the
 	// machine's CPUs (load_linux.go). For: shared machines, CI runners.
 	Load Hint = 1 << iota
-	// Yield: the coordinator of a plain run whose goroutines outnumber the
-	// processors yields once if a copy is still unclaimed after a short
-	// poll, and the copy that ends such a run yields back (Policy.End).
-	// For: plain runs at n = GOMAXPROCS.
+	// Yield: see Policy.End. For: plain runs at n = GOMAXPROCS.
 	Yield
-	// Learn: an idle worker woken soon after it parked doubles its budget
-	// (up to 2^maxBoost times, never past maxLearned); one that slept long
-	// halves it. For: phases separated by gaps a little longer than the
-	// budget.
+	// Learn: see Policy.Woken. For: phases separated by gaps a little
+	// longer than the budget.
 	Learn
 
 	allHints = Load | Yield | Learn
 )
 
-var hintNames = []struct {
-	h    Hint
-	name string
-}{{Load, "load"}, {Yield, "yield"}, {Learn, "learn"}}
+var hintNames = map[string]Hint{"load": Load, "yield": Yield, "learn": Learn}
 
-// hints is the set of hints in force: written at init (and by tests and the
-// gate, between runs), read with one atomic load per question.
+// hints is the set in force: written at init (tests and the gate: between
+// runs), read with one atomic load per question.
 var hints atomic.Uint32
 
 func init() { hints.Store(uint32(ParseHints(os.Getenv("WORKGANG_WAIT")))) }
@@ -92,21 +79,17 @@ func init() { hints.Store(uint32(ParseHints(os.Getenv("WORKGANG_WAIT")))) }
 // so an old variable never stops a program.
 func ParseHints(v string) Hint {
 	h := allHints
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(strings.ToLower(f))
-		switch f {
-		case "plain":
+	for _, f := range strings.Split(strings.ToLower(v), ",") {
+		f = strings.TrimSpace(f)
+		switch name, off := strings.CutPrefix(f, "-"); {
+		case f == "plain":
 			h = 0
-		case "all":
+		case f == "all":
 			h = allHints
-		}
-		for _, n := range hintNames {
-			switch f {
-			case "-" + n.name:
-				h &^= n.h
-			case n.name:
-				h |= n.h
-			}
+		case off:
+			h &^= hintNames[name]
+		default:
+			h |= hintNames[name]
 		}
 	}
 	return h
@@ -123,59 +106,39 @@ func SetHints(h Hint) (old Hint) {
 	return old
 }
 
-// String names the hints in h, as WORKGANG_WAIT would.
-func (h Hint) String() string {
-	switch h & allHints {
-	case allHints:
-		return "all"
-	case 0:
-		return "plain"
-	}
-	var on []string
-	for _, n := range hintNames {
-		if h&n.h != 0 {
-			on = append(on, n.name)
-		}
-	}
-	return "plain," + strings.Join(on, ",")
-}
-
 // The view: the processors the program may use and whether other processes'
-// threads wait for the machine's CPUs, in one word, so a reader gets a
-// consistent pair with one load. Refreshed by whichever goroutine first finds
-// it older than refreshEvery (the CAS on refreshing picks one); reading
-// GOMAXPROCS takes the scheduler's lock and the load costs system calls, so
-// neither belongs on a path that does not wait.
+// threads wait for the CPUs, one word, so a reader gets a consistent pair with
+// one load. Reading GOMAXPROCS takes the scheduler's lock and the load costs
+// system calls: neither belongs on a path that does not wait.
 var view struct {
 	_ [pad.CacheLine]byte
 	viewLine
 	_          [uintptr(pad.CacheLine) - unsafe.Sizeof(viewLine{})]byte
-	refreshing atomic.Bool // written by refreshers only: a line of its own
+	refreshing atomic.Bool // the CAS picks one refresher; a line of its own
 	_          [pad.CacheLine]byte
 }
 
 type viewLine struct {
 	word atomic.Uint64 // procs<<1 | contended; 0 before the first refresh
-	next atomic.Int64  // when the view is stale, in ns since start
+	// When the load reading, and the processors, are stale (ns since start).
+	next, procsNext atomic.Int64
 	// asked counts Refresh calls; read is the count a refresher loaded
-	// before it read the machine. The view is fresh for Procs while they
-	// agree: a refresher that read GOMAXPROCS before a Refresh leaves read
-	// behind asked, so the next reader reads again.
+	// before its readings. The view is fresh for Procs while they agree: a
+	// refresher that read GOMAXPROCS before a Refresh leaves read behind.
 	asked, read atomic.Uint64
 	forced      atomic.Bool // ForceView: no refresh until its restore
 }
 
-// refreshEvery bounds how stale the view may be.
+// refreshEvery bounds how stale the load reading may be.
 const refreshEvery = 2 * time.Millisecond
 
 var start = time.Now()
 
-// Procs returns the processors the program may use: GOMAXPROCS, but no more
-// than the CPUs of the process's affinity mask when it started
-// (runtime.NumCPU: the process's, not the calling thread's, so a thread
-// pinned later changes nothing). Two loads of one line, no clock: it follows
-// a Refresh at once, and GOMAXPROCS within a few refreshes of the waiters
-// (Until refreshes the view); Fresh refreshes it first if it is stale.
+// Procs returns the processors the program may use: GOMAXPROCS, at most the
+// CPUs of the process's affinity mask at start (runtime.NumCPU: the
+// process's, not the calling thread's, so a thread pinned later changes
+// nothing). Two loads of one line: it follows a Refresh at once, and
+// GOMAXPROCS once a waiter refreshed the view (Until does, every few ms).
 func Procs() int {
 	if w := view.word.Load(); w != 0 && (view.read.Load() == view.asked.Load() || view.forced.Load()) {
 		return int(w >> 1)
@@ -183,9 +146,9 @@ func Procs() int {
 	return Fresh()
 }
 
-// Fresh is Procs, refreshed first if stale: for a caller about to act on a
-// count that Procs made smaller than it would otherwise be. After a Refresh
-// it returns a reading made after it (see viewLine.asked).
+// Fresh is Procs read again first if stale: for a caller about to act on a
+// count Procs made smaller than it would otherwise be. After a Refresh it
+// returns a reading made after it.
 func Fresh() int {
 	w := current(false)
 	for view.read.Load() != view.asked.Load() && !view.forced.Load() {
@@ -197,40 +160,44 @@ func Fresh() int {
 
 // current returns the view word, refreshed first if it is stale. A waiter
 // (machine) reads the machine too; anyone else re-reads GOMAXPROCS only and
-// keeps the load reading for the next waiter: a loop's start must not pay
-// the load's system calls (nor, the first time, the runtime's metrics set-up).
+// keeps the load bit: a loop's start must not pay the load's system calls
+// (nor, the first time, the runtime's metrics set-up).
 func current(machine bool) uint64 {
 	if view.forced.Load() {
 		return view.word.Load()
 	}
 	now := int64(time.Since(start))
-	stale := now >= view.next.Load() || view.read.Load() != view.asked.Load()
+	deadline := &view.procsNext
+	if machine {
+		deadline = &view.next
+	}
+	stale := now >= deadline.Load() || view.read.Load() != view.asked.Load()
 	if stale && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
 		asked := view.asked.Load() // before the readings (see viewLine)
 		procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 		contended := view.word.Load()&1 != 0
 		if machine {
-			contended = On(Load) && othersWaiting(procs)
+			contended = On(Load) && load.OthersWaiting(procs)
 			view.next.Store(now + int64(refreshEvery))
 		}
+		view.procsNext.Store(now + int64(refreshEvery))
 		view.word.Store(viewWord(procs, contended))
 		view.read.Store(asked)
-		view.refreshing.Store(false)
+		view.refreshing.Store(false) // orders this refresh before the next one's CAS
 	}
 	return view.word.Load()
 }
 
 func viewWord(procs int, contended bool) uint64 {
-	w := uint64(procs) << 1
 	if contended {
-		w |= 1
+		return uint64(procs)<<1 | 1
 	}
-	return w
+	return uint64(procs) << 1
 }
 
 // ForceView fixes the view at procs processors and contended until restore
-// is called (which reads the machine again): for tests of what the view
-// decides, which must not depend on the machine they run on.
+// is called: for tests of what the view decides, which must not depend on the
+// machine they run on.
 func ForceView(procs int, contended bool) (restore func()) {
 	view.forced.Store(true)
 	view.word.Store(viewWord(procs, contended))
@@ -241,15 +208,15 @@ func ForceView(procs int, contended bool) (restore func()) {
 // just changed GOMAXPROCS).
 func Refresh() { view.asked.Add(1) }
 
-// Budget returns how long a waiter whose budget was never set should spin:
-// Allow(Default).
+// Budget is Allow(Default): how long a waiter whose budget was never set
+// spins.
 func Budget() time.Duration { return Allow(Default) }
 
 // Allow returns budget as the policy allows it: 0 with one processor (the
 // awaited goroutine cannot run while the waiter spins) or while other
-// processes wait for the CPUs (Load); else unchanged. It reads the view as
-// it is; a waiter that will not spin refreshes it first, since nothing else
-// may (one that spins refreshes it in Until).
+// processes wait for the CPUs (Load); else unchanged. A waiter that will
+// spin leaves a stale view to its spin (Until); one that will not refreshes
+// it first, since nothing else may.
 func Allow(budget time.Duration) time.Duration {
 	if budget <= 0 {
 		return 0
@@ -268,16 +235,16 @@ func allowed(budget time.Duration, w uint64) time.Duration {
 	return budget
 }
 
-// maxBurst is how many polls a spinner makes between two yields: a poll is a
-// load of a cached line, so a burst lasts one to two microseconds, short
-// enough that a goroutine queued behind a spinner is not held up for long,
-// long enough that the yield and the clock read cost little of the spin.
+// maxBurst is how many polls a spinner makes between two yields: a burst of
+// loads of a cached line lasts a microsecond or two, short enough not to
+// hold up a goroutine queued behind it, long enough that the yield and the
+// clock read cost little of the spin.
 const maxBurst = 1024
 
 // Until polls done until it returns true or about budget has passed, yielding
-// the processor between bursts so that other goroutines (possibly the one
-// being waited for) run on it even with GOMAXPROCS = 1 or more spinners than
-// processors. It reports whether done returned true. budget <= 0 polls once.
+// between bursts so that other goroutines (possibly the awaited one) run even
+// with GOMAXPROCS = 1 or more spinners than processors. It reports whether
+// done returned true; budget <= 0 polls once.
 func Until(budget time.Duration, done func() bool) bool {
 	if done() {
 		return true

@@ -1,4 +1,4 @@
-package spin
+package load
 
 import (
 	"errors"
@@ -69,27 +69,6 @@ func TestCountCPUList(t *testing.T) {
 
 func TestMachineReadings(t *testing.T) {
 	assert.Positive(t, onlineCPUs())
-}
-
-// A refresh runs on waiters' paths every few milliseconds: it allocates
-// nothing, every hint on.
-func TestRefreshAllocatesNothing(t *testing.T) {
-	defer SetHints(SetHints(allHints))
-	Refresh()
-	current(true) // first use: open /proc/loadavg, name the sample
-	if a := testing.AllocsPerRun(100, func() { Refresh(); current(true) }); a != 0 {
-		t.Errorf("refresh: %v allocations; want 0", a)
-	}
-}
-
-// BenchmarkRefresh is the cost of one refresh of the view with every hint
-// on: what one waiter pays per refreshEvery.
-func BenchmarkRefresh(b *testing.B) {
-	defer SetHints(SetHints(allHints))
-	for b.Loop() {
-		Refresh()
-		current(true)
-	}
 }
 
 // The load signal counts as this process's only the threads that run its Go

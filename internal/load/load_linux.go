@@ -1,33 +1,33 @@
-package spin
+package load
 
 import (
 	"runtime/metrics"
 	"syscall"
 )
 
-// The machine's side of the view (hint Load), on Linux: whether other
-// processes' threads wait for the CPUs. Everything here runs inside a refresh,
-// one goroutine at a time (the CAS on view.refreshing orders successive
-// refreshers), so its state needs no atomics.
+// OthersWaiting is othersWaiting, on Linux.
+func OthersWaiting(procs int) bool { return othersWaiting(procs) }
+
+// The state of the readings; its caller runs one refresh at a time (see the
+// package doc), so it needs no atomics.
 var load struct {
 	fd      int // /proc/loadavg, opened once; -1 where it cannot be
 	opened  bool
 	cpus    int // CPUs online, read once
 	crowded hysteresis
-	running [1]metrics.Sample // ourRunning's sample; fields, so a refresh allocates nothing
+	running [1]metrics.Sample // fields, so that a refresh allocates nothing
 	buf     [128]byte
 }
 
 // othersWaiting reports whether spinning would take a CPU from a thread that
-// wants one: whether the runnable threads of other processes, plus this
-// process's procs, exceed the CPUs online. The kernel's count of runnable
-// threads (the fourth field of /proc/loadavg) includes ours; those are the
-// goroutines running at the same instant (ourRunning), read on both sides of
-// the kernel's reading, the smaller kept (the runtime counts a goroutine as
-// running for a while after its thread stopped). The runtime's own threads
-// that run no goroutine come and go, so a refresh keeps the least of up to
-// kernelReadings readings, and the answer turns on only after othersReadings
-// busy refreshes in a row and off after freeReadings free ones.
+// wants one: whether other processes' runnable threads, plus this process's
+// procs, exceed the CPUs online. The kernel's runnable count (the fourth
+// field of /proc/loadavg) includes ours: the goroutines running at that
+// instant, read before and after it, the smaller kept (the runtime counts a
+// goroutine as running a while after its thread stopped). The runtime's own
+// threads that run no goroutine come and go, so a refresh keeps the least of
+// up to kernelReadings readings, and the answer changes only after a run of
+// readings (hysteresis).
 func othersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened, load.fd = true, -1
@@ -43,21 +43,18 @@ func othersWaiting(procs int) bool {
 	ours := ourRunning(procs)
 	read := func(buf []byte) (int, error) { return syscall.Pread(load.fd, buf, 0) }
 	runnable, ok := leastRunnable(read, load.buf[:], load.cpus-procs+ours)
-	if !ok {
-		return false
-	}
-	return crowdedBy(runnable, min(ours, ourRunning(procs)), procs, load.cpus, &load.crowded)
+	return ok && crowdedBy(runnable, min(ours, ourRunning(procs)), procs, load.cpus, &load.crowded)
 }
 
-// kernelReadings is how many times in a row a refresh reads the kernel's
-// count, keeping the least: a runtime thread looking for work lasts about as
-// long as a reading, a busy process's thread is there at every one
-// (TestLeastRunnable; perf/gate's forkjoin-gap scenario).
+// kernelReadings is how many times in a row a refresh may read the kernel's
+// count: a runtime thread looking for work lasts about as long as a reading,
+// a busy process's thread is there at each (TestLeastRunnable; the gate's
+// forkjoin-gap scenario).
 const kernelReadings = 3
 
-// leastRunnable reads /proc/loadavg up to kernelReadings times through read
-// and returns the least runnable count, stopping at a count of free or less;
-// false if a reading fails.
+// leastRunnable returns the least runnable count of up to kernelReadings
+// readings (read: a pread of /proc/loadavg into buf), stopping at one of free
+// or less; false if a reading fails.
 func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (least int, ok bool) {
 	for i := 0; i < kernelReadings && (i == 0 || least > free); i++ {
 		n, err := read(buf)
@@ -76,10 +73,10 @@ func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (le
 }
 
 // othersReadings busy refreshes in a row turn the answer on, freeReadings
-// free ones turn it off: a Go program that sleeps and wakes has a runtime
-// thread runnable without a goroutine at about every other reading on an
-// idle VM; a burning process is there at nearly every one
-// (TestCrowdedByHysteresis; perf/gate's mixed and contended-* scenarios).
+// free ones off: a Go program that sleeps and wakes has a runtime thread
+// runnable without a goroutine at about every other reading of an idle VM, a
+// burning process at nearly every one (TestCrowdedByHysteresis; the gate's
+// mixed and contended scenarios).
 const (
 	othersReadings = 8
 	freeReadings   = 3
@@ -104,9 +101,8 @@ type hysteresis struct {
 	busy, free int
 }
 
-// ourRunning returns how many of this process's goroutines run now (it
-// includes the caller), or procs where the runtime does not tell (before Go
-// 1.26).
+// ourRunning returns how many of this process's goroutines run now (the
+// caller included), or procs where the runtime does not tell (before 1.26).
 func ourRunning(procs int) int {
 	metrics.Read(load.running[:])
 	if v := load.running[0].Value; v.Kind() == metrics.KindUint64 {
@@ -135,8 +131,8 @@ func runnableField(b []byte) (int, bool) {
 	return 0, false
 }
 
-// onlineCPUs returns the number of CPUs online (other processes' threads run
-// on all of them), or 0.
+// onlineCPUs returns the CPUs online (others' threads run on all of them), 0
+// if unknown.
 func onlineCPUs() int {
 	fd, err := syscall.Open("/sys/devices/system/cpu/online", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -144,11 +140,8 @@ func onlineCPUs() int {
 	}
 	defer syscall.Close(fd)
 	var buf [256]byte
-	n, err := syscall.Read(fd, buf[:])
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return countCPUList(buf[:n])
+	n, _ := syscall.Read(fd, buf[:])
+	return countCPUList(buf[:max(n, 0)])
 }
 
 // countCPUList counts the CPUs of a kernel CPU list such as "0-3,8,10-11".
@@ -160,11 +153,10 @@ func countCPUList(b []byte) int {
 			v, have = v*10+int(c-'0'), true
 		case c == '-':
 			lo, v, inRange = v, 0, true
-		case c == ',' || c == '\n':
-			if have && inRange {
-				count += v - lo + 1
-			} else if have {
-				count++
+		case (c == ',' || c == '\n') && have:
+			count++
+			if inRange {
+				count += v - lo
 			}
 			v, inRange, have = 0, false, false
 		}
