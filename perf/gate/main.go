@@ -405,7 +405,9 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 		return median(xs), slices.Min(xs), slices.Max(xs)
 	}
 	// spread is the run-to-run spread of the all-on time of sc on rel: the
-	// range of its samples (every round of every process) over their median.
+	// range of its samples (every round of every process) over their median,
+	// without the least and the largest when there are five or more, so that
+	// one disturbed round does not widen it.
 	spread := func(rel, sc string) float64 {
 		var alls []float64
 		for _, r := range byRel[rel] {
@@ -414,7 +416,11 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 			}
 			alls = append(alls, r.All[sc]...)
 		}
-		return (slices.Max(alls) - slices.Min(alls)) / median(alls)
+		sort.Float64s(alls)
+		if len(alls) >= 5 {
+			alls = alls[1 : len(alls)-1]
+		}
+		return (alls[len(alls)-1] - alls[0]) / median(alls)
 	}
 	fmt.Fprintf(out, "\n%-20s %12s %7s", "scenario", "all (ns/op)", "spread")
 	for _, s := range settings()[1:] {
