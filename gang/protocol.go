@@ -306,7 +306,7 @@ func (d *Dispatcher) finish(gen uint64) {
 // for workers) finished: it spins as long as the wait policy allows, then
 // parks. The policy is told how many goroutines a plain run has (a
 // caller-runs caller claimed every copy it could) and whether a worker copy
-// is still unclaimed.
+// is still unclaimed while no copy has ended.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	// The run's last counter (its one group's, or groupsLeft): the load that
 	// sees zero reads from the last decrement, after every copy's writes (see
@@ -323,7 +323,13 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	if plain {
 		goroutines = m + 1
 	}
+	// pending: a worker copy is still unclaimed and no copy has ended yet
+	// (none of the first group's); it only reads the words.
+	first := int64(min(groupSize, n))
 	pending := func() bool {
+		if d.groups[0].left.Load() < first {
+			return false
+		}
 		for c := range m {
 			if d.slots[c].claim.Load() < gen {
 				return true

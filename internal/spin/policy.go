@@ -99,30 +99,34 @@ func (p *Policy) Woken(w *Waiter) {
 	}
 }
 
-// endPolls is how many times the coordinator of a plain run polls for its
-// end before it looks for an unclaimed copy (hint Yield): about as long as an
-// awake worker takes to claim and run two empty copies.
-const endPolls = 64
+// endWait is how long the coordinator of a plain run watches pending before
+// it yields (hint Yield): about two cache-line transfers between processors
+// of a VM, the time an awake, running worker takes to claim a copy and end
+// one; a worker that takes longer is likely queued behind the coordinator
+// (gate: empty-full, grain-2us).
+const endWait = time.Microsecond
 
 // End spins until done (the end of run gen) as long as the policy allows the
 // coordinator, and reports whether done returned true; the coordinator parks
 // if not. goroutines is the run's workers and coordinator for a plain run (0
 // for a caller-runs one, whose caller claimed every copy it could). When they
-// outnumber the processors and pending (a copy is still unclaimed) holds
-// after a short poll, a coordinator that would spin yields once (hint
-// Yield): the worker that would claim that copy may be queued on its
-// processor. One that will not spin (a loaded machine) parks at once anyway.
+// outnumber the processors, a coordinator that would spin yields once if
+// pending (a copy is still unclaimed, and none has ended) holds for endWait
+// (hint Yield): the worker that would claim that copy may be queued on its
+// processor. Once a copy ended, its worker takes the others. One that will
+// not spin (a loaded machine) parks at once anyway.
 func (p *Policy) End(gen uint64, goroutines int, done, pending func() bool) bool {
 	budget := Allow(time.Duration(p.budget.Load()))
 	if budget > 0 && On(Yield) && goroutines > Procs() {
-		for range endPolls {
+		for t0 := time.Now(); pending(); {
 			if done() {
 				return true
 			}
-		}
-		if pending() {
-			p.yielded.Store(gen)
-			runtime.Gosched()
+			if time.Since(t0) >= endWait {
+				p.yielded.Store(gen)
+				runtime.Gosched()
+				break
+			}
 		}
 	}
 	return Until(budget, done)
