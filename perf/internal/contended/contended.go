@@ -29,7 +29,6 @@ import (
 	"github.com/workgang/workgang/perf/internal/runners"
 	"github.com/workgang/workgang/perf/internal/work"
 	"github.com/workgang/workgang/tasks/team"
-	"github.com/workgang/workgang/workers"
 )
 
 // The section measures what an embedder sees on a machine it does not own:
@@ -434,13 +433,15 @@ func contendedRunners(ls *runners.LongSet, s *sliceWork) (calls []func(), stop f
 		func() { runners.Serial(c, s.copyWork) },
 		func() { wg(c, s.copyWork) },
 		func() { eg(c, s.copyWork) },
-		func() { runners.ForRange(ls.W, len(s.in), rangeBody, c, true) },
+		// The loops as a user calls them: their copies are ActiveWorkers (the
+		// set's c), cut to the processors the process may use.
+		func() { ls.W.ForRange(len(s.in), rangeBody) },
 		func() {
 			ls.W.ForChunks(len(s.in), func(chunks iter.Seq2[int, int]) {
 				for lo, hi := range chunks {
 					s.span(lo, hi)
 				}
-			}, workers.WithCopies(c))
+			})
 		},
 		func() { ls.W.Do(c, s.copyWork) },
 		func() { _ = ls.W.RunContext(ctx, c, ctxBody) }, // the body returns no errors
