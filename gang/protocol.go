@@ -9,8 +9,8 @@ import (
 
 // The dispatch protocol, all of it: README.md argues it, docs/model checks
 // it. The wait policy (d.policy, internal/spin) is asked only where a
-// goroutine waits (next, waitEnd) or has woken the coordinator (retire), and
-// only sets how long a waiter spins before it parks.
+// goroutine waits (next, waitEnd) or has woken others (wakeChildren,
+// retire), and only sets how long a waiter spins before it parks.
 
 // Run runs n copies of the planned task and returns after all of them
 // returned. Copies run on goroutines blocked in Serve; when the task opted in
@@ -129,10 +129,15 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 // the coordinator is p = -1, with children 0 and 1) that the run's m worker
 // copies need, if they are parked. Worker c < m has a parent below it, also
 // needed, or the coordinator: every needed worker is awake or woken, with
-// O(log k) wake-ups of k workers on the critical path.
+// O(log k) wake-ups of k workers on the critical path. A waker runs on after
+// its wake-ups, which the wait policy is told of.
 func (d *Dispatcher) wakeChildren(p, m int) {
+	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
-		d.wake(c)
+		woke = d.wake(c) || woke
+	}
+	if woke {
+		d.policy.Woke()
 	}
 }
 
@@ -355,7 +360,8 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve. It must not be called while a run is in progress.
+// Serve, and ServePolicy return. It must not be called while a run is in
+// progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
 		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))
@@ -366,4 +372,5 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wake(i)
 	}
+	d.policy.Stop()
 }

@@ -453,3 +453,42 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 		"a caller-runs run of n = maxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
 }
 
+// TestLureAfterWake: a caller-runs run that wakes a parked worker readies
+// the decoy right after (hint Lure); with the hint off it does not, and the
+// run's results are the same. Stop ends ServePolicy.
+func TestLureAfterWake(t *testing.T) {
+	defer spin.SetHints(spin.SetHints(spin.ParseHints("all")))
+	for _, on := range []bool{true, false} {
+		h := spin.ParseHints("all")
+		if !on {
+			h = spin.ParseHints("-lure")
+		}
+		spin.SetHints(h)
+		restore := spin.ForceView(2, false) // after SetHints, which refreshes the view
+		defer restore()
+		d := New(1)
+		d.SetSpin(0)
+		stop := serve(d, 1)
+		decoyDone := make(chan struct{})
+		go func() { defer close(decoyDone); d.ServePolicy() }()
+		woke := 0
+		for range 200 {
+			// Wait until the worker has parked, so the run wakes it.
+			for d.slots[0].state.Load() != parked {
+				runtime.Gosched()
+			}
+			r := newRecorder(2, true)
+			_, pe := run(d, r, 2)
+			require.Nil(t, pe)
+			r.check(t)
+			woke++
+		}
+		stop()
+		<-decoyDone
+		if on {
+			assert.NotZero(t, d.policy.Lured(), "lure on: %d wake-ups lured nothing", woke)
+		} else {
+			assert.Zero(t, d.policy.Lured(), "lure off")
+		}
+	}
+}

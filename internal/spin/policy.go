@@ -8,20 +8,22 @@ import (
 
 // Policy is the wait policy of one dispatcher (package gang), its one seam
 // with the protocol: gang calls it where a goroutine waits (Idle, End), where
-// a park ended (Woken), and where the last copy woke the coordinator (Ended),
-// and nowhere else. Every method only spins or yields: none touches the
-// protocol's words. Make one with NewPolicy; it must not be copied.
+// a park ended (Woken), and where one goroutine woke others (Woke, Ended),
+// and nowhere else. Every method only spins, yields or readies the decoy:
+// none touches the protocol's words. Make one with NewPolicy; it must not be
+// copied.
 type Policy struct {
 	budget atomic.Int64 // the set's spin budget in ns (SetBudget)
 	// yielded is the generation of the run whose coordinator yielded in End
 	// (Yield): that run's last copy yields back in Ended. A hint: a stale
 	// read only skips, or adds, one yield.
 	yielded atomic.Uint64
+	decoy   decoy // Lure
 }
 
 // NewPolicy returns a dispatcher's policy with the Default budget.
 func NewPolicy() *Policy {
-	p := &Policy{}
+	p := &Policy{decoy: decoy{ch: make(chan struct{}), stop: make(chan struct{})}}
 	p.SetBudget(Default)
 	return p
 }
@@ -138,5 +140,59 @@ func (p *Policy) End(gen uint64, goroutines int, done, pending func() bool) bool
 func (p *Policy) Ended(gen uint64) {
 	if p.yielded.Load() == gen {
 		runtime.Gosched()
+	}
+}
+
+// The decoy (hint Lure). Go's scheduler puts a goroutine readied by another
+// one (a semaphore's Signal) in the readier's runnext slot: it runs on the
+// readier's processor when the readier blocks or yields. An idle processor
+// takes a goroutine from another processor's ordinary run queue at once, but
+// from its runnext slot only after a pause. A waker that runs on after its
+// wake-ups (a caller-runs caller, a worker waking its children) so keeps the
+// woken worker off every processor, and a run shorter than that pause ends
+// on the waker alone. The decoy is a goroutine blocked on an unbuffered
+// channel: readied right after the wake-ups, it takes runnext and pushes the
+// worker readied last into the run queue.
+type decoy struct {
+	ch      chan struct{} // unbuffered: a send succeeds only while Serve waits
+	stop    chan struct{} // closed once, by the first Stop
+	stopped atomic.Bool   // the CAS's winner closes stop
+	lured   atomic.Uint64 // lures received; written by Serve only
+}
+
+// Serve serves the policy's decoy until Stop: optional, one goroutine at
+// most; without it Woke does nothing.
+func (p *Policy) Serve() {
+	for {
+		select {
+		case <-p.decoy.ch:
+			p.decoy.lured.Add(1)
+		case <-p.decoy.stop:
+			return
+		}
+	}
+}
+
+// Stop makes Serve return, now or when it is called; later calls do nothing.
+func (p *Policy) Stop() {
+	if p.decoy.stopped.CompareAndSwap(false, true) {
+		close(p.decoy.stop)
+	}
+}
+
+// Lured reports how many times Woke readied the decoy (tests).
+func (p *Policy) Lured() uint64 { return p.decoy.lured.Load() }
+
+// Woke is called by a waker that woke at least one parked worker and runs
+// on: it readies the decoy if it waits (hint Lure, and more than one
+// processor: with one, no other processor could take the worker). A
+// non-blocking send on an unbuffered channel with no receiver takes no lock.
+func (p *Policy) Woke() {
+	if !On(Lure) || Procs() <= 1 {
+		return
+	}
+	select {
+	case p.decoy.ch <- struct{}{}:
+	default:
 	}
 }

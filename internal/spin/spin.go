@@ -61,11 +61,14 @@ const (
 	// Learn: see Policy.Woken. For: phases separated by gaps a little
 	// longer than the budget.
 	Learn
+	// Lure: see Policy.Woke. For: short caller-runs loops that start by
+	// waking workers parked while other goroutines ran.
+	Lure
 
-	allHints = Load | Yield | Learn
+	allHints = Load | Yield | Learn | Lure
 )
 
-var hintNames = map[string]Hint{"load": Load, "yield": Yield, "learn": Learn}
+var hintNames = map[string]Hint{"load": Load, "yield": Yield, "learn": Learn, "lure": Lure}
 
 // hints is the set in force: written at init (tests and the gate: between
 // runs), read with one atomic load per question.

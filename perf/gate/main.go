@@ -1,5 +1,5 @@
 // Command gate measures each scheduling hint of workgang's wait policy
-// (internal/spin: load, yield, learn) on and off, on
+// (internal/spin: load, yield, learn, lure) on and off, on
 // the scenarios each hint exists for and on the rest, with the installed Go
 // and with a second Go release, and says which hints earn their place.
 //
@@ -94,13 +94,14 @@ func settings() []setting {
 	return append(s, setting{"plain", spin.ParseHints("plain")})
 }
 
-var hintNames = []string{"load", "yield", "learn"}
+var hintNames = []string{"load", "yield", "learn", "lure"}
 
 // targets names the scenarios each hint exists for.
 var targets = map[string][]string{
 	"load":  {"contended-forrange", "contended-plain", "contended2-forrange"},
 	"yield": {"empty-full", "grain-2us", "grain-5us"},
 	"learn": {"pause", "mixed"},
+	"lure":  {"forkjoin-gap", "forkjoin-short"},
 }
 
 // result is one process's medians (scenario -> setting -> ns per operation)
@@ -178,6 +179,24 @@ func scenarios() []scenario {
 			}
 		}, between: func() {
 			for range 4 {
+				var wg sync.WaitGroup
+				for range p {
+					wg.Add(1)
+					go func() { defer wg.Done(); work(100 * time.Microsecond) }()
+				}
+				wg.Wait()
+			}
+		}},
+		// The same with short loops (about 15 us, as the openmp section's
+		// schedule rows): a program whose workgang loops follow other
+		// libraries' go+WaitGroup fork-joins. A worker woken late arrives
+		// after such a loop has ended on its caller.
+		{name: "forkjoin-short", op: func(w *workers.Workers) {
+			for range 4 {
+				loop(w, 15*time.Microsecond)
+			}
+		}, between: func() {
+			for range 2 {
 				var wg sync.WaitGroup
 				for range p {
 					wg.Add(1)
