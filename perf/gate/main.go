@@ -187,20 +187,22 @@ func scenarios() []scenario {
 				wg.Wait()
 			}
 		}},
-		// The same with short loops (about 15 us, as the openmp section's
-		// schedule rows): a program whose workgang loops follow other
-		// libraries' go+WaitGroup fork-joins. A worker woken late arrives
-		// after such a loop has ended on its caller.
+		// Short loops (about 15 us, as the openmp section's schedule rows)
+		// after other libraries' go+WaitGroup fork-joins long enough (1 ms)
+		// for the idle workers to park even with a learned budget: a
+		// program mixing workgang with other fork-join code, as that
+		// section's mixed-process mode. A worker woken late arrives after
+		// such a loop has ended on its caller.
 		{name: "forkjoin-short", op: func(w *workers.Workers) {
 			for range 4 {
 				loop(w, 15*time.Microsecond)
 			}
 		}, between: func() {
-			for range 2 {
+			for range 4 {
 				var wg sync.WaitGroup
 				for range p {
 					wg.Add(1)
-					go func() { defer wg.Done(); work(100 * time.Microsecond) }()
+					go func() { defer wg.Done(); work(250 * time.Microsecond) }()
 				}
 				wg.Wait()
 			}
