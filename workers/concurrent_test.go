@@ -456,7 +456,7 @@ func TestOneGoroutinesRunsInOrder(t *testing.T) {
 	wg.Wait()
 }
 
-// RunContext takes any n >= 1: each id once, at most min(n, MaxWorkers, GOMAXPROCS)
+// RunContext takes any n >= 1: each id once, at most min(n, MaxWorkers)
 // copies at a time.
 func TestRunContextAnyN(t *testing.T) {
 	for _, max := range []int{1, 2, 3} {

@@ -23,9 +23,10 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // the first error, or nil. That context, and every context derived from it,
 // is done when RunContext returns. n = 0 runs nothing and returns nil.
 //
-// At most min(n, MaxWorkers, GOMAXPROCS) calls run at once, the caller's
-// among them, each copy taking the next i; every i runs once, even once the
-// context is cancelled, whatever another call does. It is for CPU-bound calls: give
+// At most min(n, MaxWorkers) calls run at once, the caller's among them,
+// each copy taking the next i (GOMAXPROCS does not cut the copies, so calls
+// that wait for each other behave the same on every machine); every i runs
+// once, even once the context is cancelled, whatever another call does. It is for CPU-bound calls: give
 // blocking ones a goroutine each (errgroup). If ctx is done while the run
 // waits for the set, RunContext returns context.Cause(ctx) having run
 // nothing. A busy set, the memory model and panics are as for ForRange, a
@@ -50,7 +51,9 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	if n == 0 {
 		return nil
 	}
-	r := rangeConfig{copies: min(n, w.MaxWorkers()), chunk: 1, callerRuns: true} // cut to GOMAXPROCS as any loop's
+	// min(n, MaxWorkers) copies on any machine: calls may wait for each
+	// other (a context they all watch), so GOMAXPROCS does not cut them.
+	r := rangeConfig{copies: -min(n, w.MaxWorkers()), chunk: 1, callerRuns: true}
 	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }
 
