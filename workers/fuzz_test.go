@@ -1214,15 +1214,23 @@ func (m *fzMachine) opCycle(s *fzSet) {
 		st.inline++
 		st.copies++
 	}
-	if vx == nil { // X's nested run on o ran
-		o.runs++
-		o.inline++
-		o.copies++
+	// A nested run that ran is inline, but for a loop (every runner but
+	// RunN's) on a set with concurrent runs whose outer run is a loop too:
+	// that outer loop holds the set (a loop that finds the set free takes
+	// it), so the nested loop finds it busy and runs as a busy run.
+	loopX, loopY := a%4 != 0, a>>2%4 != 0
+	nested := func(t *fzSet, inner, outer bool) {
+		t.runs++
+		t.copies++
+		if !(t.concurrent && inner && outer) {
+			t.inline++
+		}
+	}
+	if vx == nil { // X's nested run on o ran (runner rx; o's outer is ry)
+		nested(o, loopX, loopY)
 	}
 	if vy == nil {
-		s.runs++
-		s.inline++
-		s.copies++
+		nested(s, loopY, loopX)
 	}
 }
 
