@@ -53,7 +53,7 @@ func (w *set) RunContext(ctx context.Context, n int, fn func(ctx context.Context
 	}
 	// min(n, MaxWorkers) copies on any machine: calls may wait for each
 	// other (a context they all watch), so GOMAXPROCS does not cut them.
-	r := rangeConfig{copies: -min(n, w.MaxWorkers()), chunk: 1, callerRuns: true}
+	r := rangeConfig{copies: min(n, w.MaxWorkers()), fixed: true, chunk: 1, callerRuns: true}
 	return w.runContext(ctx, "RunContext", n, r, nil, fn)
 }
 
@@ -266,13 +266,12 @@ func (t *rangeCtxTask) Name() string {
 }
 
 func (t *rangeCtxTask) CallerCanRun() bool { return t.l.callerRuns }
-func (t *rangeCtxTask) Work(c int)         { t.drain(c) }
 
 // callFailed cancels the run's context: a body call panicked or exited, so
 // the other copies can stop early (ForRangeContext) or see it (RunContext).
 func (t *rangeCtxTask) callFailed() { t.cancel(errCopyPanicked) }
 
-func (t *rangeCtxTask) drain(c int) {
+func (t *rangeCtxTask) Work(c int) {
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {

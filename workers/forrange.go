@@ -140,6 +140,7 @@ func (w *set) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...Ra
 // and caller-runs.
 type rangeConfig struct {
 	copies, chunk, minChunk int
+	fixed                   bool // copies chosen (WithCopies, RunContext): GOMAXPROCS does not cut them
 	callerRuns              bool
 }
 
@@ -167,7 +168,7 @@ func (w *set) rangeSetup(op string, n int, haveBody bool, opts []RangeOption) (r
 			if o.n < 1 || o.n > w.MaxWorkers() {
 				w.panicRangeOption(op, i, o)
 			}
-			r.copies = -o.n // chosen: GOMAXPROCS does not cut it (see copiesFor)
+			r.copies, r.fixed = o.n, true
 		case optWorkersOnly:
 			r.callerRuns = false
 		default:
@@ -221,10 +222,9 @@ type rangeTask struct {
 
 func (t *rangeTask) Name() string       { return t.name }
 func (t *rangeTask) CallerCanRun() bool { return t.l.callerRuns }
-func (t *rangeTask) Work(c int)         { t.drain(c) }
 func (t *rangeTask) callFailed()        {}
 
-func (t *rangeTask) drain(c int) {
+func (t *rangeTask) Work(c int) {
 	for {
 		lo, hi, ok := t.l.Next()
 		if !ok {
@@ -249,14 +249,13 @@ type chunksTask struct {
 
 func (t *chunksTask) Name() string       { return "workers.ForChunks" }
 func (t *chunksTask) CallerCanRun() bool { return t.l.callerRuns }
-func (t *chunksTask) Work(c int)         { t.drain(c) }
 func (t *chunksTask) callFailed()        {}
 
-// drain calls the body while chunks are left: once, unless a call panics (or
+// Work calls the body while chunks are left: once, unless a call panics (or
 // calls Goexit) with chunks left. Each call has an iterator of its own: its
 // claims, and whether they ran out, are that call's. A call that returns
 // before they run out ends the copy; the loop reports it once done.
-func (t *chunksTask) drain(c int) {
+func (t *chunksTask) Work(c int) {
 	for !t.l.Drained() {
 		out := false
 		chunks := func(yield func(lo, hi int) bool) {

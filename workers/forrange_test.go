@@ -471,8 +471,8 @@ func TestLoopCopiesFollowGOMAXPROCS(t *testing.T) {
 		})
 		return m.Load()
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer spin.Refresh()
+	prev := runtime.GOMAXPROCS(1)
+	defer func() { runtime.GOMAXPROCS(prev); spin.Refresh() }()
 	spin.Refresh()
 	for range 20 {
 		id := maxID(func(body func(worker, lo, hi int)) { w.ForRange(4000, body, workers.WithChunk(1)) })

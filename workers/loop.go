@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"runtime"
 	"runtime/debug"
 	"runtime/trace"
 	"sync/atomic"
@@ -9,7 +10,6 @@ import (
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/goid"
-	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/ranges"
 )
@@ -31,11 +31,11 @@ type loop struct {
 	fails      failures
 }
 
-// loopTask is a loop's task: its copies drain the loop, calling the body in
-// protect; callFailed is told of each failed call (the context loops cancel).
+// loopTask is a loop's task: its copies (Work) drain the loop, calling the
+// body in protect; callFailed is told of each failed call (the context
+// loops cancel).
 type loopTask interface {
 	tasks.Task
-	drain(c int)
 	callFailed()
 }
 
@@ -67,21 +67,20 @@ func (l *loop) plan(n int, r rangeConfig, copies int) int {
 	return min(copies, l.NumChunks())
 }
 
-// copiesFor returns the copies r plans: WithCopies's, or ActiveWorkers cut to
-// the processors the program may use (the wait policy's count of GOMAXPROCS:
-// how many copies are worth offering; a cut is counted in Stats).
+// copiesFor returns the copies r plans: WithCopies's (RunContext's), or
+// ActiveWorkers cut to GOMAXPROCS, read as the loop starts (the scheduler's
+// lock, a few ns: BenchmarkForRange); a cut is counted in Stats. The wait
+// policy's view of the machine plays no part.
 func (w *set) copiesFor(r rangeConfig) int {
-	if r.copies < 0 {
-		return -r.copies // chosen (WithCopies, RunContext)
+	if r.fixed || r.copies == 1 {
+		return r.copies
 	}
-	if spin.Procs() < r.copies {
-		if p := spin.Fresh(); p < r.copies {
-			w.cappedLoops.Add(1)
-			if trace.IsEnabled() {
-				trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
-			}
-			return max(p, 1)
+	if p := runtime.GOMAXPROCS(0); p < r.copies {
+		w.cappedLoops.Add(1)
+		if trace.IsEnabled() {
+			trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
 		}
+		return p
 	}
 	return r.copies
 }
@@ -127,11 +126,7 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 	if copies == 1 && r.callerRuns {
 		w.runAlone(op, t, held, busy)
 	} else {
-		plan, mpe := gang.Prepare(t)
-		if mpe != nil {
-			w.mu.unlock()
-			repanic(mpe)
-		}
+		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name read its fields: they cannot fail
 		pe = w.runHeld(op, plan, copies)
 	}
 	normal = true
@@ -195,7 +190,7 @@ func (l *loop) protect(t loopTask, c, id int, f func()) (returned bool) {
 		if exited { // call does not return after a Goexit
 			l.fails.record(id, nil, true, debug.Stack())
 			t.callFailed()
-			t.drain(c)
+			t.Work(c)
 		}
 	}()
 	panicked, v, stack := catch.Call(f)

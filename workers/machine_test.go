@@ -195,8 +195,8 @@ func TestBodyCallsOnEveryMachine(t *testing.T) {
 			assert.Equal(t, [2]int{1, 1}, [2]int{r, c}, "a busy set: one copy, one body call each")
 		})
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer spin.Refresh()
+	prev := runtime.GOMAXPROCS(1)
+	defer func() { runtime.GOMAXPROCS(prev); spin.Refresh() }()
 	spin.Refresh()
 	w := workers.New("bodies-1", 4)
 	defer w.Close()
@@ -205,7 +205,9 @@ func TestBodyCallsOnEveryMachine(t *testing.T) {
 }
 
 // A loop's copies are offered to the workers whatever the load: the copies
-// a loop plans depend on ActiveWorkers and GOMAXPROCS only.
+// a loop plans depend on ActiveWorkers and GOMAXPROCS only, so a caller-runs
+// loop under a contended view is offered (not run inline, not cut) exactly
+// as under an idle one.
 func TestLoopCopiesIgnoreTheLoad(t *testing.T) {
 	for _, view := range machineViews()[:2] { // idle, contended
 		t.Run(view.name, func(t *testing.T) {
@@ -214,8 +216,16 @@ func TestLoopCopiesIgnoreTheLoad(t *testing.T) {
 			w := workers.New("offered", 2)
 			defer w.Close()
 			before := w.Stats()
-			w.ForRange(64, func(int, int, int) {}, workers.WithChunk(1), workers.WithWorkersOnly())
-			assert.Equal(t, before.WorkerCopies+2, w.Stats().WorkerCopies, "both copies offered")
+			w.ForRange(64, func(int, int, int) {}, workers.WithChunk(1))
+			after := w.Stats()
+			if runtime.GOMAXPROCS(0) == 1 {
+				assert.Equal(t, before.CappedLoops+1, after.CappedLoops, "GOMAXPROCS 1 cuts the copies: %v", after)
+				assert.Equal(t, before.InlineRuns+1, after.InlineRuns, "one copy: inline: %v", after)
+				return
+			}
+			assert.Equal(t, before.CappedLoops, after.CappedLoops, "not cut: %v", after)
+			assert.Equal(t, before.InlineRuns, after.InlineRuns, "offered to the workers, not run alone: %v", after)
+			assert.Equal(t, before.Runs+1, after.Runs, "%v", after)
 		})
 	}
 }
@@ -229,8 +239,8 @@ func TestStatsSayWhyRunsRanOnTheCaller(t *testing.T) {
 	defer w.Close()
 	w.SetActiveWorkers(2)
 	func() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-		defer spin.Refresh()
+		prev := runtime.GOMAXPROCS(1)
+		defer func() { runtime.GOMAXPROCS(prev); spin.Refresh() }()
 		spin.Refresh()
 		before := w.Stats()
 		w.ForRange(64, func(int, int, int) {})

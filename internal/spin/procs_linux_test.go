@@ -24,7 +24,7 @@ func TestProcsOfTheProcessNotTheThread(t *testing.T) {
 			t.Errorf("pinning the thread: %v", err)
 		}
 		Refresh()
-		done <- Fresh() // read on the pinned thread
+		done <- Procs() // read on the pinned thread
 	}()
 	if got := <-done; got != want {
 		t.Errorf("a refresh on a thread pinned to one CPU counts %d processors; want %d", got, want)

@@ -7,8 +7,8 @@ import "testing"
 func TestRefreshAllocatesNothing(t *testing.T) {
 	defer SetHints(SetHints(allHints))
 	Refresh()
-	current(true) // first use: open /proc/loadavg, name the sample
-	if a := testing.AllocsPerRun(100, func() { Refresh(); current(true) }); a != 0 {
+	current() // first use: open /proc/loadavg, name the sample
+	if a := testing.AllocsPerRun(100, func() { Refresh(); current() }); a != 0 {
 		t.Errorf("refresh: %v allocations; want 0", a)
 	}
 }
@@ -19,6 +19,6 @@ func BenchmarkRefresh(b *testing.B) {
 	defer SetHints(SetHints(allHints))
 	for b.Loop() {
 		Refresh()
-		current(true)
+		current()
 	}
 }

@@ -5,9 +5,9 @@
 //
 // The policy decides timing only. Any budget, from 0 to an hour, gives the
 // same results: which copies run, on which goroutines they may run, and what
-// a run reports never depend on it. The processor count it keeps (Procs) is
-// the program's setting, which loops read to choose how many copies are
-// worth offering, never whether their iterations run.
+// a run reports never depend on it, nor on the view of the machine it keeps
+// (Procs and the load), which nothing outside the package reads to decide
+// what a run does.
 //
 // Each rule that rests on how the Go scheduler or the machine behaves is a
 // hint (Hint) that the environment variable WORKGANG_WAIT, read once at
@@ -111,8 +111,10 @@ func SetHints(h Hint) (old Hint) {
 
 // The view: the processors the program may use and whether other processes'
 // threads wait for the CPUs, one word, so a reader gets a consistent pair with
-// one load. Reading GOMAXPROCS takes the scheduler's lock and the load costs
-// system calls: neither belongs on a path that does not wait.
+// one load. Reading the load costs system calls, which belong only on a path
+// that waits: waiters refresh the view (Until, Allow) at most every
+// refreshEvery. A stale view costs only timing: nothing outside this package
+// decides what a run does by it.
 var view struct {
 	_ [pad.CacheLine]byte
 	viewLine
@@ -122,73 +124,63 @@ var view struct {
 }
 
 type viewLine struct {
-	word atomic.Uint64 // procs<<1 | contended; 0 before the first refresh
-	// When the load reading, and the processors, are stale (ns since start).
-	next, procsNext atomic.Int64
-	// asked counts Refresh calls; read is the count a refresher loaded
-	// before its readings. The view is fresh for Procs while they agree: a
-	// refresher that read GOMAXPROCS before a Refresh leaves read behind.
-	asked, read atomic.Uint64
-	forced      atomic.Bool // ForceView: no refresh until its restore
+	word   atomic.Uint64 // procs<<1 | contended; 0 before the first reading
+	next   atomic.Int64  // when the view is stale (ns since start)
+	forced atomic.Bool   // ForceView: no refresh until its restore
 }
 
-// refreshEvery bounds how stale the load reading may be.
+// refreshEvery bounds how stale the view may be while goroutines wait.
 const refreshEvery = 2 * time.Millisecond
 
 var start = time.Now()
 
-// Procs returns the processors the program may use: GOMAXPROCS, at most the
-// CPUs of the process's affinity mask at start (runtime.NumCPU: the
+// Procs returns the processors the wait policy counts on: GOMAXPROCS, at
+// most the CPUs of the process's affinity mask at start (runtime.NumCPU: the
 // process's, not the calling thread's, so a thread pinned later changes
-// nothing). Two loads of one line: it follows a Refresh at once, and
-// GOMAXPROCS once a waiter refreshed the view (Until does, every few ms).
+// nothing), as of the view's last refresh. One load.
 func Procs() int {
-	if w := view.word.Load(); w != 0 && (view.read.Load() == view.asked.Load() || view.forced.Load()) {
+	if w := view.word.Load(); w != 0 {
 		return int(w >> 1)
 	}
-	return Fresh()
+	Refresh() // first use
+	return int(view.word.Load() >> 1)
 }
 
-// Fresh is Procs read again first if stale: for a caller about to act on a
-// count Procs made smaller than it would otherwise be. After a Refresh it
-// returns a reading made after it.
-func Fresh() int {
-	w := current(false)
-	for view.read.Load() != view.asked.Load() && !view.forced.Load() {
-		runtime.Gosched() // another goroutine is refreshing: let it finish
-		w = current(false)
-	}
-	return int(w >> 1)
-}
+// procsNow reads the processors the policy counts on.
+func procsNow() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
 
-// current returns the view word, refreshed first if it is stale. A waiter
-// (machine) reads the machine too; anyone else re-reads GOMAXPROCS only and
-// keeps the load bit: a loop's start must not pay the load's system calls
-// (nor, the first time, the runtime's metrics set-up).
-func current(machine bool) uint64 {
+// current returns the view word, refreshed first (processors and load) if
+// it is stale: called by waiters only.
+func current() uint64 {
 	if view.forced.Load() {
 		return view.word.Load()
 	}
 	now := int64(time.Since(start))
-	deadline := &view.procsNext
-	if machine {
-		deadline = &view.next
-	}
-	stale := now >= deadline.Load() || view.read.Load() != view.asked.Load()
-	if stale && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
-		asked := view.asked.Load() // before the readings (see viewLine)
-		procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
-		contended := view.word.Load()&1 != 0
-		if machine {
-			contended = On(Load) && load.OthersWaiting(procs)
-			view.next.Store(now + int64(refreshEvery))
-		}
-		view.procsNext.Store(now + int64(refreshEvery))
+	if now >= view.next.Load() && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
+		procs := procsNow()
+		contended := On(Load) && load.OthersWaiting(procs)
+		view.next.Store(now + int64(refreshEvery))
 		view.word.Store(viewWord(procs, contended))
-		view.read.Store(asked)
 		view.refreshing.Store(false) // orders this refresh before the next one's CAS
 	}
 	return view.word.Load()
+}
+
+// Refresh reads the processors again now and drops the load reading (not
+// contended until the next waiter reads it: SetHints; tests that change
+// GOMAXPROCS). It waits for a refresh in
+// flight, which may have read GOMAXPROCS before the caller changed it: the
+// CAS orders that refresh's stores before this one's, so the view ends
+// with a reading made after the call began.
+func Refresh() {
+	for !view.refreshing.CompareAndSwap(false, true) {
+		runtime.Gosched()
+	}
+	if !view.forced.Load() {
+		view.word.Store(viewWord(procsNow(), false))
+		view.next.Store(0) // the next waiter reads the load
+	}
+	view.refreshing.Store(false)
 }
 
 func viewWord(procs int, contended bool) uint64 {
@@ -207,10 +199,6 @@ func ForceView(procs int, contended bool) (restore func()) {
 	return func() { view.forced.Store(false); Refresh() }
 }
 
-// Refresh makes the next reader of the view read it afresh (a caller that
-// just changed GOMAXPROCS).
-func Refresh() { view.asked.Add(1) }
-
 // Budget is Allow(Default): how long a waiter whose budget was never set
 // spins.
 func Budget() time.Duration { return Allow(Default) }
@@ -226,7 +214,7 @@ func Allow(budget time.Duration) time.Duration {
 	}
 	w := view.word.Load()
 	if allowed(budget, w) == 0 {
-		w = current(true)
+		w = current()
 	}
 	return allowed(budget, w)
 }
@@ -262,7 +250,7 @@ func Until(budget time.Duration, done func() bool) bool {
 				return true
 			}
 		}
-		current(true) // a stale view is refreshed here, while waiting (Allow)
+		current() // a stale view is refreshed here, while waiting (Allow)
 		runtime.Gosched()
 		if done() {
 			return true
