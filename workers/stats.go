@@ -62,16 +62,8 @@ func (w *set) Stats() Stats {
 		WaitTime:       time.Duration(w.waitNanos.Load()),
 	}
 	w.createMu.Lock() // the crew and the retired counters, as grow leaves them
-	c := w.crew.Load()
 	sum := w.retired
-	for i := range min(int(w.created.Load()), c.max) {
-		ws := c.d.WorkerStats(i)
-		sum.Copies += ws.Copies
-		sum.Ready += ws.Ready
-		sum.Spun += ws.Spun
-		sum.Parks += ws.Parks
-		sum.Wakeups += ws.Wakeups
-	}
+	w.crew.Load().addWorkerStats(&sum, int(w.created.Load()))
 	s.PlacementFailures = len(w.placementErrs)
 	w.createMu.Unlock()
 	s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups = sum.Copies, sum.Ready, sum.Spun, sum.Parks, sum.Wakeups

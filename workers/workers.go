@@ -174,6 +174,18 @@ func newCrew(max int, spin time.Duration) *crew {
 	return c
 }
 
+// addWorkerStats adds the counters of the crew's first k workers to sum.
+func (c *crew) addWorkerStats(sum *gang.WorkerStats, k int) {
+	for i := range min(k, c.max) {
+		s := c.d.WorkerStats(i)
+		sum.Copies += s.Copies
+		sum.Ready += s.Ready
+		sum.Spun += s.Spun
+		sum.Parks += s.Parks
+		sum.Wakeups += s.Wakeups
+	}
+}
+
 // worker is one worker goroutine's identity; its counters live in the
 // dispatcher's slot for it (gang.WorkerStats).
 type worker struct {
@@ -278,10 +290,7 @@ func (w *set) SetActiveWorkers(n int) int {
 func (w *Workers) Run(t tasks.Task) { w.s("Run").Run(t) }
 
 // Run is Workers.Run on a set that is not nil.
-func (w *set) Run(t tasks.Task) {
-	w.check("Run")
-	w.runN("Run", t, int(w.active.Load()))
-}
+func (w *set) Run(t tasks.Task) { w.runN("Run", t, int(w.active.Load())) }
 
 // RunN runs n copies of t, ids 0..n-1, each once, and returns when all have
 // returned; n is at most MaxWorkers. Copies run on the workers; if t opts in
@@ -575,14 +584,7 @@ func (w *set) grow(op string, max int) {
 	old.d.Stop(k)
 	w.wg.Wait() // outside createMu: exiting workers may take it
 	w.createMu.Lock()
-	for i := range k {
-		s := old.d.WorkerStats(i)
-		w.retired.Copies += s.Copies
-		w.retired.Ready += s.Ready
-		w.retired.Spun += s.Spun
-		w.retired.Parks += s.Parks
-		w.retired.Wakeups += s.Wakeups
-	}
+	old.addWorkerStats(&w.retired, k)
 	w.crew.Store(newCrew(max, w.spin))
 	w.created.Store(0)
 	w.active.CompareAndSwap(int32(old.max), int32(max))
