@@ -568,6 +568,7 @@ func TestContextAllocations(t *testing.T) {
 		{"RunContext on a busy set", func() { _ = busy.RunContext(bg, 2, fn) }, 2},
 		{"RunContext n=1 on a busy set", func() { _ = busy.RunContext(bg, 1, fn) }, 2},
 		{"ForRangeContext", func() { _ = w.ForRangeContext(bg, 1000, body) }, 2},
+		{"ForRangeContext, two copies", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithCopies(2)) }, 2},
 		{"ForRangeContext, one chunk", func() { _ = w.ForRangeContext(bg, 1000, body, workers.WithChunk(1000)) }, 2},
 		{"ForRangeContext, cancellable parent", func() { _ = w.ForRangeContext(parent, 1000, body) }, 2},
 		{"ForRangeContext, parent with a value", func() { _ = w.ForRangeContext(valued, 1000, body) }, 3},

@@ -265,6 +265,9 @@ func TestForRangeAllocatesNothing(t *testing.T) {
 		call func()
 	}{
 		{"no options", func() { w.ForRange(1000, body) }},
+		// AllocsPerRun runs at GOMAXPROCS 1, where a loop plans one copy:
+		// WithCopies(2) keeps two and the default schedule's chunks.
+		{"two copies", func() { w.ForRange(1000, body, workers.WithCopies(2)) }},
 		{"workers only", func() { w.ForRange(1000, body, workers.WithWorkersOnly()) }},
 		{"guided", func() { w.ForRange(1000, body, workers.WithGuided(4)) }},
 		{"all options", func() {
