@@ -1214,16 +1214,18 @@ func (m *fzMachine) opCycle(s *fzSet) {
 		st.inline++
 		st.copies++
 	}
-	// A nested run that ran is inline, but for a loop (every runner but
-	// RunN's) on a set with concurrent runs whose outer run is a loop too:
-	// that outer loop holds the set (a loop that finds the set free takes
-	// it), so the nested loop finds it busy and runs as a busy run.
+	// A nested run that ran is inline, but it may be a busy run for a loop
+	// (every runner but RunN's) on a set with concurrent runs whose outer
+	// run is a loop too: that outer loop holds the set while it runs (a loop
+	// that finds the set free takes it), so a nested loop that comes while
+	// it runs finds the set busy; one that comes after it finds it free.
 	loopX, loopY := a%4 != 0, a>>2%4 != 0
 	nested := func(t *fzSet, inner, outer bool) {
 		t.runs++
 		t.copies++
-		if !(t.concurrent && inner && outer) {
-			t.inline++
+		t.inline++
+		if t.concurrent && inner && outer {
+			t.inlineSlack++
 		}
 	}
 	if vx == nil { // X's nested run on o ran (runner rx; o's outer is ry)
