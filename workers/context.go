@@ -271,7 +271,18 @@ func (t *rangeCtxTask) CallerCanRun() bool { return t.l.callerRuns }
 // the other copies can stop early (ForRangeContext) or see it (RunContext).
 func (t *rangeCtxTask) callFailed() { t.cancel(errCopyPanicked) }
 
+// Work drains the loop for copy c in passes, as rangeTask's.
 func (t *rangeCtxTask) Work(c int) {
+	id := c
+	for !t.l.protect(t, c, &id, func() { t.pass(c, &id) }) {
+	}
+}
+
+// pass claims and runs chunks until none is left or, for ForRangeContext,
+// until the run's context is done or a body call returned an error.
+// RunContext's chunks hold one i each, so a call that fails leaves nothing
+// of its chunk behind.
+func (t *rangeCtxTask) pass(c int, id *int) {
 	// Err is an atomic load (the standard cancelCtx's); one that sees the
 	// context done is synchronized after the cancel that made it so.
 	for t.each != nil || t.ctx.Err() == nil {
@@ -280,21 +291,14 @@ func (t *rangeCtxTask) Work(c int) {
 			return
 		}
 		if t.each != nil {
-			t.l.protect(t, c, lo, func() {
-				if err := t.each(t.ctx, lo); err != nil {
-					t.fail(err)
-				}
-			})
+			*id = lo
+			if err := t.each(t.ctx, lo); err != nil {
+				t.fail(err)
+			}
 			continue
 		}
-		stop := false
-		t.l.protect(t, c, c, func() {
-			if err := t.body(t.ctx, c, lo, hi); err != nil {
-				t.fail(err)
-				stop = true
-			}
-		})
-		if stop {
+		if err := t.body(t.ctx, c, lo, hi); err != nil {
+			t.fail(err)
 			return
 		}
 	}

@@ -224,19 +224,29 @@ func (t *rangeTask) Name() string       { return t.name }
 func (t *rangeTask) CallerCanRun() bool { return t.l.callerRuns }
 func (t *rangeTask) callFailed()        {}
 
+// Work drains the loop for copy c in passes: a pass ends when the chunks run
+// out (protect returns true) or a body call panics, and then the next pass
+// goes on claiming.
 func (t *rangeTask) Work(c int) {
+	id := c
+	for !t.l.protect(t, c, &id, func() { t.pass(c, &id) }) {
+	}
+}
+
+// pass claims and runs chunks until none is left. Do's chunks hold one i
+// each (doOptions), so a call that fails leaves nothing of its chunk behind.
+func (t *rangeTask) pass(c int, id *int) {
 	for {
 		lo, hi, ok := t.l.Next()
 		if !ok {
 			return
 		}
-		if t.each == nil {
-			t.l.protect(t, c, c, func() { t.body(c, lo, hi) })
+		if t.each != nil {
+			*id = lo
+			t.each(lo)
 			continue
 		}
-		for i := lo; i < hi; i++ { // one i per chunk: Do's schedule
-			t.l.protect(t, c, i, func() { t.each(i) })
-		}
+		t.body(c, lo, hi)
 	}
 }
 
@@ -270,7 +280,8 @@ func (t *chunksTask) Work(c int) {
 				}
 			}
 		}
-		if !t.l.protect(t, c, c, func() { t.body(chunks) }) {
+		id := c
+		if !t.l.protect(t, c, &id, func() { t.body(chunks) }) {
 			continue // it panicked: call it again for the chunks left
 		}
 		if !out {

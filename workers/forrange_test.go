@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -335,7 +336,9 @@ func ExampleWorkers_ForRange() {
 
 // BenchmarkForRange is one ForRange of 1024 trivial iterations on the whole
 // set: the cost of the loop machinery beyond a plain run, for the default
-// (workers+caller), WithWorkersOnly (workers) and the guided schedule.
+// (workers+caller), WithWorkersOnly (workers), the guided schedule and
+// chunks of one iteration (chunk=1: a claim and a body call per iteration,
+// as schedule(dynamic,1)).
 func BenchmarkForRange(b *testing.B) {
 	for _, n := range parallelisms() {
 		for _, mode := range []struct {
@@ -345,6 +348,7 @@ func BenchmarkForRange(b *testing.B) {
 			{"workers", opts(workers.WithWorkersOnly())},
 			{"workers+caller", nil},
 			{"guided", opts(workers.WithGuided(16))},
+			{"chunk=1", opts(workers.WithChunk(1))},
 		} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, mode.name), func(b *testing.B) {
 				w := workers.New("bench", n)
@@ -485,4 +489,75 @@ func TestLoopCopiesFollowGOMAXPROCS(t *testing.T) {
 		w.ForRange(4000, body, workers.WithChunk(1), workers.WithCopies(4))
 	})
 	assert.LessOrEqual(t, id, int32(3), "WithCopies still decides")
+}
+
+// panicSite panics with v; a loop's PanicError's Stack must show it.
+//
+//go:noinline
+func panicSite(v any) { panic(v) }
+
+// TestLoopPanicStackShowsTheSite checks that a loop's failed call keeps the
+// stack of its panic (a copy protects a pass over its chunks, so the panic
+// unwinds that pass), names its i, and that every other i still runs once.
+func TestLoopPanicStackShowsTheSite(t *testing.T) {
+	for _, size := range []int{1, 2} { // one copy: the copy that panicked goes on
+		w := workers.New("site", size)
+		defer w.Close()
+		testLoopPanicSite(t, w)
+	}
+}
+
+func testLoopPanicSite(t *testing.T, w *workers.Workers) {
+	const n, bad = 64, 40
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		worker bool // PanicError.Worker is the i
+		run    func(f func(i int))
+	}{
+		{"ForRange chunk=1", false, func(f func(int)) {
+			w.ForRange(n, func(_, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					f(i)
+				}
+			}, workers.WithChunk(1))
+		}},
+		{"Do", true, func(f func(int)) { w.Do(n, f) }},
+		{"RunContext", true, func(f func(int)) {
+			_ = w.RunContext(ctx, n, func(_ context.Context, i int) error { f(i); return nil })
+		}},
+		{"ForRangeContext chunk=1", false, func(f func(int)) {
+			_ = w.ForRangeContext(ctx, n, func(_ context.Context, _, lo, hi int) error {
+				for i := lo; i < hi; i++ {
+					f(i)
+				}
+				return nil
+			}, workers.WithChunk(1))
+		}},
+	} {
+		t.Run(fmt.Sprintf("%s/max=%d", tc.name, w.MaxWorkers()), func(t *testing.T) {
+			var hits [n]atomic.Int32
+			v := panicValue(func() {
+				tc.run(func(i int) {
+					hits[i].Add(1)
+					if i == bad {
+						panicSite("boom")
+					}
+				})
+			})
+			pe, ok := v.(*workers.PanicError)
+			require.True(t, ok, "got %#v; want a *workers.PanicError", v)
+			assert.Equal(t, "boom", pe.Value)
+			assert.Contains(t, string(pe.Stack), "panicSite", "the stack is the panic's")
+			if tc.worker {
+				assert.Equal(t, bad, pe.Worker, "the i that panicked")
+			}
+			if strings.HasPrefix(tc.name, "ForRangeContext") {
+				return // it stops claiming after a failure
+			}
+			for i := range hits {
+				assert.Equal(t, int32(1), hits[i].Load(), "calls of i = %d", i)
+			}
+		})
+	}
 }

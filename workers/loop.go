@@ -179,16 +179,20 @@ func (w *set) runAlone(op string, t loopTask, held, busy bool) {
 	returned = true
 }
 
-// protect runs f, a body call of copy c of loop task t (id: the copy, or Do's
-// and RunContext's i), and reports whether it returned. A panic is recorded
-// and protect returns false; a runtime.Goexit is recorded, the copy drains
-// the rest of the loop in the deferred call, and the Goexit goes on. Either
-// way t is told (callFailed), and every iteration still runs.
-func (l *loop) protect(t loopTask, c, id int, f func()) (returned bool) {
+// protect runs f, which makes body calls of copy c of loop task t, and
+// reports whether it returned; *id names the call in progress (the copy, or
+// Do's and RunContext's i) when one fails. A panic is recorded and protect
+// returns false, so its caller goes on claiming in a new pass; a
+// runtime.Goexit is recorded, the copy drains the rest of the loop in the
+// deferred call, and the Goexit goes on. Either way t is told (callFailed),
+// and every iteration still runs. A copy protects a pass over its chunks,
+// not each call: a chunk then costs its claim and its call, with no deferred
+// call of its own (BenchmarkForRange, chunk=1).
+func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
 		if exited { // call does not return after a Goexit
-			l.fails.record(id, nil, true, debug.Stack())
+			l.fails.record(*id, nil, true, debug.Stack())
 			t.callFailed()
 			t.Work(c)
 		}
@@ -196,7 +200,7 @@ func (l *loop) protect(t loopTask, c, id int, f func()) (returned bool) {
 	panicked, v, stack := catch.Call(f)
 	exited = false
 	if panicked {
-		l.fails.record(id, v, false, stack)
+		l.fails.record(*id, v, false, stack)
 		t.callFailed()
 	}
 	return !panicked
