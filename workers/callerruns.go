@@ -38,37 +38,58 @@ func (w *set) runCallerRuns(op string, plan gang.Plan, n int) {
 // dispatcher, but under the run lock (not with concurrent runs), so that it
 // never overlaps another run: runs share worker ids, by which users key
 // per-worker scratch data. One deferred call counts the run when it ends
-// (see inlineRuns) and releases the lock (BenchmarkRun, n=1/workers+caller,
-// counts every call on this path).
+// and releases the lock (BenchmarkRun, n=1/workers+caller, counts every call
+// on this path).
 func (w *set) runInline(op string, plan gang.Plan) {
-	locked := !w.concurrent
-	if locked {
+	held := !w.concurrent
+	if held {
 		_ = w.lockContext(context.Background(), op, true)
 	}
-	ended := 0 // 0: a Goexit left the copy; 1: it returned or panicked; 2: nothing ran
+	if w.closed.Load() {
+		w.endClosed(op, held)
+	}
+	ran := false
 	defer func() {
-		switch {
-		case ended == 0:
-			w.inlineExits.Add(1)
-		case ended == 2:
-		case locked:
-			// The lock's holder is its only writer (the lock's CAS orders
-			// successive holders): a load and a store, no read-modify-write.
-			w.inlineHeld.Store(w.inlineHeld.Load() + 1)
-		default:
-			w.inlineRuns.Add(1)
-		}
-		if locked {
+		w.endInline(held, ran)
+		if held {
 			w.mu.unlock()
 		}
 	}()
-	if w.closed.Load() {
-		ended = 2
-		w.panicClosed(op)
-	}
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
-	ended = 1
+	ran = true
 	repanic(p)
+}
+
+// startBusy counts a run that found the set busy (runBusy, and a loop's:
+// runAlone) as it starts.
+func (w *set) startBusy() {
+	w.runs.Add(1)
+	w.busyRuns.Add(1)
+}
+
+// endClosed releases the run lock if held and panics: the set is closed.
+func (w *set) endClosed(op string, held bool) {
+	if held {
+		w.mu.unlock()
+	}
+	w.panicClosed(op)
+}
+
+// endInline counts an inline run (one copy, on its caller, not busy) as it
+// ends: as ended (ran: it returned or panicked), or as exited after a
+// runtime.Goexit. The run lock's holder is inlineHeld's only writer (the
+// lock's CAS orders successive holders): a load and a store, no
+// read-modify-write (see inlineRuns). Small enough to inline into the
+// deferred calls of runInline and runAlone (BenchmarkRun, n=1/workers+caller).
+func (w *set) endInline(held, ran bool) {
+	switch {
+	case !ran:
+		w.inlineExits.Add(1)
+	case held:
+		w.inlineHeld.Store(w.inlineHeld.Load() + 1)
+	default:
+		w.inlineRuns.Add(1)
+	}
 }
 
 // runBusy runs the n copies of a caller-runs task that found the run lock
@@ -80,8 +101,7 @@ func (w *set) runBusy(op string, plan gang.Plan, n int) {
 	if w.closed.Load() {
 		w.panicClosed(op)
 	}
-	w.runs.Add(1)
-	w.busyRuns.Add(1)
+	w.startBusy()
 	defer asSetPanic()
 	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
 	w.callerCopies.Add(uint64(n))  // once all ran, as by every run

@@ -140,28 +140,21 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 
 // runAlone runs a loop's one copy on its caller, under the run lock if held
 // (released when it ends); busy: the loop found the set busy. It counts the
-// run as inline or busy (runBusy's counters) and its caller copy once the
-// copy returned (a Goexit skips it, as it skips a run's return).
+// run as runBusy counts its runs, or as runInline does (endInline).
 func (w *set) runAlone(op string, t loopTask, held, busy bool) {
 	if w.closed.Load() {
-		if held {
-			w.mu.unlock()
-		}
-		w.panicClosed(op)
+		w.endClosed(op, held)
 	}
 	if busy {
-		w.runs.Add(1)
-		w.busyRuns.Add(1)
+		w.startBusy()
 	}
-	returned := false
+	ran := false
 	defer func() {
 		switch {
-		case busy && returned:
-			w.callerCopies.Add(1)
-		case !busy && returned:
-			w.inlineRuns.Add(1)
 		case !busy:
-			w.inlineExits.Add(1)
+			w.endInline(held, ran)
+		case ran:
+			w.callerCopies.Add(1) // once it ran, as by every run
 		}
 		if held {
 			w.mu.unlock()
@@ -176,7 +169,7 @@ func (w *set) runAlone(op string, t loopTask, held, busy bool) {
 		trace.Log(context.Background(), "workgang", why)
 	}
 	t.Work(0)
-	returned = true
+	ran = true
 }
 
 // protect runs f, which makes body calls of copy c of loop task t, and
