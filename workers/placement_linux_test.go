@@ -4,13 +4,16 @@ package workers_test
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -77,4 +80,42 @@ func TestPlacementErrorsCompleteAfterFirstRun(t *testing.T) {
 		assert.Len(t, w.PlacementErrors(), 1, "right after the run that created worker 0")
 		w.Close()
 	}
+}
+
+// TestLockOSThreadKeepsEachWorkerOnItsThread checks WithLockOSThread's
+// promise: a worker goroutine runs every copy it takes on the same OS
+// thread. The copies sleep first (the goroutine leaves its thread), and
+// between runs the test goroutine locks and unlocks a thread of its own, so
+// an unlocked worker would be likely to come back on another thread over
+// 100 runs (it does: the test fails without the option).
+func TestLockOSThreadKeepsEachWorkerOnItsThread(t *testing.T) {
+	w := workers.New("locked", 2, workers.WithLockOSThread())
+	defer w.Close()
+	var mu sync.Mutex
+	threadOf := map[uintptr]int{} // worker goroutine -> its thread
+	moved := 0
+	where := tasks.Func("where", func(int) {
+		time.Sleep(50 * time.Microsecond) // park: an unlocked goroutine may resume on any thread
+		g, tid := goid.Get(), unix.Gettid()
+		mu.Lock()
+		defer mu.Unlock()
+		if old, ok := threadOf[g]; ok && old != tid {
+			moved++
+		}
+		threadOf[g] = tid
+	})
+	for range 100 {
+		w.RunN(where, 2)
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			close(done)
+		}()
+		<-done
+	}
+	assert.Zero(t, moved, "a worker ran a copy on another thread than before")
+	assert.NotEmpty(t, threadOf)
+	assert.LessOrEqual(t, len(threadOf), 2, "only the two workers ran copies")
+	assert.Empty(t, w.PlacementErrors())
 }
