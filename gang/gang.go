@@ -146,7 +146,7 @@ type Dispatcher struct {
 	coordWake semaphore.Semaphore
 	_         [cacheLine - unsafe.Sizeof(semaphore.Semaphore{})]byte
 
-	fails failures // the current run's panics; written only when a copy panics
+	fails Record // the current run's panics; written only when a copy panics
 }
 
 // New returns a Dispatcher for up to workers goroutines serving it (worker

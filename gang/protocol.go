@@ -65,7 +65,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
 	d.task, d.name = nil, ""
-	return callerCopies, d.fails.take()
+	return callerCopies, d.fails.Take()
 }
 
 // runOnCaller runs the caller's copy n-1, which nobody else ever claims
@@ -81,7 +81,7 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 		if !normal {
 			d.waitEnd(gen, n, m, false)
 			d.task, d.name = nil, ""
-			if p := d.fails.take(); p != nil && !p.Goexit {
+			if p := d.fails.Take(); p != nil && !p.Goexit {
 				panic(p)
 			}
 		}

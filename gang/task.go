@@ -13,7 +13,7 @@ import (
 )
 
 // A task's user code, kept apart from the protocol: the methods a run asks
-// once (Prepare), a copy's run and how it failed (runCopy, failures,
+// once (Prepare), a copy's run and how it failed (runCopy, Record,
 // PanicError), and the copies a submitter runs on its own goroutine
 // (RunOnCaller). Every call of user code goes through catch.Call.
 
@@ -135,11 +135,11 @@ func runAll(p Plan, n int) (pe *PanicError) {
 		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
 	}
 	// From a pool, not the stack (see runOne); take clears it before Put.
-	f := failuresPool.Get().(*failures)
+	f := recordPool.Get().(*Record)
 	normal := false
 	defer func() {
-		pe = f.take()
-		failuresPool.Put(f)
+		pe = f.Take()
+		recordPool.Put(f)
 		if !normal && pe != nil && !pe.Goexit {
 			panic(pe) // another copy's panic, instead of the caller's Goexit
 		}
@@ -149,11 +149,11 @@ func runAll(p Plan, n int) (pe *PanicError) {
 	return nil // the deferred call sets pe
 }
 
-var failuresPool = sync.Pool{New: func() any { return new(failures) }}
+var recordPool = sync.Pool{New: func() any { return new(Record) }}
 
 // copiesFrom runs copies c..n-1 of p on the caller; if one calls
 // runtime.Goexit, the deferred call runs the rest before the Goexit goes on.
-func copiesFrom(p Plan, c, n int, f *failures) {
+func copiesFrom(p Plan, c, n int, f *Record) {
 	returned := false
 	defer func() {
 		if !returned {
@@ -169,12 +169,12 @@ func copiesFrom(p Plan, c, n int, f *failures) {
 // runCopy runs copy c of t in a trace region named name (set only while
 // tracing) and records in f how it failed, if it did: a panic, panic(nil) or
 // a Goexit, which then goes on unwinding the caller (and its deferred retire).
-func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
+func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	returned := false
 	defer func() {
 		if !returned {
 			// call returns after a panic too: this is a Goexit, no panic.
-			f.capture(t, c, onCaller, nil, true, debug.Stack())
+			capture(f, t, c, onCaller, nil, true, debug.Stack())
 		}
 	}()
 	if name != "" && trace.IsEnabled() {
@@ -185,37 +185,58 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *failures) {
 	panicked, v, stack := catch.Call(func() { t.Work(c) })
 	returned = true
 	if panicked {
-		f.capture(t, c, onCaller, v, false, stack)
+		capture(f, t, c, onCaller, v, false, stack)
 	}
 }
 
-// failures is a run's panic record: its first panic and how many copies
-// failed; the dispatcher's is for its current run, RunOnCaller's per call.
-type failures struct {
+// A Record keeps the first failure of a run's copies and counts them all; a
+// panic displaces a recorded Goexit, so a Goexit never hides a panic. Run and
+// RunOnCaller keep one per run; code that runs copies of its own, such as a
+// loop whose copies call a body many times, reports through one the same
+// way. Add is safe for concurrent use; Take is for the run's submitter once
+// the run has ended, which every Add precedes. The zero Record is empty.
+type Record struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64
 }
 
-// capture records a failed copy.
-func (f *failures) capture(t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
+// Add counts p and keeps it if it is the run's first failure, or a panic
+// where only a Goexit was kept. The adder may still write p's fields that
+// Take's caller reads only after the run's end (capture sets Task last).
+func (r *Record) Add(p *PanicError) {
+	r.count.Add(1)
+	// The CAS loop makes the choice atomic against copies adding at once.
+	for {
+		cur := r.first.Load()
+		if cur != nil && !(cur.Goexit && !p.Goexit) {
+			return
+		}
+		if r.first.CompareAndSwap(cur, p) {
+			return
+		}
+	}
+}
+
+// Take returns the kept failure with Panics set to the count, or nil, and
+// empties the record for the next run.
+func (r *Record) Take() *PanicError {
+	if r.first.Load() == nil {
+		return nil
+	}
+	p := r.first.Swap(nil)
+	p.Panics = int(r.count.Swap(0))
+	return p
+}
+
+// capture records a failed copy in r.
+func capture(r *Record, t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
 	if goexit && onCaller {
 		// The caller's own Goexit goes on unwinding the caller: it is not a
 		// failure to report to that same caller.
 		return
 	}
 	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
-	f.count.Add(1)
-	// Keep the first panic, but a real panic displaces a recorded Goexit; the
-	// CAS loop makes the choice atomic against other copies capturing at once.
-	for {
-		cur := f.first.Load()
-		if cur != nil && !(cur.Goexit && !p.Goexit) {
-			break
-		}
-		if f.first.CompareAndSwap(cur, p) {
-			break
-		}
-	}
+	r.Add(p)
 	// Last, because a hostile Name may panic (caught) or Goexit (then the
 	// record above stands, with "?" for the name). The run's submitter reads
 	// Task after the run's end, which this copy's retire precedes.
@@ -236,18 +257,6 @@ func safeName(t tasks.Task) (name string) {
 // caller, outside any copy.
 func methodPanic(t tasks.Task, method string, v any, stack []byte) *PanicError {
 	return &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v, Stack: stack, Panics: 1, Method: method}
-}
-
-// take returns the run's first panic, with the total count, and clears the
-// record for the next run. The caller calls it after the run's end, which
-// every capture of the run precedes.
-func (f *failures) take() *PanicError {
-	if f.first.Load() == nil {
-		return nil
-	}
-	p := f.first.Swap(nil)
-	p.Panics = int(f.count.Swap(0))
-	return p
 }
 
 // PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a

@@ -509,6 +509,17 @@ func TestLoopPanicStackShowsTheSite(t *testing.T) {
 
 func testLoopPanicSite(t *testing.T, w *workers.Workers) {
 	const n, bad = 64, 40
+	// On the workers only, the failed call is not the caller's.
+	v := panicValue(func() {
+		w.ForRange(n, func(_, lo, _ int) {
+			if lo == bad {
+				panicSite("boom")
+			}
+		}, workers.WithWorkersOnly(), workers.WithChunk(1))
+	})
+	pe, ok := v.(*workers.PanicError)
+	require.True(t, ok, "got %#v; want a *workers.PanicError", v)
+	assert.False(t, pe.OnCaller, "workers only: a worker's call")
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
@@ -549,6 +560,9 @@ func testLoopPanicSite(t *testing.T, w *workers.Workers) {
 			require.True(t, ok, "got %#v; want a *workers.PanicError", v)
 			assert.Equal(t, "boom", pe.Value)
 			assert.Contains(t, string(pe.Stack), "panicSite", "the stack is the panic's")
+			if w.MaxWorkers() == 1 {
+				assert.True(t, pe.OnCaller, "one copy: the caller's")
+			}
 			if tc.worker {
 				assert.Equal(t, bad, pe.Worker, "the i that panicked")
 			}

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
-	"sync/atomic"
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/catch"
@@ -28,7 +27,8 @@ type loop struct {
 	ranges.Loop
 	n          int
 	callerRuns bool
-	fails      failures
+	caller     uintptr // the loop's caller's goroutine (goid), for OnCaller
+	fails      gang.Record
 }
 
 // loopTask is a loop's task: its copies (Work) drain the loop, calling the
@@ -93,7 +93,7 @@ func (w *set) copiesFor(r rangeConfig) int {
 // caller as one copy and holds nothing. It panics with the first failure of
 // a body call.
 func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
-	l.callerRuns = r.callerRuns
+	l.callerRuns, l.caller = r.callerRuns, goid.Get()
 	copies := l.plan(n, r, w.copiesFor(r))
 	held, busy := false, false
 	switch {
@@ -116,7 +116,7 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 	normal := false
 	defer func() {
 		if !normal {
-			if p := l.fails.take(); p != nil && !p.Goexit {
+			if p := l.take(); p != nil && !p.Goexit {
 				p.Task = t.Name()
 				panic(p)
 			}
@@ -130,7 +130,7 @@ func (w *set) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int
 		pe = w.runHeld(op, plan, copies)
 	}
 	normal = true
-	if p := l.fails.take(); p != nil {
+	if p := l.take(); p != nil {
 		p.Task = t.Name()
 		panic(p)
 	}
@@ -185,7 +185,7 @@ func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
 		if exited { // call does not return after a Goexit
-			l.fails.record(*id, nil, true, debug.Stack())
+			l.record(*id, nil, true, debug.Stack())
 			t.callFailed()
 			t.Work(c)
 		}
@@ -193,49 +193,20 @@ func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
 	panicked, v, stack := catch.Call(f)
 	exited = false
 	if panicked {
-		l.fails.record(*id, v, false, stack)
+		l.record(*id, v, false, stack)
 		t.callFailed()
 	}
 	return !panicked
 }
 
-// failures is a loop's record of failed body calls: the first, a panic
-// displacing a Goexit, and how many failed.
-type failures struct {
-	first atomic.Pointer[failure]
-	count atomic.Int64
+// record records a failed body call (id: the copy, or Do's and RunContext's
+// i) in the loop's gang.Record, as a copy of a run reports itself: on the
+// caller if the loop's caller made the call.
+func (l *loop) record(id int, v any, goexit bool, stack []byte) {
+	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack})
 }
 
-// failure is one failed call and the goroutine it ran on (to tell the caller).
-type failure struct {
-	PanicError
-	g uintptr
-}
-
-func (f *failures) record(id int, v any, goexit bool, stack []byte) {
-	p := &failure{PanicError{Worker: id, Value: v, Goexit: goexit, Stack: stack}, goid.Get()}
-	f.count.Add(1)
-	// The CAS loop keeps the first, but a real panic displaces a Goexit.
-	for {
-		cur := f.first.Load()
-		if cur != nil && !(cur.Goexit && !goexit) {
-			return
-		}
-		if f.first.CompareAndSwap(cur, p) {
-			return
-		}
-	}
-}
-
-// take returns the first failure with the count and clears the record. Its
-// caller runs after the loop's copies, which every record precedes; it is
-// the loop's caller, which OnCaller compares with the failed call's goroutine.
-func (f *failures) take() *PanicError {
-	if f.first.Load() == nil {
-		return nil
-	}
-	p := f.first.Swap(nil)
-	p.Panics = int(f.count.Swap(0))
-	p.OnCaller = p.g == goid.Get()
-	return &p.PanicError
-}
+// take returns the loop's first failure with the count, or nil, and clears
+// the record; its caller runs after the loop's copies, which every record
+// precedes.
+func (l *loop) take() *PanicError { return (*PanicError)(l.fails.Take()) }
