@@ -462,3 +462,19 @@ func busyFor(d time.Duration) {
 	for start := time.Now(); time.Since(start) < d; {
 	}
 }
+
+// BenchmarkConcurrentInline is many goroutines (b.RunParallel) each running
+// one caller-runs copy inline on one set with concurrent runs, as a server's
+// requests do: no lock, but the set's counters and the fields every run reads
+// are shared by every goroutine.
+func BenchmarkConcurrentInline(b *testing.B) {
+	w := workers.New("inline-par", 2, workers.WithConcurrentRuns())
+	defer w.Close()
+	t := tasks.CallerRuns(tasks.Func("empty", func(int) {}))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			w.RunN(t, 1)
+		}
+	})
+}
