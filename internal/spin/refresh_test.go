@@ -1,6 +1,10 @@
 package spin
 
-import "testing"
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
 
 // A refresh runs on waiters' paths every few milliseconds: it allocates
 // nothing, every hint on.
@@ -20,5 +24,45 @@ func BenchmarkRefresh(b *testing.B) {
 	for b.Loop() {
 		Refresh()
 		current()
+	}
+}
+
+// TestForceViewHoldsAgainstRefreshes: while waiters refresh a stale view, a
+// forced view stays as forced until its restore (a refresh that began before
+// ForceView must not overwrite it).
+func TestForceViewHoldsAgainstRefreshes(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				view.next.Store(0) // stale: the next current() refreshes
+				current()
+				runtime.Gosched()
+			}
+		}()
+	}
+	bad := 0
+	for range 2000 {
+		restore := ForceView(7, true)
+		for range 20 {
+			if w := view.word.Load(); w != viewWord(7, true) {
+				bad++
+			}
+			runtime.Gosched()
+		}
+		restore()
+	}
+	close(stop)
+	wg.Wait()
+	if bad != 0 {
+		t.Errorf("the forced view was overwritten %d times", bad)
 	}
 }

@@ -157,10 +157,14 @@ func current() uint64 {
 	}
 	now := int64(time.Since(start))
 	if now >= view.next.Load() && !view.refreshing.Load() && view.refreshing.CompareAndSwap(false, true) {
-		procs := procsNow()
-		contended := On(Load) && load.OthersWaiting(procs)
-		view.next.Store(now + int64(refreshEvery))
-		view.word.Store(viewWord(procs, contended))
+		// forced is read again under the CAS, which ForceView takes too: a
+		// refresh that began before a ForceView cannot overwrite its word.
+		if !view.forced.Load() {
+			procs := procsNow()
+			contended := On(Load) && load.OthersWaiting(procs)
+			view.next.Store(now + int64(refreshEvery))
+			view.word.Store(viewWord(procs, contended))
+		}
 		view.refreshing.Store(false) // orders this refresh before the next one's CAS
 	}
 	return view.word.Load()
@@ -173,14 +177,20 @@ func current() uint64 {
 // CAS orders that refresh's stores before this one's, so the view ends
 // with a reading made after the call began.
 func Refresh() {
-	for !view.refreshing.CompareAndSwap(false, true) {
-		runtime.Gosched()
-	}
+	lockView()
 	if !view.forced.Load() {
 		view.word.Store(viewWord(procsNow(), false))
 		view.next.Store(0) // the next waiter reads the load
 	}
 	view.refreshing.Store(false)
+}
+
+// lockView takes the refreshing CAS, waiting for a refresh in flight; its
+// holder releases it with view.refreshing.Store(false).
+func lockView() {
+	for !view.refreshing.CompareAndSwap(false, true) {
+		runtime.Gosched()
+	}
 }
 
 func viewWord(procs int, contended bool) uint64 {
@@ -194,8 +204,10 @@ func viewWord(procs int, contended bool) uint64 {
 // is called: for tests of what the view decides, which must not depend on the
 // machine they run on.
 func ForceView(procs int, contended bool) (restore func()) {
+	lockView() // no refresh in flight overwrites the forced word
 	view.forced.Store(true)
 	view.word.Store(viewWord(procs, contended))
+	view.refreshing.Store(false)
 	return func() { view.forced.Store(false); Refresh() }
 }
 
