@@ -26,10 +26,10 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // At most min(n, MaxWorkers) calls run at once, the caller's among them,
 // each copy taking the next i (GOMAXPROCS does not cut the copies, so calls
 // that wait for each other behave the same on every machine); every i runs
-// once, even once the context is cancelled, whatever another call does. It is for CPU-bound calls: give
-// blocking ones a goroutine each (errgroup). If ctx is done while the run
-// waits for the set, RunContext returns context.Cause(ctx) having run
-// nothing. A busy set, the memory model and panics are as for ForRange, a
+// once, even once the context is cancelled, whatever another call does. It
+// is for CPU-bound calls: give blocking ones a goroutine each (errgroup). If
+// ctx is done while the run waits for the set, RunContext returns
+// context.Cause(ctx) having run nothing. A busy set, the memory model and panics are as for ForRange, a
 // *PanicError naming the i. It panics if ctx or fn is nil, n < 0 or the set
 // is closed.
 func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {

@@ -27,7 +27,10 @@ type loop struct {
 	ranges.Loop
 	n          int
 	callerRuns bool
-	caller     uintptr // the loop's caller's goroutine (goid), for OnCaller
+	// caller is the loop's caller's goroutine (goid), for OnCaller: written
+	// as the loop starts, before its copies start (the run's publication, or
+	// the same goroutine for a loop alone), read by record in any copy.
+	caller uintptr
 	fails      gang.Record
 }
 

@@ -137,6 +137,18 @@ func scenarios() []scenario {
 	plainLoop := func(w *workers.Workers, total time.Duration) {
 		w.RunN(tasks.Func("plain", func(int) { work(total / time.Duration(p)) }), p)
 	}
+	// forkJoins runs k go+WaitGroup fork-joins of p goroutines working d
+	// each: another library's parallel code in the same process.
+	forkJoins := func(k int, d time.Duration) {
+		for range k {
+			var wg sync.WaitGroup
+			for range p {
+				wg.Add(1)
+				go func() { defer wg.Done(); work(d) }()
+			}
+			wg.Wait()
+		}
+	}
 	return slices.DeleteFunc([]scenario{
 		{name: "empty-full", op: func(w *workers.Workers) { w.RunN(empty, p) }},
 		{name: "empty-caller-2", op: func(w *workers.Workers) { w.RunN(emptyCaller, 2) }},
@@ -161,12 +173,7 @@ func scenarios() []scenario {
 		// long enough for the workers to park.
 		{name: "mixed", op: func(w *workers.Workers) {
 			loop(w, 40*time.Microsecond)
-			var wg sync.WaitGroup
-			for range p {
-				wg.Add(1)
-				go func() { defer wg.Done(); work(20 * time.Microsecond) }()
-			}
-			wg.Wait()
+			forkJoins(1, 20*time.Microsecond)
 			time.Sleep(200 * time.Microsecond)
 		}},
 		{name: "forrange-20us", op: func(w *workers.Workers) { loop(w, 20*time.Microsecond) }},
@@ -177,16 +184,7 @@ func scenarios() []scenario {
 			for range 4 {
 				loop(w, 100*time.Microsecond)
 			}
-		}, between: func() {
-			for range 4 {
-				var wg sync.WaitGroup
-				for range p {
-					wg.Add(1)
-					go func() { defer wg.Done(); work(100 * time.Microsecond) }()
-				}
-				wg.Wait()
-			}
-		}},
+		}, between: func() { forkJoins(4, 100*time.Microsecond) }},
 		// Short loops (about 15 us, as the openmp section's schedule rows)
 		// after other libraries' go+WaitGroup fork-joins long enough (1 ms)
 		// for the idle workers to park even with a learned budget: a
@@ -197,16 +195,7 @@ func scenarios() []scenario {
 			for range 4 {
 				loop(w, 15*time.Microsecond)
 			}
-		}, between: func() {
-			for range 4 {
-				var wg sync.WaitGroup
-				for range p {
-					wg.Add(1)
-					go func() { defer wg.Done(); work(250 * time.Microsecond) }()
-				}
-				wg.Wait()
-			}
-		}},
+		}, between: func() { forkJoins(4, 250*time.Microsecond) }},
 		{name: "contended-forrange", burners: 1, op: func(w *workers.Workers) { loop(w, 200*time.Microsecond) }},
 		{name: "contended-plain", burners: 1, op: func(w *workers.Workers) { plainLoop(w, 200*time.Microsecond) }},
 		// A shared CI runner or a laptop: as many busy processes as CPUs.
