@@ -31,7 +31,7 @@ type loop struct {
 	// as the loop starts, before its copies start (the run's publication, or
 	// the same goroutine for a loop alone), read by record in any copy.
 	caller uintptr
-	fails      gang.Record
+	fails  gang.Record
 }
 
 // loopTask is a loop's task: its copies (Work) drain the loop, calling the
