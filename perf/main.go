@@ -16,7 +16,8 @@
 //	go run ./perf -h               # the flags
 //
 // The output starts with a header (CPU model, logical CPUs, GOMAXPROCS, Go
-// version, OS and kernel, the measured cost of a clock read): figures from
+// version, OS and kernel, the measured cost of a clock read, and how soon an
+// idle CPU runs a goroutine that a busy one readied): figures from
 // two machines are comparable only when their headers are. Then come the
 // selected sections, in this order. Every section names an implementation
 // the same way: "workgang" (RunN of a plain task, every copy on a worker),

@@ -28,11 +28,24 @@ type Header struct {
 	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
 	Command       string  `json:"command"` // the program's name (not go run's temporary path) and the flags of this run
 	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
+	// Pickup is how soon an idle processor takes a goroutine readied by a
+	// busy one (pickup.go); null with one processor.
+	Pickup *Pickup `json:"pickup"`
 }
 
-// readHeader collects the configuration and measures the clock.
+// readHeader collects the configuration and measures the clock and the
+// pickup of a readied goroutine.
 func readHeader(cfg Config) Header {
+	samples := 60
+	if cfg.Tiny() {
+		samples = 5
+	}
+	var pickup *Pickup
+	if p, ok := measurePickup(samples, 2*time.Millisecond); ok {
+		pickup = &p
+	}
 	return Header{
+		Pickup:        pickup,
 		Date:          time.Now().UTC().Format(time.RFC3339),
 		CPU:           cpuModel(),
 		LogicalCPUs:   runtime.NumCPU(),
@@ -95,6 +108,13 @@ func (hd Header) print(w io.Writer) {
 		fmt.Fprintf(w, "pinned       workgang worker i on allowed CPU i mod k (workers.WithAffinity()); callers unpinned\n")
 	}
 	fmt.Fprintf(w, "load average %s (1, 5, 15 min; above 0 means other programs compete for the CPUs)\n", hd.LoadAvg)
+	if p := hd.Pickup; p != nil {
+		fmt.Fprintf(w, "pickup       a goroutine readied by a busy one runs on an idle CPU after %s (p50), %s (p90) of %d;\n",
+			time.Duration(p.P50NS).Round(time.Microsecond), time.Duration(p.P90NS).Round(time.Microsecond), p.Samples)
+		fmt.Fprintf(w, "             a phase that starts by waking parked goroutines (workgang's workers, go+WaitGroup's)\n")
+		fmt.Fprintf(w, "             runs on its caller alone until then: where this is in milliseconds, short phases\n")
+		fmt.Fprintf(w, "             after an idle gap get no help from any runtime (docs/perf.md)\n")
+	}
 }
 
 // cpuModel describes the CPU from /proc/cpuinfo: model name plus, for x86,
