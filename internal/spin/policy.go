@@ -185,10 +185,13 @@ func (p *Policy) Lured() uint64 { return p.decoy.lured.Load() }
 
 // Woke is called by a waker that woke at least one parked worker and runs
 // on: it readies the decoy if it waits (hint Lure, and more than one
-// processor: with one, no other processor could take the worker). A
-// non-blocking send on an unbuffered channel with no receiver takes no lock.
+// processor: with one, no other processor could take the worker; and not
+// while other processes wait for the CPUs (hint Load): then no processor is
+// idle to take it, and the decoy would only add a switch on a scarce CPU;
+// the gate's contended2-forrange). A non-blocking send on an unbuffered
+// channel with no receiver takes no lock.
 func (p *Policy) Woke() {
-	if !On(Lure) || Procs() <= 1 {
+	if !On(Lure) || Procs() <= 1 || contended() {
 		return
 	}
 	select {

@@ -112,8 +112,9 @@ func SetHints(h Hint) (old Hint) {
 // The view: the processors the program may use and whether other processes'
 // threads wait for the CPUs, one word, so a reader gets a consistent pair with
 // one load. Reading the load costs system calls, which belong only on a path
-// that waits: waiters refresh the view (Until, Allow) at most every
-// refreshEvery. A stale view costs only timing: nothing outside this package
+// that waits, and only on a wait that lasts: waiters refresh the view at most
+// every refreshEvery, a spinner once its spin lasted refreshAfter or failed
+// (Until), a waiter that will not spin before it parks (Allow). A stale view costs only timing: nothing outside this package
 // decides what a run does by it.
 var view struct {
 	_ [pad.CacheLine]byte
@@ -231,6 +232,10 @@ func Allow(budget time.Duration) time.Duration {
 	return allowed(budget, w)
 }
 
+// contended reports whether the view says other processes' threads wait
+// for the CPUs and hint Load is on. One load, no refresh.
+func contended() bool { return view.word.Load()&1 != 0 && On(Load) }
+
 func allowed(budget time.Duration, w uint64) time.Duration {
 	if w>>1 <= 1 || w&1 != 0 && On(Load) {
 		return 0
@@ -247,7 +252,8 @@ const maxBurst = 1024
 // Until polls done until it returns true or about budget has passed, yielding
 // between bursts so that other goroutines (possibly the awaited one) run even
 // with GOMAXPROCS = 1 or more spinners than processors. It reports whether
-// done returned true; budget <= 0 polls once.
+// done returned true; budget <= 0 polls once. A stale view is refreshed by a
+// spin that lasted refreshAfter, or that failed, never by a short one.
 func Until(budget time.Duration, done func() bool) bool {
 	if done() {
 		return true
@@ -262,13 +268,28 @@ func Until(budget time.Duration, done func() bool) bool {
 				return true
 			}
 		}
-		current() // a stale view is refreshed here, while waiting (Allow)
+		elapsed := time.Since(t0)
+		if elapsed >= budget {
+			current() // the spin failed: refresh a stale view before the park
+			return false
+		}
+		if elapsed >= refreshAfter {
+			current() // a long spin keeps the view fresh (Allow)
+		}
 		runtime.Gosched()
 		if done() {
 			return true
 		}
-		if time.Since(t0) >= budget {
-			return false
-		}
 	}
 }
+
+// refreshAfter is how long a spin lasts before it refreshes a stale view;
+// a spin that ends by its budget first refreshes it too. A refresh makes
+// system calls that cost several microseconds on a VM after an idle gap
+// (BenchmarkRefresh, warm), and it holds its goroutine's processor, on which
+// the goroutine the spinner waits for may be queued: the first run after a
+// gap wakes its workers onto its caller's processor, and its waits end
+// within a few tens of microseconds, before a refresh would (the gate's
+// idle-gap scenario). A spin that lasts, as under contention, refreshes. A
+// variable only so that a test can make every spin short.
+var refreshAfter = 200 * time.Microsecond

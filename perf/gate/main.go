@@ -122,6 +122,9 @@ type scenario struct {
 	burners int
 	// between, if set, runs untimed before every op (then timed alone).
 	between func()
+	// batch is the op time one timed batch is sized to (default 20 ms): a
+	// scenario whose between takes far longer than its op uses less.
+	batch time.Duration
 }
 
 func scenarios() []scenario {
@@ -196,6 +199,12 @@ func scenarios() []scenario {
 				loop(w, 15*time.Microsecond)
 			}
 		}, between: func() { forkJoins(4, 250*time.Microsecond) }},
+		// The first phase after an idle gap (a collector's cycle, a request
+		// after a quiet spell): the workers parked long ago, the wait
+		// policy's view of the machine is stale, and the run's waits end
+		// within tens of microseconds. Only the run is timed.
+		{name: "idle-gap", op: func(w *workers.Workers) { w.RunN(empty, p) },
+			between: func() { time.Sleep(3 * time.Millisecond) }, batch: 2 * time.Millisecond},
 		{name: "contended-forrange", burners: 1, op: func(w *workers.Workers) { loop(w, 200*time.Microsecond) }},
 		{name: "contended-plain", burners: 1, op: func(w *workers.Workers) { plainLoop(w, 200*time.Microsecond) }},
 		// A shared CI runner or a laptop: as many busy processes as CPUs.
@@ -250,7 +259,7 @@ func rotate(s []setting, r int) {
 }
 
 // timeOp returns the median of 5 batches of sc's op, in ns per op, each
-// batch about 20 ms of op (and of between, untimed), after a warm-up batch.
+// batch about sc.batch of op (and of between, untimed), after a sizing batch.
 func timeOp(w *workers.Workers, sc scenario) float64 {
 	batch := func(n int) time.Duration {
 		if sc.between == nil {
@@ -269,10 +278,14 @@ func timeOp(w *workers.Workers, sc scenario) float64 {
 		}
 		return d
 	}
+	size := sc.batch
+	if size == 0 {
+		size = 20 * time.Millisecond
+	}
 	n := 1
 	for {
-		if d := batch(n); d >= 5*time.Millisecond {
-			n = max(1, int(float64(n)*float64(20*time.Millisecond)/float64(d)))
+		if d := batch(n); d >= size/4 {
+			n = max(1, int(float64(n)*float64(size)/float64(d)))
 			break
 		}
 		n *= 4
