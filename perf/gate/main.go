@@ -3,8 +3,8 @@
 // the scenarios each hint exists for and on the rest, with the installed Go
 // and with a second Go release, and says which hints earn their place.
 //
-//	go run ./perf/gate                      # installed Go and go1.27.3, 3 runs each
-//	go run ./perf/gate -go go1.27.3 -runs 3 # the same, spelled out
+//	go run ./perf/gate                      # installed Go and go1.27.3, 5 runs each
+//	go run ./perf/gate -go go1.27.3 -runs 5 # the same, spelled out
 //	go run ./perf/gate -go '' -runs 1       # installed Go only, one run
 //	go run ./perf/gate -only forkjoin-gap,mixed # a few scenarios (a quick look)
 //
@@ -48,7 +48,7 @@ func main() {
 	measure := flag.Bool("measure", false, "measure in this process and print JSON (what the driver runs)")
 	burn := flag.Duration("burn", 0, "burn one CPU for this long, then exit (the contended scenario's other process)")
 	goRel := flag.String("go", "go1.27.3", "the second Go release (GOTOOLCHAIN value); empty: only the installed Go")
-	runs := flag.Int("runs", 3, "processes per release, interleaved")
+	runs := flag.Int("runs", 5, "processes per release, interleaved (with 3, the contended scenarios' noise decides verdicts: gang/README.md)")
 	rounds := flag.Int("rounds", 3, "rounds per process (every scenario under every setting, in a shuffled order)")
 	flag.Func("only", "measure only these scenarios (comma list; the verdict then judges only them)", func(v string) error {
 		if v != "" {
