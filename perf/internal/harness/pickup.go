@@ -10,7 +10,7 @@ import (
 
 // Pickup is how long a goroutine readied by a running one waits before it
 // runs on an idle processor, while the readier keeps computing: the wait of
-// every fork-join whose helpers are parked when a phase starts (a workgang
+// every fork-join that readies goroutines as a phase starts (a workgang
 // worker that parked, a goroutine go+WaitGroup just created). The Go
 // scheduler puts the readied goroutine on the readier's processor and wakes
 // an idle one to take it; how soon that processor's thread runs is the
