@@ -191,7 +191,7 @@ func (p *Policy) Lured() uint64 { return p.decoy.lured.Load() }
 // the gate's contended2-forrange). A non-blocking send on an unbuffered
 // channel with no receiver takes no lock.
 func (p *Policy) Woke() {
-	if !On(Lure) || Procs() <= 1 || contended() {
+	if !On(Lure) || Procs() <= 1 || crowded(view.word.Load()) {
 		return
 	}
 	select {

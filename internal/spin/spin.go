@@ -114,8 +114,9 @@ func SetHints(h Hint) (old Hint) {
 // one load. Reading the load costs system calls, which belong only on a path
 // that waits, and only on a wait that lasts: waiters refresh the view at most
 // every refreshEvery, a spinner once its spin lasted refreshAfter or failed
-// (Until), a waiter that will not spin before it parks (Allow). A stale view costs only timing: nothing outside this package
-// decides what a run does by it.
+// (Until), a waiter that will not spin before it parks (Allow). A stale view
+// costs only timing: nothing outside this package decides what a run does by
+// it.
 var view struct {
 	_ [pad.CacheLine]byte
 	viewLine
@@ -232,12 +233,12 @@ func Allow(budget time.Duration) time.Duration {
 	return allowed(budget, w)
 }
 
-// contended reports whether the view says other processes' threads wait
-// for the CPUs and hint Load is on. One load, no refresh.
-func contended() bool { return view.word.Load()&1 != 0 && On(Load) }
+// crowded reports whether view word w says other processes' threads wait for
+// the CPUs, with hint Load on.
+func crowded(w uint64) bool { return w&1 != 0 && On(Load) }
 
 func allowed(budget time.Duration, w uint64) time.Duration {
-	if w>>1 <= 1 || w&1 != 0 && On(Load) {
+	if w>>1 <= 1 || crowded(w) {
 		return 0
 	}
 	return budget
