@@ -167,11 +167,6 @@ func New(workers int) *Dispatcher {
 	return d
 }
 
-// ServePolicy serves the wait policy's helper goroutine until Stop
-// (optional; one goroutine at most): with it, a worker woken by a goroutine
-// that runs on starts sooner. The goroutine touches no state of the runs.
-func (d *Dispatcher) ServePolicy() { d.policy.Serve() }
-
 // SetSpin sets how long an idle worker that recent runs needed polls for the
 // next run, and how long the coordinator polls for the end of the current
 // one, before parking; 0 parks at once. It may be called at any time; a

@@ -9,8 +9,8 @@ import (
 
 // The dispatch protocol, all of it: README.md argues it, docs/model checks
 // it. The wait policy (d.policy, internal/spin) is asked only where a
-// goroutine waits (next, waitEnd) or has woken others (wakeChildren,
-// retire), and only sets how long a waiter spins before it parks.
+// goroutine waits (next, waitEnd) or has woken the coordinator (retire), and
+// only sets how long a waiter spins before it parks, or makes it yield.
 
 // Run runs n copies of the planned task and returns after all of them
 // returned. Copies run on goroutines blocked in Serve; when the task opted in
@@ -61,7 +61,7 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(n, m, gen)
 	}
-	d.waitEnd(gen, n, m, !p.callerRuns)
+	d.waitEnd(gen, n, m)
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
 	d.task, d.name = nil, ""
@@ -79,7 +79,7 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	normal := false
 	defer func() {
 		if !normal {
-			d.waitEnd(gen, n, m, false)
+			d.waitEnd(gen, n, m)
 			d.task, d.name = nil, ""
 			if p := d.fails.Take(); p != nil && !p.Goexit {
 				panic(p)
@@ -129,15 +129,10 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 // the coordinator is p = -1, with children 0 and 1) that the run's m worker
 // copies need, if they are parked. Worker c < m has a parent below it, also
 // needed, or the coordinator: every needed worker is awake or woken, with
-// O(log k) wake-ups of k workers on the critical path. A waker runs on after
-// its wake-ups, which the wait policy is told of.
+// O(log k) wake-ups of k workers on the critical path.
 func (d *Dispatcher) wakeChildren(p, m int) {
-	woke := false
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
-		woke = d.wake(c) || woke
-	}
-	if woke {
-		d.policy.Woke()
+		d.wake(c)
 	}
 }
 
@@ -169,7 +164,7 @@ func (d *Dispatcher) Serve(i int) {
 	s := &d.slots[i]
 	needed := true // whether the last run needed this worker (the wait policy asks)
 	for {
-		r, gen := d.next(s, needed)
+		r, gen := d.next(s, i, needed)
 		s.seen = gen
 		if r&stopBit != 0 {
 			return
@@ -215,12 +210,12 @@ func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 }
 
 // next waits for a run word newer than the last one worker s acted on and
-// returns it with its full generation: it spins as long as the wait policy
-// allows (needed: the last run needed this worker), then parks until woken,
-// and again if a slow waker of an older run woke it.
-func (d *Dispatcher) next(s *slot, needed bool) (r, gen uint64) {
+// returns it with its full generation: worker i spins as long as the wait
+// policy allows (needed: the last run needed this worker), then parks until
+// woken, and again if a slow waker of an older run woke it.
+func (d *Dispatcher) next(s *slot, i int, needed bool) (r, gen uint64) {
 	ready := d.fresh(s)
-	if d.policy.Idle(&s.wait, needed, func() bool { return d.fresh(s) }) {
+	if d.policy.Idle(&s.wait, i, needed, func() bool { return d.fresh(s) }) {
 		if ready {
 			s.ready.Add(1)
 		} else {
@@ -231,7 +226,6 @@ func (d *Dispatcher) next(s *slot, needed bool) (r, gen uint64) {
 	for {
 		d.park(s)
 		if d.fresh(s) {
-			d.policy.Woken(&s.wait)
 			return d.snapshot()
 		}
 	}
@@ -288,8 +282,9 @@ func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if n > groupSize && d.groupsLeft.Add(-1) != 0 {
 		return
 	}
-	d.finish(gen)
-	d.policy.Ended(gen) // after the copy's last protocol step
+	if d.finish(gen) {
+		d.policy.Ended() // after the copy's last protocol step
+	}
 }
 
 func init() {
@@ -298,21 +293,22 @@ func init() {
 }
 
 // finish wakes the coordinator if it sleeps for the end of run gen, which
-// the caller's decrement just made. The CAS from gen makes the permit this
-// run's: a finisher delayed past the coordinator's next park finds another
-// generation there and signals nothing.
-func (d *Dispatcher) finish(gen uint64) {
+// the caller's decrement just made, and reports whether it did. The CAS from
+// gen makes the permit this run's: a finisher delayed past the coordinator's
+// next park finds another generation there and signals nothing.
+func (d *Dispatcher) finish(gen uint64) bool {
 	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
 		d.coordWake.Signal(1)
+		return true
 	}
+	return false
 }
 
 // waitEnd waits until the last copy of run gen (n copies, m of them meant
-// for workers) finished: it spins as long as the wait policy allows, then
-// parks. The policy is told how many goroutines a plain run has (a
-// caller-runs caller claimed every copy it could) and whether a worker copy
-// is still unclaimed while no copy has ended.
-func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
+// for workers) finished: it spins as long as the wait policy allows (the m
+// worker copies need processors; the caller of a caller-runs run has claimed
+// every copy it could), then parks.
+func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
 	// The run's last counter (its one group's, or groupsLeft): the load that
 	// sees zero reads from the last decrement, after every copy's writes (see
 	// retire). Polling it, not a flag stored after it, saves a transfer.
@@ -324,25 +320,13 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 	if ended() {
 		return
 	}
-	goroutines := 0
-	if plain {
-		goroutines = m + 1
+	// Copies not returned yet: the countdown's, or all of them while any
+	// group has copies left (a run of more than groupSize copies).
+	running := func() int { return m }
+	if n <= groupSize {
+		running = func() int { return int(last.Load()) }
 	}
-	// pending: a worker copy is still unclaimed and no copy has ended yet
-	// (none of the first group's); it only reads the words.
-	first := int64(min(groupSize, n))
-	pending := func() bool {
-		if d.groups[0].left.Load() < first {
-			return false
-		}
-		for c := range m {
-			if d.slots[c].claim.Load() < gen {
-				return true
-			}
-		}
-		return false
-	}
-	if d.policy.End(gen, goroutines, ended, pending) {
+	if d.policy.End(running, ended) {
 		return
 	}
 	// Commit, then re-check: the Dekker pair of retire (the decrement to
@@ -360,7 +344,7 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int, plain bool) {
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve, and ServePolicy return. It must not be called while a run is in
+// Serve. It must not be called while a run is in
 // progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
@@ -372,5 +356,4 @@ func (d *Dispatcher) Stop(k int) {
 	for i := range k {
 		d.wake(i)
 	}
-	d.policy.Stop()
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workgang/workgang/internal/spin"
-	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -86,7 +85,7 @@ func TestTraceRegionsNamedAfterTask(t *testing.T) {
 	assert.Contains(t, buf.String(), "workgang-trace-probe-7f3a", "the run's region name is missing from the trace")
 }
 
-// The set's goroutines (its workers and the wait policy's) carry the set's
+// The set's goroutines (its workers: a set has no other) carry the set's
 // pprof labels and no others: not those of the goroutine whose run started
 // them (a request's, say).
 func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
@@ -95,24 +94,14 @@ func TestWorkerGoroutinesCarryPprofLabels(t *testing.T) {
 	pprof.Do(context.Background(), pprof.Labels("request", "r-7f3a"), func(context.Context) {
 		runOnEveryWorker(w, 2) // both workers have started and labelled themselves
 	})
-	// The policy's goroutine labels itself as it starts, which the run
-	// does not wait for: profile until it has.
-	var out string
-	testutil.Within(t, "the policy goroutine's labels", 10*time.Second, func() {
-		for {
-			var buf bytes.Buffer
-			require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
-			if out = buf.String(); strings.Contains(out, `"workgang.worker":"policy"`) {
-				return
-			}
-			time.Sleep(time.Millisecond)
-		}
-	})
+	var buf bytes.Buffer
+	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&buf, 1))
+	out := buf.String()
 	for i := range 2 {
 		// The goroutine profile prints labels in a fixed (sorted) order.
 		assert.Contains(t, out, fmt.Sprintf(`"workgang.set":"labelled", "workgang.worker":"%d"`, i))
 	}
-	assert.Equal(t, 3, strings.Count(out, `"workgang.set":"labelled"`), "the set has its workers' goroutines, the policy's, and no other")
+	assert.Equal(t, 2, strings.Count(out, `"workgang.set":"labelled"`), "the set has its workers' goroutines and no other")
 	assert.NotContains(t, out, "r-7f3a", "a goroutine of the set kept the labels of the run that started it")
 }
 

@@ -148,7 +148,7 @@ type set struct {
 	closed        atomic.Bool
 	placementErrs []error
 
-	wg sync.WaitGroup // every worker goroutine and the policy's
+	wg sync.WaitGroup // every worker goroutine
 
 	// retired sums the counters of the workers of crews that grow replaced.
 	retired gang.WorkerStats // guarded by createMu
@@ -498,10 +498,6 @@ func (w *set) ensureCreated(op string, n int) {
 		c.workers[i].Store(wk)
 		w.wg.Add(1)
 		go w.work(c.d, i, wk, true)
-		if i == 0 { // the wait policy's goroutine lives as long as the workers
-			w.wg.Add(1)
-			go w.servePolicy(c.d)
-		}
 		// Publish after the goroutine exists; Run only needs "created >= n"
 		// to mean n goroutines will serve, which holds from here on.
 		w.created.Store(int32(i + 1))
@@ -589,14 +585,6 @@ func (w *set) grow(op string, max int) {
 	w.created.Store(0)
 	w.active.CompareAndSwap(int32(old.max), int32(max))
 	w.createMu.Unlock()
-}
-
-// servePolicy is the goroutine of the dispatcher's wait policy (gang's
-// ServePolicy), labelled as the set's as it starts.
-func (w *set) servePolicy(d *gang.Dispatcher) {
-	defer w.wg.Done()
-	w.label("policy")
-	d.ServePolicy()
 }
 
 func (w *set) recordPlacement(i int, errs []error) {

@@ -70,8 +70,9 @@
  * Spinning has no parameter: a poll that finds nothing new is a stutter step
  * (it changes nothing), so only the poll that finds news is modelled, and a
  * waiter may park at any time; that covers every budget internal/spin may
- * give (zero, the Demand hint's eighth, the full budget, the Oversub cap, a
- * contended machine) and every yield it makes.
+ * give (zero, an idle worker's eighth, the full budget, a contended machine,
+ * a coordinator that stops when the running copies take every processor)
+ * and every yield it makes.
  *
  * Deliberately broken variants (each must be REJECTED by SPIN):
  *   BUG_NO_RECHECK    park does not re-check the run word after
@@ -799,8 +800,8 @@ cexit:
 	fi;
 #endif
 endwait:
-	/* waitEnd(gen, m, plain): if ended() { return }; the plain run's polls
-	   and yield (hint Yield) and spin.Until polling ended (a poll that finds
+	/* waitEnd(gen, n, m): if ended() { return }; spin.Until polling ended
+	   while the copies not yet returned leave a processor free (a poll that finds
 	   nothing is a stutter step; the budget may run out at any time, 0
 	   included); then park */
 	if

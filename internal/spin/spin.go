@@ -9,17 +9,18 @@
 // (Procs and the load), which nothing outside the package reads to decide
 // what a run does.
 //
-// Each rule that rests on how the Go scheduler or the machine behaves is a
-// hint (Hint) that the environment variable WORKGANG_WAIT, read once at
-// start, switches off: "plain" turns every hint off (spin for the budget,
-// then park), "-load,-yield" the named ones. gang/README.md has the gate that
-// keeps each hint (go run ./perf/gate).
+// Its rule: a waiter spins only while a processor would otherwise idle
+// (Policy). The one reading of the machine beyond GOMAXPROCS, whether other
+// processes' threads wait for the CPUs (internal/load), is a hint (Hint
+// Load) that the environment variable WORKGANG_WAIT, read once at start,
+// switches off: "plain" or "-load". gang/README.md has the table of the rule
+// and the gate that keeps the hint (go run ./perf/gate).
 //
 // Cost at scale, on paper: a waiter that parks costs nothing; one that spins
-// costs its spin, which the policy bounds (Default per wait, up to
-// maxLearned for a worker that Learn stretched, none for a worker after two
-// runs that did not need it, none on a loaded machine). The shared state is
-// one read-mostly word (the view), refreshed by one waiter at most every
+// costs its spin, which the policy bounds (Default per wait, none for a
+// worker whose id is Procs() or more, none for a worker after two runs that
+// did not need it, none on a loaded machine). The shared state is one
+// read-mostly word (the view), refreshed by one waiter at most every
 // refreshEvery: a cache-line transfer per core per refresh at any core count.
 //
 // The package imports the standard library and the module's internal
@@ -52,23 +53,11 @@ const Oversubscribed = 3 * time.Microsecond
 // with any combination on.
 type Hint uint32
 
-const (
-	// Load: no spinning while other processes' threads wait for the
-	// machine's CPUs (load_linux.go). For: shared machines, CI runners.
-	Load Hint = 1 << iota
-	// Yield: see Policy.End. For: plain runs at n = GOMAXPROCS.
-	Yield
-	// Learn: see Policy.Woken. For: phases separated by gaps a little
-	// longer than the budget.
-	Learn
-	// Lure: see Policy.Woke. For: short caller-runs loops that start by
-	// waking workers parked while other goroutines ran.
-	Lure
+// Load: no spinning while other processes' threads wait for the machine's
+// CPUs (internal/load). For: shared machines, CI runners.
+const Load Hint = 1
 
-	allHints = Load | Yield | Learn | Lure
-)
-
-var hintNames = map[string]Hint{"load": Load, "yield": Yield, "learn": Learn, "lure": Lure}
+const allHints = Load
 
 // hints is the set in force: written at init (tests and the gate: between
 // runs), read with one atomic load per question.
@@ -78,21 +67,19 @@ func init() { hints.Store(uint32(ParseHints(os.Getenv("WORKGANG_WAIT")))) }
 
 // ParseHints returns the hints a WORKGANG_WAIT value leaves on: "" or "all",
 // every hint; "plain", none; a comma list of "-name" (or "name" after
-// "plain"), every hint but those (or only those). Unknown names are ignored,
-// so an old variable never stops a program.
+// "plain"), every hint but those (or only those). Unknown names (among them
+// those of hints an older release had) are ignored, so an old variable never
+// stops a program.
 func ParseHints(v string) Hint {
 	h := allHints
 	for _, f := range strings.Split(strings.ToLower(v), ",") {
-		f = strings.TrimSpace(f)
-		switch name, off := strings.CutPrefix(f, "-"); {
-		case f == "plain":
+		switch f = strings.TrimSpace(f); f {
+		case "plain":
 			h = 0
-		case f == "all":
+		case "all", "load":
 			h = allHints
-		case off:
-			h &^= hintNames[name]
-		default:
-			h |= hintNames[name]
+		case "-load":
+			h = 0
 		}
 	}
 	return h

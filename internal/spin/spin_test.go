@@ -2,7 +2,6 @@ package spin
 
 import (
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,106 +49,61 @@ func TestAllow(t *testing.T) {
 	}
 }
 
-// An idle worker spins the set's budget while runs need it, an eighth after
-// one run that did not, nothing after two; a contended view or one processor
-// cuts every budget to 0.
+// The rule for an idle worker: it spins the set's budget if its id is below
+// Procs() and runs need it, an eighth after one run that did not, nothing
+// after two; a worker whose id is Procs() or more never spins; a contended
+// view or one processor cuts every budget to 0.
 func TestIdleBudgets(t *testing.T) {
 	restore := withView(4, false, allHints)
 	defer restore()
 	p := NewPolicy()
 	p.SetBudget(time.Hour) // a spin that gives up early would hang the test
 	var w Waiter
-	spins := func(needed bool) (polls int) {
-		p.Idle(&w, needed, func() bool { polls++; return polls > 3 })
+	spinsAs := func(i int, needed bool) (polls int) {
+		p.Idle(&w, i, needed, func() bool { polls++; return polls > 3 })
 		return polls
 	}
+	spins := func(needed bool) int { return spinsAs(3, needed) }
 	assert.Equal(t, 4, spins(true), "needed: spins until done")
 	assert.Equal(t, 4, spins(false), "one miss: still spins (an eighth of an hour)")
 	assert.Equal(t, 1, spins(false), "two misses: polls once and parks")
 	assert.Equal(t, 4, spins(true), "needed again: full budget")
+	assert.Equal(t, 1, spinsAs(4, true), "id Procs(): the processors are taken, no spin")
 	view.word.Store(viewWord(4, true))
 	assert.Equal(t, 1, spins(true), "contended: no spin")
 	view.word.Store(viewWord(1, false))
-	assert.Equal(t, 1, spins(true), "one processor: no spin")
+	assert.Equal(t, 1, spinsAs(0, true), "one processor: no spin")
 }
 
-// TestLearnFollowsTheGap: a worker woken soon after it parked doubles its
-// budget (up to 2^maxBoost times the set's, never past maxLearned); one that
-// slept long halves it back; without the hint, or after a run that did not
-// need the worker, nothing changes.
-func TestLearnFollowsTheGap(t *testing.T) {
-	restore := withView(4, false, allHints)
-	defer restore()
-	p := NewPolicy()
-	p.SetBudget(time.Microsecond)
-	var w Waiter
-	never := func() bool { return false }
-	wokeAfter := func(slept time.Duration) {
-		p.Idle(&w, true, never)
-		w.parkedAt = int64(time.Since(start) - slept)
-		p.Woken(&w)
-	}
-	for want := int16(1); want <= maxBoost; want++ {
-		wokeAfter(0)
-		assert.Equal(t, want, w.boost)
-	}
-	wokeAfter(0)
-	assert.Equal(t, int16(maxBoost), w.boost, "capped")
-	wokeAfter(time.Microsecond << maxBoost * 8)
-	assert.Equal(t, int16(maxBoost), w.boost, "a middling gap changes nothing")
-	wokeAfter(time.Microsecond << maxBoost * 32)
-	assert.Equal(t, int16(maxBoost-1), w.boost, "a long sleep halves the budget")
-
-	p.Idle(&w, false, never)
-	w.parkedAt = int64(time.Since(start))
-	p.Woken(&w)
-	assert.Equal(t, int16(maxBoost-1), w.boost, "not needed: nothing learned")
-
-	big := NewPolicy()
-	big.SetBudget(time.Millisecond)
-	var b Waiter
-	big.Idle(&b, true, never)
-	b.parkedAt = int64(time.Since(start))
-	big.Woken(&b)
-	assert.Zero(t, b.boost, "never past maxLearned")
-
-	SetHints(allHints &^ Learn)
-	var off Waiter
-	p.Idle(&off, true, never)
-	off.parkedAt = int64(time.Since(start))
-	p.Woken(&off)
-	assert.Zero(t, off.boost, "without the hint nothing is learned")
-}
-
-// The coordinator of a plain run that outnumbers the processors yields once
-// when a copy is still unclaimed after its polls (hint Yield), and the copy
-// that ends the run yields back; with every copy claimed, with a caller-runs
-// run, or without the hint, it does not.
-func TestEndYieldsOnlyForAnUnclaimedCopy(t *testing.T) {
+// The rule for the coordinator: it spins while the copies that have not
+// returned are fewer than the processors, and parks (End returns false) as
+// soon as they are not, or at once on a contended view; End returns true
+// only for a run that ended.
+func TestEndSpinsWhileAProcessorIsFree(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		hints      Hint
-		goroutines int
-		pending    bool
-		want       bool
+		name      string
+		contended bool
+		running   []int // running's answer at poll 1, 2, ... (the last one repeats)
+		endAt     int   // the poll at which done turns true (0: never)
+		want      bool
+		polls     int
 	}{
-		{"outnumbered, a copy unclaimed", allHints, 3, true, true},
-		{"outnumbered, every copy claimed", allHints, 3, false, false},
-		{"fits the processors", allHints, 2, true, false},
-		{"caller-runs", allHints, 0, true, false},
-		{"hint off", allHints &^ Yield, 3, true, false},
-		{"contended: parks at once", allHints, 3, true, false},
+		{"a processor free: spins to the end", false, []int{1}, 50, true, 50},
+		{"every processor taken: parks at once", false, []int{2}, 0, false, 1},
+		{"copies take every processor later: parks then", false, []int{1, 1, 1, 2}, 0, false, 4},
+		{"ended at the first poll", false, []int{2}, 1, true, 1},
+		{"contended: parks at once", true, []int{0}, 50, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			restore := withView(2, strings.HasPrefix(tc.name, "contended"), tc.hints)
+			restore := withView(2, tc.contended, allHints)
 			defer restore()
 			p := NewPolicy()
-			p.SetBudget(time.Microsecond) // a coordinator that would spin
-			asked := 0
-			p.End(7, tc.goroutines, func() bool { return false }, func() bool { asked++; return tc.pending })
-			if got := p.yielded.Load() == 7; got != tc.want {
-				t.Errorf("yielded = %v; want %v (pending asked %d times)", got, tc.want, asked)
-			}
+			p.SetBudget(time.Hour) // a spin that gives up early would hang the test
+			polls := 0
+			running := func() int { return tc.running[min(polls, len(tc.running))-1] }
+			done := func() bool { polls++; return tc.endAt != 0 && polls >= tc.endAt }
+			assert.Equal(t, tc.want, p.End(running, done))
+			assert.Equal(t, tc.polls, polls)
 		})
 	}
 }
@@ -160,8 +114,8 @@ func TestParseHints(t *testing.T) {
 		want Hint
 	}{
 		{"", allHints}, {"all", allHints}, {"plain", 0}, {"PLAIN", 0},
-		{"-learn", allHints &^ Learn}, {"-learn, -yield", allHints &^ (Learn | Yield)},
-		{"plain,load", Load}, {"-nosuch", allHints},
+		{"-load", 0}, {" -load ", 0}, {"plain,load", Load}, {"-nosuch", allHints},
+		{"-learn,-yield,-lure", allHints}, // hints of older releases: ignored
 	} {
 		if got := ParseHints(tc.v); got != tc.want {
 			t.Errorf("ParseHints(%q) = %v; want %v", tc.v, got, tc.want)
