@@ -5,8 +5,7 @@
 // against the CPUs online, with hysteresis; elsewhere it reports false.
 //
 // OthersWaiting must not be called by two goroutines at once: the wait
-// policy calls it inside its refresh, whose CAS picks one goroutine at a time
-// and orders successive ones.
+// policy calls it under its view's mutex, which orders successive calls.
 //
 // The package imports only the standard library.
 package load

@@ -1,15 +1,12 @@
 package load
 
 import (
+	"os"
 	"runtime/metrics"
 	"syscall"
 )
 
-// OthersWaiting is othersWaiting, on Linux.
-func OthersWaiting(procs int) bool { return othersWaiting(procs) }
-
-// The state of the readings; its caller runs one refresh at a time (see the
-// package doc), so it needs no atomics.
+// The state of the readings; one refresh at a time (the package doc).
 var load struct {
 	fd      int // /proc/loadavg, opened once; -1 where it cannot be
 	opened  bool
@@ -19,16 +16,13 @@ var load struct {
 	buf     [128]byte
 }
 
-// othersWaiting reports whether spinning would take a CPU from a thread that
-// wants one: whether other processes' runnable threads, plus this process's
-// procs, exceed the CPUs online. The kernel's runnable count (the fourth
-// field of /proc/loadavg) includes ours: the goroutines running at that
-// instant, read before and after it, the smaller kept (the runtime counts a
-// goroutine as running a while after its thread stopped). The runtime's own
-// threads that run no goroutine come and go, so a refresh keeps the least of
-// up to kernelReadings readings, and the answer changes only after a run of
-// readings (hysteresis).
-func othersWaiting(procs int) bool {
+// OthersWaiting reports whether other processes' runnable threads plus this
+// process's procs exceed the CPUs online. The kernel's runnable count (the
+// fourth field of /proc/loadavg) includes our running goroutines, read before
+// and after it (the smaller kept). The runtime's own threads come and go, so
+// a refresh keeps the least of up to kernelReadings readings, and the answer
+// changes only after a run of readings (hysteresis).
+func OthersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened, load.fd = true, -1
 		if fd, err := syscall.Open("/proc/loadavg", syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err == nil {
@@ -46,15 +40,13 @@ func othersWaiting(procs int) bool {
 	return ok && crowdedBy(runnable, min(ours, ourRunning(procs)), procs, load.cpus, &load.crowded)
 }
 
-// kernelReadings is how many times in a row a refresh may read the kernel's
-// count: a runtime thread looking for work lasts about as long as a reading,
-// a busy process's thread is there at each (TestLeastRunnable; the gate's
-// forkjoin-gap scenario).
+// kernelReadings: a runtime thread looking for work lasts about as long as a
+// reading, a busy process's thread is there at each (TestLeastRunnable).
 const kernelReadings = 3
 
 // leastRunnable returns the least runnable count of up to kernelReadings
-// readings (read: a pread of /proc/loadavg into buf), stopping at one of free
-// or less; false if a reading fails.
+// reads of /proc/loadavg into buf, stopping at free or less; false if a read
+// fails.
 func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (least int, ok bool) {
 	for i := 0; i < kernelReadings && (i == 0 || least > free); i++ {
 		n, err := read(buf)
@@ -73,17 +65,15 @@ func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (le
 }
 
 // othersReadings busy refreshes in a row turn the answer on, freeReadings
-// free ones off: a Go program that sleeps and wakes has a runtime thread
-// runnable without a goroutine at about every other reading of an idle VM, a
-// burning process at nearly every one (TestCrowdedByHysteresis; the gate's
-// mixed and contended scenarios).
+// free ones off: an idle VM shows a runtime thread at about every other
+// reading, a burning process at nearly every one (TestCrowdedByHysteresis).
 const (
 	othersReadings = 8
 	freeReadings   = 3
 )
 
-// crowdedBy is othersWaiting's arithmetic: runnable threads on the machine,
-// ours of them this process's, procs processors it may use, cpus online.
+// crowdedBy is the arithmetic: runnable threads, ours of them this
+// process's, procs processors it may use, cpus online.
 func crowdedBy(runnable, ours, procs, cpus int, h *hysteresis) bool {
 	if max(runnable-ours, 0)+procs > cpus {
 		h.busy, h.free = h.busy+1, 0
@@ -95,14 +85,13 @@ func crowdedBy(runnable, ours, procs, cpus int, h *hysteresis) bool {
 	return h.on
 }
 
-// hysteresis is the answer and the busy and free readings in a row behind it.
-type hysteresis struct {
+type hysteresis struct { // the answer, and the readings in a row behind it
 	on         bool
 	busy, free int
 }
 
-// ourRunning returns how many of this process's goroutines run now (the
-// caller included), or procs where the runtime does not tell (before 1.26).
+// ourRunning returns how many of this process's goroutines run now, or procs
+// where the runtime does not tell (before go1.26).
 func ourRunning(procs int) int {
 	metrics.Read(load.running[:])
 	if v := load.running[0].Value; v.Kind() == metrics.KindUint64 {
@@ -131,17 +120,11 @@ func runnableField(b []byte) (int, bool) {
 	return 0, false
 }
 
-// onlineCPUs returns the CPUs online (others' threads run on all of them), 0
-// if unknown.
+// onlineCPUs returns the CPUs online (others run on all of them), 0 if
+// unknown.
 func onlineCPUs() int {
-	fd, err := syscall.Open("/sys/devices/system/cpu/online", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return 0
-	}
-	defer syscall.Close(fd)
-	var buf [256]byte
-	n, _ := syscall.Read(fd, buf[:])
-	return countCPUList(buf[:max(n, 0)])
+	b, _ := os.ReadFile("/sys/devices/system/cpu/online")
+	return countCPUList(b)
 }
 
 // countCPUList counts the CPUs of a kernel CPU list such as "0-3,8,10-11".
