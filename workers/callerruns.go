@@ -2,45 +2,18 @@ package workers
 
 import (
 	"context"
+	"runtime/trace"
 
 	"github.com/workgang/workgang/gang"
 )
 
-// Runs on a set made WithConcurrentRuns that do not wait for the run lock: a
-// run of one caller-runs copy, and a caller-runs run that found the set busy.
-// Both run every copy on their caller (gang.RunOnCaller) and use no worker
-// and no dispatcher state, so they may overlap with the run that holds the
-// lock and with each other, never need the lock, and end with their caller:
-// nothing of them is left for Close or a last release to wait for.
+// Runs on their caller alone, using no worker or dispatcher state. Inline
+// ones (one copy) hold the run lock unless the set has concurrent runs, so
+// they never overlap another run: runs share the worker ids users key data
+// by. Busy ones hold nothing, so Close and a last release never wait for them.
 
-// runCallerRuns runs plan, a caller-runs task's run of n copies: a single
-// copy inline, on its caller; more copies through the dispatcher under the
-// run lock (waited for, except on a set with concurrent runs, where a run
-// that finds the set busy runs on its caller instead: runBusy).
-func (w *set) runCallerRuns(op string, plan gang.Plan, n int) {
-	if n == 1 {
-		w.runInline(op, plan)
-		return
-	}
-	if w.concurrent {
-		// The busy check: the same CAS as lockContext's fast path.
-		if !w.mu.tryLock(token(true)) {
-			w.runBusy(op, plan, n)
-			return
-		}
-	} else {
-		_ = w.lockContext(context.Background(), op, true)
-	}
-	repanic(w.runHeld(op, plan, n))
-}
-
-// runInline runs a run of one caller-runs copy inline: no worker, no
-// dispatcher, but under the run lock (not with concurrent runs), so that it
-// never overlaps another run: runs share worker ids, by which users key
-// per-worker scratch data. One deferred call counts the run when it ends
-// and releases the lock (BenchmarkRun, n=1/workers+caller, counts every call
-// on this path).
-func (w *set) runInline(op string, plan gang.Plan) {
+// runInline runs a run of one caller-runs copy on its caller.
+func (w *Workers) runInline(op string, plan gang.Plan) {
 	held := !w.concurrent
 	if held {
 		_ = w.lockContext(context.Background(), op, true)
@@ -49,61 +22,77 @@ func (w *set) runInline(op string, plan gang.Plan) {
 		w.endClosed(op, held)
 	}
 	ran := false
-	defer func() {
-		w.endInline(held, ran)
-		if held {
-			w.mu.unlock()
-		}
-	}()
+	defer w.endAlone(held, false, &ran)
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
 	ran = true
 	repanic(p)
 }
 
-// startBusy counts a run that found the set busy (runBusy, and a loop's:
-// runAlone) as it starts.
-func (w *set) startBusy() {
+// runBusy runs the n copies of a caller-runs task that found the run lock
+// taken (by another run, by Close, or by the run it is nested in) on its
+// caller, ids 0..n-1 in order, without waiting.
+func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
+	defer asSetPanic()
+	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
+	w.callerCopies.Add(uint64(n))
+	repanic(p)
+}
+
+// runAlone runs a loop's one copy on its caller, under the run lock if held;
+// busy: the loop found the set busy.
+func (w *Workers) runAlone(op string, t loopTask, held, busy bool) {
+	if w.closed.Load() {
+		w.endClosed(op, held)
+	}
+	if busy {
+		w.runs.Add(1)
+		w.busyRuns.Add(1)
+	}
+	ran := false
+	defer w.endAlone(held, busy, &ran)
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+		why := "one copy planned: on the caller"
+		if busy {
+			why = "the set was busy: on the caller, as one copy"
+		}
+		trace.Log(context.Background(), "workgang", why)
+	}
+	t.Work(0)
+	ran = true
 }
 
 // endClosed releases the run lock if held and panics: the set is closed.
-func (w *set) endClosed(op string, held bool) {
+func (w *Workers) endClosed(op string, held bool) {
 	if held {
 		w.mu.unlock()
 	}
 	w.panicClosed(op)
 }
 
-// endInline counts an inline run (one copy, on its caller, not busy) as it
-// ends: as ended (ran: it returned or panicked), or as exited after a
-// runtime.Goexit. The run lock's holder is inlineHeld's only writer (the
-// lock's CAS orders successive holders): a load and a store, no
-// read-modify-write (see inlineRuns). Small enough to inline into the
-// deferred calls of runInline and runAlone (BenchmarkRun, n=1/workers+caller).
-func (w *set) endInline(held, ran bool) {
+// endAlone counts a run on the caller alone as it ends (*ran: its copy
+// returned or panicked; else it called runtime.Goexit) and releases the run
+// lock if held. inlineHeld has one writer, the lock's holder (the lock's CAS
+// orders successive holders), so a load and a store suffice.
+func (w *Workers) endAlone(held, busy bool, ran *bool) {
 	switch {
-	case !ran:
+	case busy:
+		if *ran {
+			w.callerCopies.Add(1)
+		}
+	case !*ran:
 		w.inlineExits.Add(1)
 	case held:
 		w.inlineHeld.Store(w.inlineHeld.Load() + 1)
 	default:
 		w.inlineRuns.Add(1)
 	}
-}
-
-// runBusy runs the n copies of a caller-runs task that found the run lock
-// taken: by another goroutine's run, by Close, or by a run this goroutine is
-// inside (a nested run). It never waits for that run: its caller runs every
-// copy, ids 0..n-1 in order, and panics and Goexits as gang.RunOnCaller
-// says. (A loop that finds the set busy runs as one copy: runLoop.)
-func (w *set) runBusy(op string, plan gang.Plan, n int) {
-	if w.closed.Load() {
-		w.panicClosed(op)
+	if held {
+		w.mu.unlock()
 	}
-	w.startBusy()
-	defer asSetPanic()
-	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
-	w.callerCopies.Add(uint64(n))  // once all ran, as by every run
-	repanic(p)
 }

@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,44 +12,31 @@ import (
 	"github.com/workgang/workgang/internal/peek"
 )
 
-// The cycle check. A run on set A whose copy starts a run on set B waits for
+// The cycle check. A copy of a run on set A that starts a run on B waits for
 // B; if B's run, or one it waits for in turn, has a copy that starts a run on
-// A, no run of the chain can finish: A -> B -> A. lockSlow catches the
-// same-set case from A's own state; a cycle through other sets needs a view
-// of all of them, kept here. Only a goroutine inside a run can close a cycle,
-// so only such a goroutine that finds a set's lock taken consults it:
-// uncontended runs never pay for it.
+// A, none can finish. lockSlow catches A -> A; longer cycles need a view of
+// every set, kept here, and consulted only by a goroutine inside a run that
+// finds a lock taken.
 //
-// The wait-for graph is implicit:
-//   - a set X waits for the goroutines that run its current run's copies: its
-//     workers, and its owner (the holder of its lock, which runs copies in
-//     caller-runs and inline runs; listing it for plain runs adds no path);
-//   - a goroutine c waits for the set whose lock it is blocked on (waiting),
-//     and for the set in whose end wait it sleeps (it holds that set and its
-//     coordinator is parked: internal/peek). Holding a set is not enough: a
-//     holder running a copy of its own may be inside a run on another set,
-//     which it waits for instead. A goroutine is in at most one end wait, its
-//     innermost run's, so one still spinning in X's end wait has no out-edge.
+// The wait-for graph is implicit: a set waits for the goroutines of its
+// current run (its workers and its lock's holder); a goroutine waits for the
+// set whose lock it is queued for (waiting), and for the set in whose end
+// wait it is parked (it holds that set and its coordinator is parked:
+// internal/peek; one still spinning has no out-edge). A goroutine about to
+// block on W closes a cycle iff W reaches it. The graph changes while it is
+// read, so a nested waiter re-checks on a timer and panics only on a cycle
+// found for a millisecond: a real cycle never changes.
 //
-// A goroutine g about to block on set W closes a cycle iff W reaches g. Edges
-// appear over time (a coordinator parks only after spinning) and the graph
-// is read while it changes, so a nested waiter re-checks on a timer and
-// panics only on a cycle that every check found for a millisecond: a real
-// cycle never changes, as every goroutine in it waits for good.
-//
-// Every set takes part from New to Close, with or without workers (the
-// holder of an inline run is inside a run too), held weakly: a set dropped
-// without Close (it has no worker goroutines, or they would keep it alive)
-// is still collected. register prunes collected entries whenever the map
-// doubled: amortized O(1), cheaper than a cleanup per set (BenchmarkNewClose).
+// Sets are held weakly from New to Close, so a set dropped without Close is
+// still collected; register prunes dead entries whenever the map doubled.
 var registry = struct {
 	mu      sync.Mutex
-	sets    map[weak.Pointer[set]]struct{}
-	pruneAt int              // prune when len(sets) reaches this
-	waiting map[uintptr]*set // goroutine token -> the set whose lock it waits for, nested waiters only
-}{sets: map[weak.Pointer[set]]struct{}{}, waiting: map[uintptr]*set{}}
+	sets    map[weak.Pointer[Workers]]struct{}
+	pruneAt int                  // prune when len(sets) reaches this
+	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
+}{sets: map[weak.Pointer[Workers]]struct{}{}, waiting: map[uintptr]*Workers{}}
 
-func register(w *set) {
+func register(w *Workers) {
 	wp := weak.Make(w)
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -63,15 +51,15 @@ func register(w *set) {
 	registry.sets[wp] = struct{}{}
 }
 
-func unregister(w *set) {
+func unregister(w *Workers) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	delete(registry.sets, weak.Make(w))
 }
 
 // liveSets returns the registered sets. Called with registry.mu held.
-func liveSets() []*set {
-	sets := make([]*set, 0, len(registry.sets))
+func liveSets() []*Workers {
+	sets := make([]*Workers, 0, len(registry.sets))
 	for wp := range registry.sets {
 		if x := wp.Value(); x != nil {
 			sets = append(sets, x)
@@ -86,34 +74,29 @@ func insideAnyRun(g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	for _, x := range liveSets() {
-		if x.mu.owner() == g || x.workerOf(g) >= 0 {
+		if slices.Contains(x.runGoroutines(), g) {
 			return true
 		}
 	}
 	return false
 }
 
-// insideRunOf reports whether goroutine g is part of w's current run: one of
-// its goroutines (its lock's holder, its workers), or, through nested runs,
-// one running a set whose lock such a goroutine holds, and so on. A holder
-// of w and another set counts that set as nested even if it is the outer one
-// (which it took first is recorded nowhere): erring towards "inside" makes a
-// last release panic rather than close a set under a run that waits for it.
-func insideRunOf(w *set, g uintptr) bool {
+// insideRunOf reports whether goroutine g is part of w's current run,
+// directly or through nested runs on sets held by its goroutines. It errs
+// towards "inside" (which of two held sets is the outer one is recorded
+// nowhere): a last release then panics rather than close a set under a run.
+func insideRunOf(w *Workers, g uintptr) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	return pathTo(w, g, false) != nil
 }
 
-// waitLock takes w's lock for goroutine g (with token tok), which found it
-// held: it waits its turn in the lock's FIFO queue. A nested waiter (g is
-// inside some run) also re-checks for a cycle on a timer, backing off up to
-// a millisecond, and panics once one is confirmed (leaving the queue first,
-// unless the lock was handed to it meanwhile: then it was in no cycle). With
-// ctx done, before it queues or while it waits, it returns ctx's cause
-// holding nothing (see gotLock). Every wait of a run (not of Close) is
-// counted in the set's Stats.
-func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
+// waitLock queues goroutine g (token tok) for w's lock. A nested waiter
+// also checks for a cycle, backing off from 10 us to a millisecond, and
+// panics once one is confirmed, unless the lock was handed to it meanwhile.
+// With ctx done it returns ctx's cause holding nothing. Runs' waits (not
+// Close's) are counted in Stats.
+func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
 		return context.Cause(ctx) // done before it queued
@@ -132,6 +115,7 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 	}
 	var timer *time.Timer
 	var check <-chan time.Time // the cycle check's timer; nil (never ready) unless nested
+	backoff := 10 * time.Microsecond
 	if nested {
 		registry.mu.Lock()
 		registry.waiting[g] = w
@@ -141,12 +125,11 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 			delete(registry.waiting, g)
 			registry.mu.Unlock()
 		}()
-		timer = time.NewTimer(firstCheck)
+		timer = time.NewTimer(backoff)
 		defer timer.Stop()
 		check = timer.C
 	}
 	var since time.Time // when the check first found a cycle, zero if the last one did not
-	backoff := firstCheck
 	for {
 		select {
 		case <-wt.ready:
@@ -161,8 +144,7 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 		registry.mu.Lock()
 		path := pathTo(w, g, true)
 		registry.mu.Unlock()
-		// Confirm by existence, not by the path: with several routes the
-		// search (in map order) may name a different one each time.
+		// Confirm a cycle's existence, not its path, which may vary.
 		switch {
 		case path == nil:
 			since = time.Time{}
@@ -184,13 +166,8 @@ func (w *set) waitLock(op string, g, tok uintptr, nested bool, ctx context.Conte
 	}
 }
 
-// firstCheck is how long a nested waiter waits before its first cycle check;
-// the interval then doubles up to a millisecond.
-const firstCheck = 10 * time.Microsecond
-
-// gotLock ends a wait that got the lock: with ctx done by then, the run runs
-// nothing, so the lock goes to the next waiter at once.
-func (w *set) gotLock(ctx context.Context) error {
+// gotLock ends a wait that got the lock; with ctx done, it passes it on.
+func (w *Workers) gotLock(ctx context.Context) error {
 	if ctx.Err() != nil {
 		w.mu.unlock()
 		return context.Cause(ctx)
@@ -199,24 +176,23 @@ func (w *set) gotLock(ctx context.Context) error {
 }
 
 // pathTo returns the sets on a path from w (first) to a set whose current
-// run g is part of, or nil. A set x leads to every set whose lock a goroutine
-// of x's run (runGoroutines) holds; with waits, only to those that goroutine
-// waits for: the set whose lock it waits for, and the set whose end wait it
-// sleeps in. Called with registry.mu held.
-func pathTo(w *set, g uintptr, waits bool) []*set {
+// run g is part of, or nil. x leads to every set whose lock a goroutine of
+// x's run holds; with waits, only to those that goroutine waits for (queued
+// for, or parked in the end wait of). Called with registry.mu held.
+func pathTo(w *Workers, g uintptr, waits bool) []*Workers {
 	type step struct {
-		set  *set
+		set  *Workers
 		prev int
 	}
 	sets := liveSets()
 	steps := []step{{w, -1}}
-	seen := map[*set]bool{w: true}
+	seen := map[*Workers]bool{w: true}
 	for k := 0; k < len(steps); k++ {
 		for _, c := range steps[k].set.runGoroutines() {
 			if c == g {
-				var path []*set
+				var path []*Workers
 				for j := k; j >= 0; j = steps[j].prev {
-					path = append([]*set{steps[j].set}, path...)
+					path = append([]*Workers{steps[j].set}, path...)
 				}
 				return path
 			}
@@ -235,10 +211,10 @@ func pathTo(w *set, g uintptr, waits bool) []*set {
 	return nil
 }
 
-// runGoroutines returns the goroutines that x's current run waits for: its
-// lock's holder (the coordinator, or the caller running copies) and its
-// workers; an idle one holds and waits for nothing, so it adds no false edge.
-func (x *set) runGoroutines() []uintptr {
+// runGoroutines returns the goroutines x's current run waits for: its
+// lock's holder and its live workers (an idle one adds no false edge).
+// Slow paths only: it allocates.
+func (x *Workers) runGoroutines() []uintptr {
 	var gs []uintptr
 	if o := x.mu.owner(); o != 0 {
 		gs = append(gs, o)

@@ -12,20 +12,19 @@ import (
 type Option func(*config)
 
 type config struct {
-	spin       time.Duration
-	active     int
-	place      placement
-	concurrent bool
+	spin                 time.Duration
+	active               int
+	place                placement
+	concurrent, acquired bool
 }
 
-// newConfig applies opts for New(name, maxWorkers, opts...) and panics, with
-// op in the message, for every argument New rejects; Acquire calls it before
-// touching the registry, so it rejects them whether or not the name is held.
+// newConfig applies opts for New(name, maxWorkers, opts...), panicking (op
+// names the caller) for every argument New rejects.
 func newConfig(op, name string, maxWorkers int, opts []Option) config {
 	if maxWorkers < 1 || maxWorkers > tasks.MaxCopies {
 		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, tasks.MaxCopies))
 	}
-	c := config{active: maxWorkers, spin: spin.Default} // cut where it cannot pay, at each wait (internal/spin)
+	c := config{active: maxWorkers, spin: spin.Default}
 	for i, o := range opts {
 		if o == nil {
 			panic(fmt.Sprintf("workers: %s(%q): option %d is nil", op, name, i))
@@ -46,10 +45,10 @@ type placement struct {
 	nice       *int  // the nice value for the worker's thread, if set
 }
 
-// WithSpin sets how long an idle worker polls for the next run, and a caller
-// for the end of its run, before parking (default 50 us; 0 parks at once; 0
-// too with one processor or while other processes wait for the CPUs). It
-// panics if d is negative.
+// WithSpin sets how long an idle worker, or a caller waiting for its run's
+// end, polls before parking (default 50 us; 0, as with one processor or
+// while other processes wait for the CPUs, parks at once). It panics if d is
+// negative.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
@@ -64,24 +63,22 @@ func WithActiveWorkers(n int) Option {
 }
 
 // WithConcurrentRuns is for a set that independent goroutines share (sets
-// from Acquire have it): a caller-runs run (ForRange, Do, RunContext) that
-// finds the set busy, or is nested in one of its copies, runs its copies on
-// its caller instead of waiting (the set's loops take the set for their rest
-// once it frees); plain runs still wait. Overlapping runs share copy ids.
+// from Acquire have it): a caller-runs run that finds the set busy, or is
+// nested in one of its copies, runs on its caller instead of waiting, a loop
+// as one copy; plain runs still wait. Overlapping runs share copy ids.
 func WithConcurrentRuns() Option {
 	return func(c *config) { c.concurrent = true }
 }
 
 // WithLockOSThread locks each worker goroutine to an OS thread for life, so
-// thread settings stay with it; hand-offs then cost thread switches
-// (docs/perf.md).
+// thread settings stay with it; hand-offs then cost thread switches.
 func WithLockOSThread() Option {
 	return func(c *config) { c.place.lockThread = true }
 }
 
-// WithAffinity pins worker i to CPU cpus[i % len(cpus)] (no cpus: the CPUs
-// the process may use, in turn) and implies WithLockOSThread; a failed pin
-// is reported by PlacementErrors. It panics if a CPU number is negative.
+// WithAffinity pins worker i to CPU cpus[i % len(cpus)] (by default the
+// process's CPUs, in turn) and implies WithLockOSThread; PlacementErrors
+// reports failures. It panics if a CPU is negative.
 func WithAffinity(cpus ...int) Option {
 	for _, cpu := range cpus {
 		if cpu < 0 {
@@ -93,8 +90,8 @@ func WithAffinity(cpus ...int) Option {
 }
 
 // WithNice sets each worker thread's nice value and implies
-// WithLockOSThread; a failure is reported by PlacementErrors. It panics if
-// nice is outside [-20, 19].
+// WithLockOSThread; PlacementErrors reports failures. It panics if nice is
+// outside [-20, 19].
 func WithNice(nice int) Option {
 	if nice < -20 || nice > 19 {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))

@@ -8,16 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// applyPlacement pins and prioritizes the calling thread for worker i, on the
-// worker's goroutine after runtime.LockOSThread. Each failure is returned in
-// errs; the worker carries on unplaced.
-//
-// restore puts back the affinity and nice value it changed, returning each
-// failure; the worker calls it on the same locked thread before its goroutine
-// ends. A locked thread normally dies with its goroutine, but the runtime
-// keeps the main thread, whose settings ps, taskset and getpriority report
-// for the whole process. Lowering nice back needs CAP_SYS_NICE (or
-// RLIMIT_NICE): without it, restoring a raised nice value fails and says so.
+// applyPlacement pins and prioritizes the calling, locked thread for worker
+// i, returning each failure (the worker carries on unplaced). restore, called
+// on the same thread before the goroutine ends, puts back what it changed:
+// the runtime keeps the main thread, whose settings tools report for the
+// whole process. Lowering nice back needs CAP_SYS_NICE or RLIMIT_NICE.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
 	var (
 		origSet   unix.CPUSet
@@ -36,9 +31,8 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 		}
 	}
 	if p.nice != nil {
-		// PRIO_PROCESS with who = 0 names the calling thread on Linux (nice is
-		// per thread there). The raw getpriority syscall returns 20 - nice,
-		// never a negative value that could be confused with an error.
+		// PRIO_PROCESS, 0: the calling thread on Linux. The raw syscall
+		// returns 20 - nice.
 		if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err != nil {
 			errs = append(errs, fmt.Errorf("getpriority: %w", err))
 		} else if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {
@@ -64,9 +58,8 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 	return restore, errs
 }
 
-// pin sets the calling thread's affinity to the CPU worker i gets out of
-// cpus (or out of allowed, the thread's current set, when cpus is empty) and
-// returns that CPU.
+// pin sets the calling thread's affinity to worker i's CPU out of cpus (or,
+// if empty, out of allowed) and returns it.
 func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 	var cpu int
 	if len(cpus) > 0 {

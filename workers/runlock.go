@@ -5,70 +5,47 @@ import (
 	"sync/atomic"
 )
 
-// runLock serializes a set's runs. Its word records the holder's token (the
-// goroutine's identity where that is cheap to get), so taking the lock also
-// records who holds it, which the nested-run and cycle checks need: an
-// uncontended lock and unlock cost two atomic read-modify-writes (a CAS each)
-// instead of the four of a sync.Mutex plus an owner word set and cleared.
+// runLock serializes a set's runs. Its word holds the holder's token, so
+// taking the lock records who holds it (the nested-run and cycle checks read
+// it) at the cost of one CAS to lock and one to unlock. Waiters queue in FIFO
+// order and unlock hands the lock to the first directly, so none starves; a
+// waiter may leave (abandon) without losing a hand-off, as both are decided
+// under queue.
 //
-// Waiters queue in strict FIFO order, and unlock hands the lock to the first
-// of them directly (the word goes from the old holder's token to the new
-// one's, never through free), so a goroutine that keeps re-taking the lock
-// cannot overtake a waiter, and none starves. A waiter may leave the queue
-// (abandon) at any time, for a cancelled context or to re-check for a cycle
-// of nested runs, without losing a hand-off: the hand-off and the leaving
-// are decided under the queue's mutex, and a waiter that finds the lock was
-// already handed to it holds it.
+// state is 0 when free, else token<<1 | queuedBit, the bit set iff the queue
+// is non-empty (outside queue's critical sections). The writers: lock's fast
+// path, CAS 0 -> token<<1 (0 means nobody waits, so it never overtakes);
+// unlock's fast path, CAS token<<1 -> 0 (fails once queuedBit is set);
+// enqueue, under queue, CAS to set queuedBit before appending itself; the
+// slow unlock and abandon, under queue with the bit set, when no CAS outside
+// queue can succeed, so a plain Store suffices there.
 //
-// The word. state is 0 when the lock is free; otherwise it is the holder's
-// token shifted left by one, with queuedBit set while the queue is not empty.
-// Invariant, at every moment outside queue.mu's critical sections:
-// queuedBit is set iff the queue is non-empty. Only these steps write state:
-//
-//   - lock's fast path: CAS 0 -> token<<1. From 0 only, and 0 means the queue
-//     is empty (the invariant), so a newcomer never overtakes a waiter.
-//   - unlock's fast path: CAS token<<1 -> 0, which fails while queuedBit is
-//     set; unlock then takes the slow path.
-//   - enqueue (under queue.mu): sets queuedBit with a CAS from the value it
-//     read, then appends itself; if the word was 0 it takes the lock instead,
-//     with the fast path's CAS 0 -> token<<1.
-//   - the slow unlock and abandon (under queue.mu, with queuedBit set): while
-//     the bit is set no step outside queue.mu can write the word (both fast
-//     paths' CASes fail on it), so a plain Store is enough there.
-//
-// No hand-off is lost: a waiter's CAS that sets queuedBit and the holder's
-// fast-path CAS that frees the lock are RMWs on the same word, so one comes
-// first in its modification order. If the waiter's does, the holder's CAS
-// fails and it unlocks through queue.mu, after the waiter has appended
-// itself (enqueue holds queue.mu across both); if the holder's does, the
-// waiter's CAS fails and it reads the word again: 0, and it takes the lock
-// itself, or a newcomer's token (the newcomer's fast path got there first),
-// and it queues behind that holder.
+// No hand-off is lost: the waiter's CAS setting queuedBit and the holder's
+// freeing CAS are RMWs on one word. If the waiter's comes first, the holder's
+// fails and it unlocks under queue, after the append; if the holder's comes
+// first, the waiter's fails and it reads the word again: 0, and it takes the
+// lock, or a newcomer's token, and it queues behind that holder.
 type runLock struct {
-	state atomic.Uintptr
-	queue sync.Mutex
-	// head and tail are the FIFO queue of waiters; guarded by queue.
-	head, tail *lockWaiter
+	state      atomic.Uintptr
+	queue      sync.Mutex
+	head, tail *lockWaiter // the FIFO queue of waiters; guarded by queue
 }
 
 // lockWaiter is one goroutine waiting for the lock.
 type lockWaiter struct {
 	token uintptr
 	next  *lockWaiter // guarded by the lock's queue mutex
-	// granted is set, under the queue mutex, by the unlock that hands the
-	// lock to this waiter, in the same critical section as the send on
-	// ready.
+	// granted is set by the unlock that hands the lock to this waiter, in
+	// the same critical section of queue as its send on ready (capacity 1:
+	// one send per grant, never blocking).
 	granted bool
-	// ready receives exactly one token per grant; capacity 1, so the
-	// granting unlock never blocks.
-	ready chan struct{}
+	ready   chan struct{}
 }
 
 const (
 	queuedBit uintptr = 1
-	// anonToken is the token of a holder that runs no user code, where
-	// identity is costly: no goroutine has it (goroutine ids are far
-	// smaller), and shifted left by one it still fits the word.
+	// anonToken is an unidentified holder's token (see token): no goroutine
+	// has it, and shifted left by one it still fits the word.
 	anonToken = ^uintptr(0) >> 1
 )
 
@@ -77,17 +54,16 @@ var waiterPool = sync.Pool{New: func() any { return &lockWaiter{ready: make(chan
 // tryLock takes the lock for token if it is free and nobody waits.
 func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }
 
-// enqueue takes the lock for token if it is free (and returns nil), or puts a
-// waiter for token at the tail of the queue and returns it. The caller then
-// receives from the waiter's ready channel (it holds the lock after that), or
-// calls abandon; either way it finally calls done.
+// enqueue takes the lock for token if it is free (and returns nil), or
+// queues a waiter for token and returns it. The caller receives from its
+// ready channel (then it holds the lock) or calls abandon, then done.
 func (l *runLock) enqueue(token uintptr) *lockWaiter {
 	l.queue.Lock()
 	for {
 		s := l.state.Load()
 		if s == 0 {
-			// Free, so (invariant) nobody waits: take it. The CAS
-			// fails only if a fast-path lock got there first.
+			// Free, so nobody waits: take it, unless a fast-path lock
+			// gets there first.
 			if l.state.CompareAndSwap(0, token<<1) {
 				l.queue.Unlock()
 				return nil
@@ -95,10 +71,8 @@ func (l *runLock) enqueue(token uintptr) *lockWaiter {
 			continue
 		}
 		// Announce the queue before joining it: from this CAS on, the
-		// holder's fast unlock fails and it unlocks through queue.mu,
-		// which it can take only after the append below. The CAS fails
-		// if the holder freed (or, the bit being clear, fast-locked and
-		// freed) the word meanwhile: look again.
+		// holder's fast unlock fails and it unlocks under queue, after
+		// the append below. If the word changed meanwhile, look again.
 		if s&queuedBit != 0 || l.state.CompareAndSwap(s, s|queuedBit) {
 			break
 		}
@@ -115,16 +89,13 @@ func (l *runLock) enqueue(token uintptr) *lockWaiter {
 	return wt
 }
 
-// abandon takes wt out of the queue, for a waiter that stops waiting. It
-// reports whether wt holds the lock after all: an unlock granted it the
-// lock before wt could leave (its token is then taken from ready here), and
-// the caller must use or unlock it. Either way the caller then calls done.
+// abandon takes wt out of the queue and reports whether wt holds the lock
+// after all (an unlock granted it first): the caller must use or unlock it.
 func (l *runLock) abandon(wt *lockWaiter) (holds bool) {
 	l.queue.Lock()
 	defer l.queue.Unlock()
 	if wt.granted {
-		// The grant's send happened in the unlocker's critical section,
-		// before ours: the receive cannot block.
+		// The grant's send was in an earlier critical section: no block.
 		<-wt.ready
 		return true
 	}
@@ -141,17 +112,14 @@ func (l *runLock) abandon(wt *lockWaiter) (holds bool) {
 		l.tail = prev
 	}
 	if l.head == nil {
-		// The last waiter left: clear queuedBit so that the holder's fast
-		// unlock works again. The bit is set, so no step outside
-		// queue.mu writes the word meanwhile: a plain Store keeps the
-		// holder's token.
+		// The last waiter left: clear queuedBit so the holder's fast
+		// unlock works again (a plain Store: see runLock).
 		l.state.Store(l.state.Load() &^ queuedBit)
 	}
 	return false
 }
 
-// done recycles wt; it is out of the queue (granted or abandoned), and no
-// other goroutine refers to it any more.
+// done recycles wt, which is out of the queue and referred to by no one.
 func (l *runLock) done(wt *lockWaiter) {
 	wt.next = nil
 	waiterPool.Put(wt)
@@ -159,23 +127,22 @@ func (l *runLock) done(wt *lockWaiter) {
 
 // unlock releases the lock, to the first waiter if there is one.
 func (l *runLock) unlock() {
-	// The holder's word changes only by the holder, or by a waiter setting
-	// queuedBit; if the CAS fails, the bit is set.
+	// Only a waiter setting queuedBit changes the holder's word: if the
+	// CAS fails, the bit is set.
 	if s := l.state.Load(); s&queuedBit == 0 && l.state.CompareAndSwap(s, 0) {
 		return
 	}
 	l.unlockSlow()
 }
 
-// unlockSlow hands the lock to the first waiter, or frees it if every waiter
-// abandoned meanwhile.
+// unlockSlow hands the lock to the first waiter, or frees it if all left.
 func (l *runLock) unlockSlow() {
 	l.queue.Lock()
 	defer l.queue.Unlock()
 	wt := l.head
 	if wt == nil {
-		// The waiters left (abandon cleared queuedBit): free the word. No
-		// fast-path lock can have written it (it was not 0).
+		// abandon cleared queuedBit; no fast-path lock writes a word
+		// that is not 0.
 		l.state.Store(0)
 		return
 	}
@@ -183,12 +150,9 @@ func (l *runLock) unlockSlow() {
 	if l.head == nil {
 		l.tail = nil
 	}
-	// Straight from this holder to the waiter, never through 0: no
-	// newcomer's fast path can take the lock in between. The bit stays set
-	// while others wait. queuedBit is set here, so nothing outside
-	// queue.mu writes the word: a plain Store suffices. The new holder's
-	// token is visible to the nested-run and cycle checks at once, before
-	// the waiter even wakes.
+	// Straight to the waiter's token, never through 0, so no newcomer
+	// overtakes it; a plain Store, as queuedBit is set. The checks see the
+	// new holder before it wakes.
 	next := wt.token << 1
 	if l.head != nil {
 		next |= queuedBit

@@ -7,10 +7,8 @@ import (
 	"github.com/workgang/workgang/internal/goid"
 )
 
-// The process-wide registry of shared sets, by name. A set is created by the
-// first Acquire of its name and closed by the release that drops its last
-// reference; the entry is removed under the same lock, so a later Acquire
-// creates a fresh set.
+// shared is the registry of Acquire's sets, by name. The release that drops
+// a name's last reference removes its entry, under mu, and closes the set.
 var shared = struct {
 	mu   sync.Mutex
 	sets map[string]*sharedEntry
@@ -22,56 +20,45 @@ type sharedEntry struct {
 }
 
 // Acquire returns the process-wide set named name and this holder's release
-// function (calls after the first do nothing). The first Acquire of a name
-// makes the set, as New(name, maxWorkers, opts...) with WithConcurrentRuns;
-// later holders get that set, its options unchanged, except that a larger
-// maxWorkers raises its MaxWorkers (and ActiveWorkers, unless a holder set
-// it lower): libraries that share a name cannot know who came first, and
-// workers start only when runs need them, so the largest request costs
-// nothing until it is used. Raising waits for the set's run in progress.
-// The last release closes the set; Close on it panics, and so does a last
-// release from inside a run that holds the set. Acquire panics for the
-// arguments New rejects.
+// function (later calls of it do nothing). The first Acquire of a name makes
+// the set as New does, with WithConcurrentRuns; a later one with a larger
+// maxWorkers raises MaxWorkers (and ActiveWorkers, if equal) after the run
+// in progress. The last release closes the set; it panics from inside the
+// set's run. Close on the set panics. Acquire panics where New does.
 //
-// A library takes its set once, in a package variable:
+// A library keeps its set in a package variable and never releases it:
 //
 //	var set, _ = workers.Acquire("mylib", runtime.NumCPU())
-//
-// and never releases it (it costs no goroutine until a run needs one), or
-// keeps the release function for a Close of its own.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
-	c := newConfig("Acquire", name, maxWorkers, opts) // panics on bad arguments, before any change
-	c.concurrent = true                               // independent holders cannot coordinate copy ids
+	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
+	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
 	shared.mu.Lock()
 	e := shared.sets[name]
 	if e == nil {
-		sh := &Workers{acquired: true}
-		sh.init(name, maxWorkers, c)
-		e = &sharedEntry{s: sh}
+		e = &sharedEntry{s: newSet(name, maxWorkers, c)}
 		shared.sets[name] = e
 	}
 	e.refs++
 	released := new(bool) // guarded by shared.mu
 	shared.mu.Unlock()
-	// Outside the registry lock (growing waits for a run in progress); this
-	// holder's reference keeps the set open meanwhile.
+	// Outside shared.mu: growing waits for a run in progress. This holder's
+	// reference keeps the set open meanwhile.
 	if maxWorkers > e.s.MaxWorkers() {
 		e.s.grow("Acquire", maxWorkers)
 	}
 	return e.s, func() { releaseShared(name, e, released) }
 }
 
-// releaseShared drops the reference of the release function whose flag is
-// released, once. The last release closes the set, which inside one of its
-// own copies or a run nested in one would wait for the run it is part of:
-// there it panics before changing anything, and works once the run is over.
+// releaseShared drops a holder's reference, once. The last release closes
+// the set; from inside the set's own run that would wait for itself, so it
+// panics before changing anything.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {
 		shared.mu.Unlock()
 		return
 	}
-	if e.refs == 1 && insideRunOf(&e.s.set, goid.Get()) {
+	if e.refs == 1 && insideRunOf(e.s, goid.Get()) {
 		shared.mu.Unlock()
 		panic(fmt.Sprintf("workers: last release of shared set %q called from inside one of its own copies (directly or through nested runs on other sets): it would close the set during its own run; release it after the run", name))
 	}
@@ -83,8 +70,6 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 	}
 	shared.mu.Unlock()
 	if last {
-		// Outside the registry lock: Close waits for a run in progress,
-		// which must not block other names' Acquire calls.
-		e.s.close()
+		e.s.close() // outside shared.mu: other names' Acquire must not wait for this run
 	}
 }

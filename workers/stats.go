@@ -5,23 +5,16 @@ import (
 	"time"
 )
 
-// Stats is a snapshot of a set's counters since New, each read atomically.
-// Runs and worker copies are counted when they start, inline runs and caller
-// copies when their run returns; no counter goes down.
-//
-// Why a run's copies all ran on its caller although the set has workers:
-// InlineRuns (it planned one copy: n = 1, a loop of one chunk, WithCopies(1),
-// ActiveWorkers 1, or CappedLoops), BusyRuns (a set with concurrent runs was
-// busy) or CallerOnlyRuns (its copies were offered to the workers, but the
-// caller claimed every one first: workers parked, or waiting for a CPU on a
-// loaded machine). runtime/trace shows the same as log messages of category
-// "workgang" in the run's region.
+// Stats is a snapshot of a set's counters since New, each read atomically;
+// no counter goes down. Runs and worker copies are counted as they start,
+// inline runs, caller copies and waits as they end. With runtime/trace on,
+// a run whose copies all ran on its caller logs why (category "workgang").
 type Stats struct {
-	Runs           uint64 // every run and loop, inline and busy ones included
-	InlineRuns     uint64 // runs of one caller-runs copy, on the caller
+	Runs           uint64 // every run and loop
+	InlineRuns     uint64 // runs and loops of one copy that ran on the caller, not busy
 	BusyRuns       uint64 // runs that found the set busy and ran on their caller
 	CallerOnlyRuns uint64 // runs offered to workers whose caller ran every copy
-	CappedLoops    uint64 // loops with fewer copies than ActiveWorkers: GOMAXPROCS is smaller
+	CappedLoops    uint64 // loops with copies cut to GOMAXPROCS
 	CallerCopies   uint64 // copies run by the runs' callers
 	WorkerCopies   uint64 // copies run by workers
 
@@ -34,17 +27,13 @@ type Stats struct {
 	Created           int // worker goroutines created
 	PlacementFailures int // see PlacementErrors
 
-	// Runs that waited for the set (FIFO) and their total wait, counted
-	// when the wait ends.
-	Waits    uint64
-	WaitTime time.Duration
+	Waits    uint64        // runs that waited for the set
+	WaitTime time.Duration // their total wait
 }
 
-// Stats returns the set's counters (one load per counter per worker).
-func (w *Workers) Stats() Stats { return w.s("Stats").Stats() }
-
-// Stats is Workers.Stats on a set that is not nil.
-func (w *set) Stats() Stats {
+// Stats returns the set's counters.
+func (w *Workers) Stats() Stats {
+	w.notNil("Stats")
 	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
 	inline := ended + w.inlineExits.Load()
 	if w.crew.Load() == nil {
@@ -57,7 +46,7 @@ func (w *set) Stats() Stats {
 		CallerOnlyRuns: w.callerOnly.Load(),
 		CappedLoops:    w.cappedLoops.Load(),
 		CallerCopies:   w.callerCopies.Load() + ended,
-		Created:        w.CreatedWorkers(),
+		Created:        int(w.created.Load()),
 		Waits:          w.waits.Load(),
 		WaitTime:       time.Duration(w.waitNanos.Load()),
 	}
