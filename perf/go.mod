@@ -6,6 +6,8 @@ module github.com/workgang/workgang/perf
 go 1.26.0
 
 require (
+	github.com/panjf2000/ants/v2 v2.12.1
+	github.com/sourcegraph/conc v0.3.0
 	github.com/stretchr/testify v1.12.1
 	github.com/workgang/workgang v0.0.0
 	github.com/workgang/workgang/examples v0.0.0

@@ -4,6 +4,7 @@ import (
 	"github.com/workgang/workgang/perf/internal/contended"
 	"github.com/workgang/workgang/perf/internal/forkjoin"
 	"github.com/workgang/workgang/perf/internal/harness"
+	"github.com/workgang/workgang/perf/internal/interleaved"
 	"github.com/workgang/workgang/perf/internal/plots"
 	"github.com/workgang/workgang/perf/internal/workloads"
 	"github.com/workgang/workgang/perf/openmp"
@@ -20,6 +21,7 @@ var sections = []harness.Section{
 	forkjoin.Surplus,
 	plotted(forkjoin.Pause, plots.Pause),
 	plotted(forkjoin.Kernel, plots.Kernel),
+	interleaved.Section,
 	plotted(workloads.Mark, plots.Mark),
 	plotted(workloads.GC, plots.GC),
 	{Name: "openmp", Title: openmp.Title, Run: runOpenMP, Targets: openmpTargets, Plot: plotOpenMP},

@@ -1,7 +1,9 @@
 // Command gate measures each scheduling hint of workgang's wait policy
-// (internal/spin: load, yield, learn, lure) on and off, on
-// the scenarios each hint exists for and on the rest, with the installed Go
-// and with a second Go release, and says which hints earn their place.
+// (internal/spin; the one left is load) on and off, on the scenarios each
+// hint was designed for and on held-out ones it was not tuned on (other
+// libraries' fork-joins between batches, the EPCC-style grain sweep, a
+// ported library's own operation, idle gaps), with the installed Go and with
+// a second Go release, and says which hints earn their place.
 //
 //	go run ./perf/gate                      # installed Go and go1.27.3, 5 runs each
 //	go run ./perf/gate -go go1.27.3 -runs 5 # the same, spelled out
@@ -16,9 +18,9 @@
 // over the time with every hint on (higher than 1: the hint pays), the median
 // of the runs of each release, and the verdict of the rule the maintainers
 // keep a hint by: it pays at least 5% on a scenario it targets on both
-// releases, and on every other scenario, on both, it costs no more than the
-// run-to-run spread of the all-on time there (printed beside each cost): a
-// cost the gate cannot tell from noise is no cost, one it can is.
+// releases, and on every held-out scenario, on both, it costs no more than
+// the run-to-run spread of the all-on time there (printed beside each cost):
+// a cost the gate cannot tell from noise is no cost, one it can is.
 //
 // It is a maintainers' tool: gang/README.md keeps its last table.
 package main
@@ -28,6 +30,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"os/exec"
@@ -39,6 +42,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/panjf2000/ants/v2"
+	"github.com/sourcegraph/conc"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/workgang/workgang/examples/ports/filter"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
@@ -94,14 +102,12 @@ func settings() []setting {
 	return append(s, setting{"plain", spin.ParseHints("plain")})
 }
 
-var hintNames = []string{"load", "yield", "learn", "lure"}
+var hintNames = []string{"load"}
 
-// targets names the scenarios each hint exists for.
+// targets names the scenarios each hint was designed for; every other
+// scenario is held out for it.
 var targets = map[string][]string{
-	"load":  {"contended-forrange", "contended-plain", "contended2-forrange"},
-	"yield": {"empty-full", "grain-2us", "grain-5us"},
-	"learn": {"pause", "mixed"},
-	"lure":  {"forkjoin-gap", "forkjoin-short"},
+	"load": {"contended-forrange", "contended-plain", "contended2-forrange"},
 }
 
 // result is one process's medians (scenario -> setting -> ns per operation)
@@ -125,6 +131,88 @@ type scenario struct {
 	// batch is the op time one timed batch is sized to (default 20 ms): a
 	// scenario whose between takes far longer than its op uses less.
 	batch time.Duration
+}
+
+// portImages returns a source image of side x side pixels and a destination.
+func portImages(side int) (src, dst *image.RGBA) {
+	r := image.Rect(0, 0, side, side)
+	src, dst = image.NewRGBA(r), image.NewRGBA(r)
+	for i := range src.Pix {
+		src.Pix[i] = uint8(i * 7)
+	}
+	return src, dst
+}
+
+// peerBatches returns a function that runs k empty fork-joins of p copies on
+// each peer in turn (go+WaitGroup, errgroup, conc, an ants pool, a channel
+// pool). The pools start at its first call and live as long as the process,
+// as a program's own would.
+func peerBatches(p, k int) func() {
+	var once sync.Once
+	var peers []func()
+	start := func() {
+		pool, err := ants.NewPool(p)
+		if err != nil {
+			panic(err)
+		}
+		jobs := make(chan *sync.WaitGroup)
+		for range p {
+			go func() {
+				for wg := range jobs {
+					wg.Done()
+				}
+			}()
+		}
+		nop := func() {}
+		peers = []func(){
+			func() {
+				var wg sync.WaitGroup
+				wg.Add(p)
+				for range p {
+					go wg.Done()
+				}
+				wg.Wait()
+			},
+			func() {
+				var g errgroup.Group
+				for range p {
+					g.Go(func() error { return nil })
+				}
+				_ = g.Wait()
+			},
+			func() {
+				var wg conc.WaitGroup
+				for range p {
+					wg.Go(nop)
+				}
+				wg.Wait()
+			},
+			func() {
+				var wg sync.WaitGroup
+				wg.Add(p)
+				for range p {
+					_ = pool.Submit(wg.Done)
+				}
+				wg.Wait()
+			},
+			func() {
+				var wg sync.WaitGroup
+				wg.Add(p)
+				for range p {
+					jobs <- &wg
+				}
+				wg.Wait()
+			},
+		}
+	}
+	return func() {
+		once.Do(start)
+		for _, peer := range peers {
+			for range k {
+				peer()
+			}
+		}
+	}
 }
 
 func scenarios() []scenario {
@@ -152,11 +240,27 @@ func scenarios() []scenario {
 			wg.Wait()
 		}
 	}
+	src, dst := portImages(256)
+	blur, _ := filter.Ops()[1].Variant(filter.LineForRange)
 	return slices.DeleteFunc([]scenario{
 		{name: "empty-full", op: func(w *workers.Workers) { w.RunN(empty, p) }},
 		{name: "empty-caller-2", op: func(w *workers.Workers) { w.RunN(emptyCaller, 2) }},
+		// The EPCC-style grain sweep: a plain run of p copies of W each.
+		{name: "grain-1us", op: func(w *workers.Workers) { w.RunN(grain(time.Microsecond), p) }},
 		{name: "grain-2us", op: func(w *workers.Workers) { w.RunN(g2, p) }},
 		{name: "grain-5us", op: func(w *workers.Workers) { w.RunN(g5, p) }},
+		{name: "grain-20us", op: func(w *workers.Workers) { w.RunN(grain(20*time.Microsecond), p) }},
+		// Batches of empty plain runs, each after batches of the same
+		// fork-join on the peers a program links beside workgang: the
+		// process the users' own harnesses measure. Only the batch is timed.
+		{name: "peers-interleaved", op: func(w *workers.Workers) {
+			for range 1000 {
+				w.RunN(empty, p)
+			}
+		}, between: peerBatches(p, 1000), batch: 10 * time.Millisecond},
+		// A ported library's own operation: the blur of a 256x256 image on
+		// the set (examples/ports).
+		{name: "port-blur-256", op: func(w *workers.Workers) { blur.Run(w, dst, src) }},
 		// Runs of one copy on a set of p workers: the others are surplus.
 		{name: "surplus", op: func(w *workers.Workers) { w.RunN(g2, 1) }},
 		// A collector-like pause: phases of varying n and mode, with a

@@ -8,7 +8,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The ants package starts a default pool at init, whose two goroutines live
+// as long as the process; every goroutine this package starts must end.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
+}
 
 // fake returns a result where turning hint off multiplies every scenario's
 // time by other, and its targets' times by target.
@@ -44,11 +50,11 @@ func TestVerdict(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		rels := []string{"local", "next"}
-		r := fake("learn", tc.target, tc.other)
+		r := fake("load", tc.target, tc.other)
 		report(&out, rels, map[string][]result{"local": {r}, "next": {r}}, 1, 1)
 		line := ""
 		for _, l := range strings.Split(out.String(), "\n") {
-			if strings.HasPrefix(l, "learn ") {
+			if strings.HasPrefix(l, "load ") {
 				line = l
 			}
 		}
@@ -83,8 +89,8 @@ func TestVerdictWeighsCostsAgainstTheSpread(t *testing.T) {
 		{0.95, 1.10, "keep"},   // 5% cost, 10% spread
 		{0.85, 1.10, "delete"}, // 15% cost, 10% spread
 	} {
-		a := fake("learn", 1.10, tc.other)
-		b := fake("learn", 1.10, tc.other)
+		a := fake("load", 1.10, tc.other)
+		b := fake("load", 1.10, tc.other)
 		for sc, m := range b.NS {
 			for s := range m {
 				b.NS[sc][s] = a.NS[sc][s] * tc.allOnRange
@@ -95,7 +101,7 @@ func TestVerdictWeighsCostsAgainstTheSpread(t *testing.T) {
 		report(&out, rels, map[string][]result{"local": {a, b}, "next": {a, b}}, 2, 1)
 		line := ""
 		for _, l := range strings.Split(out.String(), "\n") {
-			if strings.HasPrefix(l, "learn ") {
+			if strings.HasPrefix(l, "load ") {
 				line = l
 			}
 		}

@@ -58,6 +58,21 @@ var pauseScript = []scriptPhase{
 	{"resize-tlabs", nOne, 500, true},
 }
 
+// PauseScript returns the pause script resolved for full parallelism size,
+// and the caller's serial work between two pauses (PauseGapNS): what the
+// pause section measures, for other sections to run the same pause.
+func PauseScript(size int) []PausePhase {
+	var ps []PausePhase
+	for _, sp := range pauseScript {
+		n := [...]int{nOne: 1, nHalf: max(1, size/2), nFull: size}[sp.n]
+		ps = append(ps, PausePhase{Name: sp.name, N: n, WorkNS: sp.workNS, CallerRuns: sp.callerRuns})
+	}
+	return ps
+}
+
+// PauseGapNS is pauseGapNS, for PauseScript's users.
+const PauseGapNS = pauseGapNS
+
 // pauseGapNS is the caller's untimed CPU work between two pauses (the
 // mutator): longer than the default spin budget, so workers that idle between
 // pauses have parked, as they have between real collections.
