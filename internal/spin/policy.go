@@ -64,9 +64,17 @@ func (p *Policy) Idle(w *Waiter, i int, needed bool, done func() bool) bool {
 // the run's copies have not returned (the coordinator runs none of them now);
 // each needs a processor, so the coordinator spins only while they are fewer
 // than Procs(), and parks as soon as they are not.
+//
+// It reads the view as it stands, never refreshing it: a refresh makes
+// system calls, which belong off the run's critical path (the idle workers
+// refresh it as they park).
 func (p *Policy) End(running func() int, done func() bool) bool {
 	procs, ended := Procs(), false
-	Until(Allow(time.Duration(p.budget.Load())), func() bool {
+	budget := time.Duration(p.budget.Load())
+	if !allowed(view.word.Load()) {
+		budget = 0
+	}
+	Until(budget, func() bool {
 		ended = done()
 		return ended || running() >= procs
 	})
