@@ -115,6 +115,7 @@ type endLine struct {
 // the last copies of runs of more than groupSize copies read it (groupsLeft).
 type coordLine struct {
 	gen        uint64 // the current run's generation
+	lateM      int    // worker copies a late run has not woken yet (Wake); the coordinator's only
 	groupsLeft atomic.Int64
 }
 

@@ -57,10 +57,15 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	// Publish: every write above is visible to whoever loads this word.
 	d.runGen.Store(gen)
 	d.run.Store(word)
-	d.wakeChildren(-1, m) // the coordinator is the tree's root
+	if p.late && p.callerRuns {
+		d.lateM = m // Wake, from the caller's copy
+	} else {
+		d.wakeChildren(-1, m) // the coordinator is the tree's root
+	}
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(n, m, gen)
 	}
+	d.lateM = 0
 	d.waitEnd(gen, n, m)
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
@@ -79,6 +84,7 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	normal := false
 	defer func() {
 		if !normal {
+			d.lateM = 0
 			d.waitEnd(gen, n, m)
 			d.task, d.name = nil, ""
 			if p := d.fails.Take(); p != nil && !p.Goexit {
@@ -106,6 +112,17 @@ func (d *Dispatcher) claim(c int, gen uint64) bool {
 	s := &d.slots[c]
 	old := s.claim.Load() // a plain load first keeps a claimed line shared
 	return old < gen && s.claim.CompareAndSwap(old, gen)
+}
+
+// Wake wakes the parked workers that a late run (Plan.Late) left parked, if
+// it has not yet; only the run's caller may call it, from one of its copies.
+// It changes no claim: whichever copies the workers do not claim, the caller
+// does after its own.
+func (d *Dispatcher) Wake() {
+	if m := d.lateM; m > 0 {
+		d.lateM = 0
+		d.wakeChildren(-1, m)
+	}
 }
 
 // snapshot returns a consistent pair of the run word and its full

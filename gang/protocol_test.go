@@ -453,3 +453,70 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 		"a caller-runs run of n = maxSlots+1 = %d does not fit in the run word's %d-bit n field", largestN, nBits)
 }
 
+// A late run (Plan.Late) leaves a parked worker parked: the caller runs
+// every copy, nobody signals the worker, and the run reports the copies as
+// the caller's. Without Late, the same run wakes it.
+func TestLateRunLeavesWorkersParked(t *testing.T) {
+	d := New(1)
+	d.SetSpin(0)
+	stop := serve(d, 1)
+	defer stop()
+	for range 100 {
+		for d.slots[0].state.Load() != parked {
+			runtime.Gosched()
+		}
+		before := d.WorkerStats(0)
+		r := newRecorder(2, true)
+		p, pe := Prepare(r)
+		require.Nil(t, pe)
+		ran, pe := d.Run(p.Late(), 2)
+		require.Nil(t, pe)
+		r.check(t)
+		assert.Equal(t, 2, ran, "the caller runs every copy of a late run nobody woke")
+		assert.Equal(t, before, d.WorkerStats(0), "the parked worker was woken or looked at a run")
+		require.Equal(t, parked, d.slots[0].state.Load())
+	}
+	woken := d.WorkerStats(0).Wakeups
+	for d.slots[0].state.Load() != parked {
+		runtime.Gosched()
+	}
+	_, pe := run(d, newRecorder(2, true), 2)
+	require.Nil(t, pe)
+	testutil.Within(t, "the worker's wake-up", 10*time.Second, func() {
+		for d.WorkerStats(0).Wakeups == woken {
+			runtime.Gosched()
+		}
+	})
+}
+
+// Wake from the caller's copy of a late run wakes the parked workers: here
+// the caller's copy waits until worker 0 has started copy 0, which only a
+// wake-up can make happen. Wake outside a late run does nothing.
+func TestWakeFromTheCallersCopy(t *testing.T) {
+	d := New(1)
+	d.SetSpin(0)
+	stop := serve(d, 1)
+	defer stop()
+	d.Wake() // no run: nothing to wake
+	for range 20 {
+		for d.slots[0].state.Load() != parked {
+			runtime.Gosched()
+		}
+		started := make(chan struct{})
+		task := tasks.CallerRuns(tasks.Func("late", func(c int) {
+			if c == 0 {
+				close(started)
+				return
+			}
+			d.Wake()
+			d.Wake() // once is enough; the second does nothing
+			<-started
+		}))
+		p, pe := Prepare(task)
+		require.Nil(t, pe)
+		var ran int
+		testutil.Within(t, "the late run whose caller wakes its worker", 10*time.Second, func() { ran, pe = d.Run(p.Late(), 2) })
+		require.Nil(t, pe)
+		assert.Equal(t, 1, ran, "copy 0 ran on the woken worker")
+	}
+}

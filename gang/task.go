@@ -25,6 +25,7 @@ import (
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool
+	late       bool // Late: wake parked workers when the caller says so
 	// name is set only while tracing; a pointer, not a string, keeps a Plan
 	// at four words, as the inline run needs (BenchmarkRun, n=1/workers+caller).
 	name *string
@@ -32,6 +33,13 @@ type Plan struct {
 
 // CallerRuns reports whether the task opted in to caller-runs.
 func (p Plan) CallerRuns() bool { return p.callerRuns }
+
+// Late returns p made to leave parked workers parked until the run's caller
+// calls Wake from its own copy, instead of waking them as the run starts. A
+// late run runs the same copies: the caller claims every copy no worker has.
+// Only a caller-runs plan can be late (Run ignores it on a plain one, whose
+// copies need the workers).
+func (p Plan) Late() Plan { p.late = true; return p }
 
 // Name is the task's name if runtime/trace was on when Prepare made the plan
 // (the copies' trace regions carry it), else "".

@@ -237,6 +237,7 @@ func (t *rangeTask) pass(c int, id *int) {
 		if !ok {
 			return
 		}
+		t.l.claimed()
 		switch {
 		case t.body != nil:
 			t.body(c, lo, hi)
@@ -287,6 +288,7 @@ func (t *chunksTask) Work(c int) {
 					out = true
 					return
 				}
+				t.l.claimed()
 				if !yield(lo, hi) {
 					return
 				}

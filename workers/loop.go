@@ -5,10 +5,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
+	"time"
 
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/catch"
 	"github.com/workgang/workgang/internal/goid"
+	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/tasks/ranges"
 )
@@ -26,6 +28,40 @@ type loop struct {
 	// copies start (the run publishes it), read by record in any copy.
 	caller uintptr
 	fails  gang.Record
+	// late, if set, is the dispatcher of a late run whose parked workers the
+	// caller wakes (claimed); read and cleared by the caller's goroutine
+	// only, as is started.
+	late    *gang.Dispatcher
+	started time.Time
+}
+
+// On a crowded machine (spin.Crowded) a woken worker may wait for a CPU
+// longer than a loop lasts, and a worker that arrives at the end holds the
+// loop up if the kernel preempts it in a chunk. So a loop's caller claims
+// chunks alone for lateAfter, then estimates the time left from the share of
+// iterations claimed, and wakes the workers only if at least lateLeft is
+// left: about a wake-up's wait for a CPU there (the perf header's pickup
+// line; go run ./perf -scenario contended measures the rule).
+const (
+	lateAfter = 20 * time.Microsecond
+	lateLeft  = time.Millisecond
+)
+
+// claimed is called after each chunk a copy claims: on the caller's
+// goroutine of a late run, once lateAfter has passed, it decides (once)
+// whether to wake the workers.
+func (l *loop) claimed() {
+	if goid.Get() != l.caller || l.late == nil { // late is the caller's alone
+		return
+	}
+	spent := time.Since(l.started)
+	if spent < lateAfter {
+		return
+	}
+	if done := l.Claimed(); done < l.n && spent*time.Duration(l.n-done) >= lateLeft*time.Duration(done) {
+		l.late.Wake()
+	}
+	l.late = nil
 }
 
 // loopTask is a loop's task: its copies drain the loop, calling the body in
@@ -115,6 +151,13 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		w.runAlone(op, t, held, busy)
 	} else {
 		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name cannot fail
+		if r.callerRuns && spin.Crowded() {
+			// The caller decides when to wake the workers (claimed). Timing
+			// only: the caller claims every copy no worker has.
+			plan = plan.Late()
+			l.late, l.started = w.crew.Load().d, time.Now()
+			defer func() { l.late = nil }()
+		}
 		pe = w.runHeld(op, plan, copies)
 	}
 	normal = true

@@ -675,7 +675,7 @@ gone:
 	od; \
 	groupsLeft = groupsOf(n); \
 	rGen = gen; rStop = 0; rCaller = callerRuns; rN = n; \
-	goto wroot0
+	goto late
 
 /* the submitter's mode for its next run */
 #ifdef SUBMIT
@@ -762,6 +762,15 @@ inlrun:
 		r++; goto runs
 	};
 #endif
+late:
+	/* Run: a late plan (Plan.Late, caller-runs only) leaves the roots
+	   parked, d.lateM = m; the caller's Wake from its copy is a wake of the
+	   roots made later, as a slow parent's; never waking them is the case
+	   that tests liveness: the caller claims every copy */
+	if
+	:: atomic { callerRuns -> goto caller }
+	:: atomic { true -> goto wroot0 }
+	fi;
 	/* Run: d.wakeChildren(-1, m): wake(0) (m > 0 always here), wake(1) if m > 1 */
 	wake(0, wroot0, r0sig, r0send, afterRoot0());
 	wake(1, wroot1, r1sig, r1send, goto caller);

@@ -181,6 +181,11 @@ func Allow(budget time.Duration) time.Duration {
 	return 0
 }
 
+// Crowded reports whether the view, as last refreshed, says a woken
+// goroutine may wait for a CPU: one processor, or other processes' threads
+// waiting for the CPUs (Load). It is when waiters may not spin.
+func Crowded() bool { return !allowed(view.word.Load()) }
+
 func allowed(w uint64) bool { return w>>1 > 1 && (w&1 == 0 || !On(Load)) }
 
 // maxBurst is how many polls a spinner makes between two yields: a burst
