@@ -115,9 +115,11 @@ func (d *Dispatcher) claim(c int, gen uint64) bool {
 }
 
 // Wake wakes the parked workers that a late run (Plan.Late) left parked, if
-// it has not yet; only the run's caller may call it, from one of its copies.
-// It changes no claim: whichever copies the workers do not claim, the caller
-// does after its own.
+// it has not yet; only the run's caller may call it, from one of its copies
+// (lateM is the coordinator's own word). It changes no claim: whichever
+// copies the workers do not claim, the caller does after its own. The run
+// word was stored before the copy started, as wake's pairing with park
+// requires.
 func (d *Dispatcher) Wake() {
 	if m := d.lateM; m > 0 {
 		d.lateM = 0

@@ -181,10 +181,13 @@ func Allow(budget time.Duration) time.Duration {
 	return 0
 }
 
-// Crowded reports whether the view, as last refreshed, says a woken
-// goroutine may wait for a CPU: one processor, or other processes' threads
-// waiting for the CPUs (Load). It is when waiters may not spin.
-func Crowded() bool { return !allowed(view.word.Load()) }
+// Crowded reports whether a woken goroutine may wait for a CPU: one
+// processor, or other processes' threads waiting for the CPUs (Load); it is
+// when waiters may not spin. It refreshes a stale view first: on a crowded
+// view nobody else might (the waiters park at once, and a loop that reads
+// it may leave the workers parked), and a view that stayed crowded after
+// the machine freed would keep every loop on its caller.
+func Crowded() bool { return !allowed(current()) }
 
 func allowed(w uint64) bool { return w>>1 > 1 && (w&1 == 0 || !On(Load)) }
 
