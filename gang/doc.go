@@ -33,12 +33,8 @@
 // the next copies whose workers have not started them. A caller-runs run
 // gives no such promise: the caller runs copies one after another.
 //
-// Idle workers spin while runs need them and then park on a semaphore of
-// package semaphore; the coordinator's end wait does the same. How long they
-// spin is the module's wait policy, which the environment variable
-// WORKGANG_WAIT can make plain (spin for the budget, then park; see the
-// README). How a run is published, claimed, woken, counted down and ended,
-// and why no wake-up is lost and every copy runs exactly once in its own run,
-// is in README.md beside this file; docs/model/dispatch.pml model-checks it
-// with SPIN.
+// Waiters spin only while a processor would otherwise idle, then park on a
+// semaphore of package semaphore (README.md beside this file has the rule,
+// the protocol and why no wake-up is lost; docs/model/dispatch.pml
+// model-checks it with SPIN).
 package gang
