@@ -84,7 +84,7 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	normal := false
 	defer func() {
 		if !normal {
-			d.lateM = 0
+			d.Wake() // a late run's workers must run the copies the caller left
 			d.waitEnd(gen, n, m)
 			d.task, d.name = nil, ""
 			if p := d.fails.Take(); p != nil && !p.Goexit {

@@ -520,3 +520,31 @@ func TestWakeFromTheCallersCopy(t *testing.T) {
 		assert.Equal(t, 1, ran, "copy 0 ran on the woken worker")
 	}
 }
+
+// A late run whose caller copy calls runtime.Goexit before it woke anyone:
+// the caller stops claiming, so the deferred end wait must wake the parked
+// worker, which runs the copy the caller left (it hung before).
+func TestLateRunGoexitWakesTheWorkers(t *testing.T) {
+	d := New(1)
+	d.SetSpin(0)
+	stop := serve(d, 1)
+	defer stop()
+	for d.slots[0].state.Load() != parked {
+		runtime.Gosched()
+	}
+	var ran atomic.Int32
+	task := tasks.CallerRuns(tasks.Func("late-goexit", func(c int) {
+		if c == 1 {
+			runtime.Goexit()
+		}
+		ran.Add(1)
+	}))
+	p, pe := Prepare(task)
+	require.Nil(t, pe)
+	testutil.Within(t, "the late run whose caller copy exits", 10*time.Second, func() {
+		done := make(chan struct{})
+		go func() { defer close(done); d.Run(p.Late(), 2) }()
+		<-done
+	})
+	assert.Equal(t, int32(1), ran.Load(), "copy 0 ran once, on the worker")
+}

@@ -766,9 +766,13 @@ late:
 	/* Run: a late plan (Plan.Late, caller-runs only) leaves the roots
 	   parked, d.lateM = m; the caller's Wake from its copy is a wake of the
 	   roots made later, as a slow parent's; never waking them is the case
-	   that tests liveness: the caller claims every copy */
+	   that tests liveness: the caller claims every copy. With GOEXIT the
+	   caller may stop claiming, and runOnCaller's deferred Wake wakes the
+	   roots before its end wait, which is the woken case: not chosen */
 	if
+#ifndef GOEXIT
 	:: atomic { callerRuns -> goto caller }
+#endif
 	:: atomic { true -> goto wroot0 }
 	fi;
 	/* Run: d.wakeChildren(-1, m): wake(0) (m > 0 always here), wake(1) if m > 1 */
