@@ -183,11 +183,12 @@ func Allow(budget time.Duration) time.Duration {
 
 // Crowded reports whether a woken goroutine may wait for a CPU: one
 // processor, or other processes' threads waiting for the CPUs (Load); it is
-// when waiters may not spin. It refreshes a stale view first: on a crowded
-// view nobody else might (the waiters park at once, and a loop that reads
-// it may leave the workers parked), and a view that stayed crowded after
-// the machine freed would keep every loop on its caller.
-func Crowded() bool { return !allowed(current()) }
+// when waiters may not spin. A view that says free costs one load (spinning
+// waiters refresh it); one that says crowded is refreshed first if stale,
+// since nobody else might (waiters park at once, and a loop that reads it
+// leaves the workers parked), and a view that stayed crowded after the
+// machine freed would keep every loop on its caller.
+func Crowded() bool { return !allowed(view.word.Load()) && !allowed(current()) }
 
 func allowed(w uint64) bool { return w>>1 > 1 && (w&1 == 0 || !On(Load)) }
 

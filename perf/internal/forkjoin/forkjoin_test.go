@@ -1,11 +1,8 @@
 package forkjoin
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -18,39 +15,24 @@ import (
 
 // run runs this package's sections and their targets as the perf command
 // does.
-func run(args []string, stdout, stderr io.Writer) int {
-	c := harness.Command{Sections: []harness.Section{Dispatch, Peers, Grain, Surplus, Pause, Kernel,
-		harness.TargetsSection("peers", "grain", "surplus", "pause", "kernel")}}
-	return c.Run(args, stdout, stderr)
-}
+func run(args []string, stdout, stderr io.Writer) int { return command.Run(args, stdout, stderr) }
+
+var command = harness.Command{Sections: []harness.Section{Dispatch, Peers, Grain, Surplus, Pause, Kernel,
+	harness.TargetsSection("peers", "grain", "surplus", "pause", "kernel")}}
 
 // tinyRun is one run of every section of this package with the tiny flags,
 // -targets and -json, shared by the tests that read its output. It returns
 // the exit code, stdout, stderr and the JSON file's contents.
-var tinyRun = sync.OnceValue(func() (r struct {
-	code             int
-	out, errw, jsonb string
-}) {
-	dir, err := os.MkdirTemp("", "forkjoin-test-*")
-	if err != nil {
-		r.code, r.errw = -1, err.Error()
-		return r
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "out.json")
-	var out, errw bytes.Buffer
-	r.code = run(append(append([]string{}, harness.TinyFlags...), "-targets", "-json", path), &out, &errw)
-	b, _ := os.ReadFile(path)
-	r.out, r.errw, r.jsonb = out.String(), errw.String(), string(b)
-	return r
+var tinyRun = sync.OnceValue(func() harness.Captured {
+	return command.Capture(append(append([]string{}, harness.TinyFlags...), "-targets"))
 })
 
 // TestQuickPrintsEveryRow checks that the tiny run prints every
 // implementation, level, phase and figure the sections promise.
 func TestQuickPrintsEveryRow(t *testing.T) {
 	r := tinyRun()
-	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
-	text := r.out
+	require.Equal(t, 0, r.Code, "stderr: %s", r.Errw)
+	text := r.Out
 	for _, im := range peerImpls(&runners.LongSet{}) {
 		assert.Contains(t, text, im.Name, "implementation %s", im.Name)
 	}
@@ -77,11 +59,11 @@ func TestQuickPrintsEveryRow(t *testing.T) {
 // the sections' targets.
 func TestJSONRows(t *testing.T) {
 	r := tinyRun()
-	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	require.Equal(t, 0, r.Code, "stderr: %s", r.Errw)
 	var rep struct {
 		Sections map[string]json.RawMessage `json:"sections"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(r.jsonb), &rep))
+	require.NoError(t, json.Unmarshal([]byte(r.JSONB), &rep))
 	var disp []dispatchSetup
 	require.NoError(t, json.Unmarshal(rep.Sections["dispatch"], &disp))
 	assert.Len(t, disp, 8, "2 levels (half is min at -max 2) x 2 modes x fresh and one set")

@@ -10,10 +10,12 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -253,4 +255,27 @@ func writeJSON(path string, rep *Report) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Captured is one run of a Command with -json: its exit code, what it wrote
+// to stdout and stderr, and the JSON file (the sections' tests read them).
+type Captured struct {
+	Code             int
+	Out, Errw, JSONB string
+}
+
+// Capture runs c with args and -json to a temporary file, and returns what
+// the run wrote; Code is -1 if the file could not be made.
+func (c Command) Capture(args []string) (r Captured) {
+	dir, err := os.MkdirTemp("", "perf-capture-*")
+	if err != nil {
+		return Captured{Code: -1, Errw: err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "out.json")
+	var out, errw bytes.Buffer
+	r.Code = c.Run(append(append([]string{}, args...), "-json", path), &out, &errw)
+	b, _ := os.ReadFile(path)
+	r.Out, r.Errw, r.JSONB = out.String(), errw.String(), string(b)
+	return r
 }

@@ -179,23 +179,8 @@ func better(way string) string { return way + " is better" }
 
 // quickRun is one run of the section alone at -quick -max 2 with -json,
 // shared by the tests that read it: exit code, stdout, stderr, JSON.
-var quickRun = sync.OnceValue(func() (r struct {
-	code             int
-	out, errw, jsonb string
-}) {
-	dir, err := os.MkdirTemp("", "interleaved-test-*")
-	if err != nil {
-		r.code, r.errw = -1, err.Error()
-		return r
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "out.json")
-	var out, errw bytes.Buffer
-	c := harness.Command{Sections: []harness.Section{Section}}
-	r.code = c.Run([]string{"-quick", "-max", "2", "-json", path}, &out, &errw)
-	b, _ := os.ReadFile(path)
-	r.out, r.errw, r.jsonb = out.String(), errw.String(), string(b)
-	return r
+var quickRun = sync.OnceValue(func() harness.Captured {
+	return harness.Command{Sections: []harness.Section{Section}}.Capture([]string{"-quick", "-max", "2"})
 })
 
 // TestQuickCompletes runs the section at -quick and checks that it
@@ -203,22 +188,22 @@ var quickRun = sync.OnceValue(func() (r struct {
 // figure to JSON, and leaves no goroutine behind.
 func TestQuickCompletes(t *testing.T) {
 	r := quickRun()
-	require.Equal(t, 0, r.code, "stderr: %s", r.errw)
+	require.Equal(t, 0, r.Code, "stderr: %s", r.Errw)
 	goleak.VerifyNone(t)
-	assert.Contains(t, r.out, "== "+Section.Title+" ==")
-	assert.Regexp(t, `(?m)^verdict( withheld)?:`, r.out)
+	assert.Contains(t, r.Out, "== "+Section.Title+" ==")
+	assert.Regexp(t, `(?m)^verdict( withheld)?:`, r.Out)
 	ops := buildOps(2, 1)
 	for _, o := range ops {
-		assert.Contains(t, r.out, o.Name())
+		assert.Contains(t, r.Out, o.Name())
 	}
 	for _, im := range impls {
-		assert.Contains(t, r.out, im.name)
+		assert.Contains(t, r.Out, im.name)
 	}
 
 	var rep struct {
 		Sections map[string]json.RawMessage `json:"sections"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(r.jsonb), &rep))
+	require.NoError(t, json.Unmarshal([]byte(r.JSONB), &rep))
 	var res Result
 	require.NoError(t, json.Unmarshal(rep.Sections[Section.Name], &res))
 	assert.GreaterOrEqual(t, res.Rounds, minRounds)
