@@ -115,8 +115,19 @@ type endLine struct {
 // the last copies of runs of more than groupSize copies read it (groupsLeft).
 type coordLine struct {
 	gen        uint64 // the current run's generation
-	lateM      int    // worker copies a late run has not woken yet (Wake); the coordinator's only
 	groupsLeft atomic.Int64
+	// A late run's wake-up (Plan.Late): the word says whom to wake, the
+	// timer makes sure somebody does; touched only by late runs.
+	//
+	// late is (gen&genMask)<<genShift | m while run gen's m worker copies
+	// wait for Wake, else 0. Stored by the coordinator (arm, disarm);
+	// Wake's CAS to 0 makes exactly one waker of the run wake the roots.
+	late atomic.Uint64
+	// timer calls Wake lateBound after a late run starts, so its workers
+	// are woken whatever the caller's copy does (blocks on another copy, or
+	// never claims again). Made, reset and stopped by the coordinator only.
+	timer     *time.Timer
+	lateBound time.Duration // spin.LateBound; tests set it
 }
 
 // readLine is set by New and read by workers on every run, so it stays
@@ -165,6 +176,7 @@ func New(workers int) *Dispatcher {
 	}
 	d.coordWake.SetSpin(0)
 	d.policy = spin.NewPolicy()
+	d.lateBound = spin.LateBound
 	return d
 }
 

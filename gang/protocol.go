@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/workgang/workgang/internal/peek"
 )
@@ -57,15 +58,18 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	// Publish: every write above is visible to whoever loads this word.
 	d.runGen.Store(gen)
 	d.run.Store(word)
-	if p.late && p.callerRuns {
-		d.lateM = m // Wake, from the caller's copy
+	late := p.late && p.callerRuns
+	if late {
+		d.armLate(word&^(callerBit|nMask) | uint64(m))
 	} else {
 		d.wakeChildren(-1, m) // the coordinator is the tree's root
 	}
 	if p.callerRuns {
 		callerCopies = d.runOnCaller(n, m, gen)
 	}
-	d.lateM = 0
+	if late {
+		d.disarmLate()
+	}
 	d.waitEnd(gen, n, m)
 	// Every copy has returned and no goroutine reads task before a claim of
 	// a later run: nothing of the task stays reachable from d.
@@ -85,6 +89,9 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	defer func() {
 		if !normal {
 			d.Wake() // a late run's workers must run the copies the caller left
+			if d.timer != nil {
+				d.timer.Stop()
+			}
 			d.waitEnd(gen, n, m)
 			d.task, d.name = nil, ""
 			if p := d.fails.Take(); p != nil && !p.Goexit {
@@ -114,17 +121,45 @@ func (d *Dispatcher) claim(c int, gen uint64) bool {
 	return old < gen && s.claim.CompareAndSwap(old, gen)
 }
 
-// Wake wakes the parked workers that a late run (Plan.Late) left parked, if
-// it has not yet; only the run's caller may call it, from one of its copies
-// (lateM is the coordinator's own word). It changes no claim: whichever
-// copies the workers do not claim, the caller does after its own. The run
-// word was stored before the copy started, as wake's pairing with park
+// Wake wakes the parked workers that the late run in progress (Plan.Late)
+// left parked, if nobody has yet; outside a late run it does nothing. Any
+// goroutine may call it at any time: the run's caller from its copy, the
+// run's timer. It changes no claim: whichever copies the workers do not
+// claim, the caller does after its own.
+//
+// The CAS from the run's word to 0 makes one waker per run wake the roots; a
+// Wake that loaded the word of run k and is delayed past its end fails the
+// CAS (disarm stored 0, or a later run's word), or, if it won it just before
+// the disarm, wakes workers that find the run word of k or later: a waker
+// acting on an old run word, which the protocol allows (they park again).
+// The run word was stored before the late word, as wake's pairing with park
 // requires.
 func (d *Dispatcher) Wake() {
-	if m := d.lateM; m > 0 {
-		d.lateM = 0
-		d.wakeChildren(-1, m)
+	w := d.late.Load()
+	if w != 0 && d.late.CompareAndSwap(w, 0) {
+		d.wakeChildren(-1, int(w&nMask))
 	}
+}
+
+// armLate marks the run just published late (word: its generation and m)
+// and sets the timer that wakes its workers lateBound from now. Only the
+// coordinator calls it, after the run word's Store.
+func (d *Dispatcher) armLate(word uint64) {
+	d.late.Store(word)
+	if d.timer == nil {
+		d.timer = time.AfterFunc(d.lateBound, d.Wake) // made once per dispatcher
+		return
+	}
+	d.timer.Reset(d.lateBound)
+}
+
+// disarmLate ends the late wake-up once the caller has claimed every copy no
+// worker took: the workers are not needed any more. A timer that fired
+// meanwhile runs a Wake that finds 0, or the next late run's word (waking
+// that run's workers early: timing only).
+func (d *Dispatcher) disarmLate() {
+	d.late.Store(0)
+	d.timer.Stop() // armLate made it
 }
 
 // snapshot returns a consistent pair of the run word and its full

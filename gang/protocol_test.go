@@ -459,6 +459,7 @@ func TestRunWordHoldsLargestN(t *testing.T) {
 func TestLateRunLeavesWorkersParked(t *testing.T) {
 	d := New(1)
 	d.SetSpin(0)
+	d.lateBound = time.Hour // no timer wake-up within the test
 	stop := serve(d, 1)
 	defer stop()
 	for range 100 {
@@ -518,6 +519,46 @@ func TestWakeFromTheCallersCopy(t *testing.T) {
 		testutil.Within(t, "the late run whose caller wakes its worker", 10*time.Second, func() { ran, pe = d.Run(p.Late(), 2) })
 		require.Nil(t, pe)
 		assert.Equal(t, 1, ran, "copy 0 ran on the woken worker")
+	}
+}
+
+// A late run's workers are woken by its bound whatever the caller's copy
+// does: here it waits until copy 0 has started and never calls Wake, so only
+// the dispatcher's timer can wake the parked worker. The same with the
+// default bound, and at GOMAXPROCS=1.
+func TestLateRunWakesByItsBound(t *testing.T) {
+	for _, procs := range []int{0, 1} {
+		for _, bound := range []time.Duration{0, time.Microsecond, spin.LateBound} {
+			t.Run(fmt.Sprintf("procs=%d/bound=%v", procs, bound), func(t *testing.T) {
+				if procs > 0 {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				}
+				d := New(1)
+				d.SetSpin(0)
+				d.lateBound = bound
+				stop := serve(d, 1)
+				defer stop()
+				for range 5 {
+					for d.slots[0].state.Load() != parked {
+						runtime.Gosched()
+					}
+					started := make(chan struct{})
+					task := tasks.CallerRuns(tasks.Func("meet", func(c int) {
+						if c == 0 {
+							close(started)
+							return
+						}
+						<-started
+					}))
+					p, pe := Prepare(task)
+					require.Nil(t, pe)
+					var ran int
+					testutil.Within(t, "the late run whose caller waits for copy 0", 10*time.Second, func() { ran, pe = d.Run(p.Late(), 2) })
+					require.Nil(t, pe)
+					assert.Equal(t, 1, ran, "copy 0 ran on the woken worker")
+				}
+			})
+		}
 	}
 }
 

@@ -237,7 +237,7 @@ func (t *rangeTask) pass(c int, id *int) {
 		if !ok {
 			return
 		}
-		t.l.claimed()
+		t.l.claimed(c)
 		switch {
 		case t.body != nil:
 			t.body(c, lo, hi)
@@ -288,7 +288,7 @@ func (t *chunksTask) Work(c int) {
 					out = true
 					return
 				}
-				t.l.claimed()
+				t.l.claimed(c)
 				if !yield(lo, hi) {
 					return
 				}

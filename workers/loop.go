@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
+	"sync/atomic"
 	"time"
 
 	"github.com/workgang/workgang/gang"
@@ -28,40 +29,31 @@ type loop struct {
 	// copies start (the run publishes it), read by record in any copy.
 	caller uintptr
 	fails  gang.Record
-	// late, if set, is the dispatcher of a late run whose parked workers the
-	// caller wakes (claimed); read and cleared by the caller's goroutine
-	// only, as is started.
-	late    *gang.Dispatcher
-	started time.Time
+	// late is the dispatcher of a late run (spin.Late) until its caller
+	// decided whether to wake the workers early (claimed); lateCopy is the
+	// caller's copy of that run (-1 if none), started its start: both
+	// written before the run starts (the run publishes them). late is an
+	// atomic because a hostile ForChunks body may claim from any goroutine.
+	late     atomic.Pointer[gang.Dispatcher]
+	lateCopy int
+	started  time.Time
 }
 
-// On a crowded machine (spin.Crowded) a woken worker may wait for a CPU
-// longer than a loop lasts, and a worker that arrives at the end holds the
-// loop up if the kernel preempts it in a chunk. So a loop's caller claims
-// chunks alone for lateAfter, then estimates the time left from the share of
-// iterations claimed, and wakes the workers only if at least lateLeft is
-// left: about a wake-up's wait for a CPU there (the perf header's pickup
-// line; go run ./perf -scenario contended measures the rule).
-const (
-	lateAfter = 20 * time.Microsecond
-	lateLeft  = time.Millisecond
-)
-
-// claimed is called after each chunk a copy claims: on the caller's
-// goroutine of a late run, once lateAfter has passed, it decides (once)
-// whether to wake the workers.
-func (l *loop) claimed() {
-	if goid.Get() != l.caller || l.late == nil { // late is the caller's alone
+// claimed is called after each chunk that copy c claims: on the caller's copy
+// of a late run, it asks the policy whether to wake the workers now, once.
+// The dispatcher's timer wakes them by spin.LateBound anyway.
+func (l *loop) claimed(c int) {
+	if c != l.lateCopy {
 		return
 	}
-	spent := time.Since(l.started)
-	if spent < lateAfter {
+	d := l.late.Load()
+	if d == nil {
 		return
 	}
-	if done := l.Claimed(); done < l.n && spent*time.Duration(l.n-done) >= lateLeft*time.Duration(done) {
-		l.late.Wake()
+	decided, wake := spin.LateWake(time.Since(l.started), l.Claimed(), l.n)
+	if decided && l.late.CompareAndSwap(d, nil) && wake {
+		d.Wake()
 	}
-	l.late = nil
 }
 
 // loopTask is a loop's task: its copies drain the loop, calling the body in
@@ -118,7 +110,7 @@ func (w *Workers) copiesFor(r rangeConfig) int {
 // and panics with the first failure of a body call. If ctx is done while it
 // waits for the set, it returns ctx's cause having run nothing.
 func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
-	l.callerRuns, l.caller = r.callerRuns, goid.Get()
+	l.callerRuns, l.caller, l.lateCopy = r.callerRuns, goid.Get(), -1
 	copies := l.plan(n, r, w.copiesFor(r))
 	held, busy := false, false
 	switch {
@@ -151,12 +143,13 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		w.runAlone(op, t, held, busy)
 	} else {
 		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name cannot fail
-		if r.callerRuns && spin.Crowded() {
-			// The caller decides when to wake the workers (claimed). Timing
-			// only: the caller claims every copy no worker has.
+		if r.callerRuns && spin.Late() {
+			// The policy decides when the workers wake (claimed, and the
+			// dispatcher's timer); the caller claims every copy no worker has.
 			plan = plan.Late()
-			l.late, l.started = w.crew.Load().d, time.Now()
-			defer func() { l.late = nil }()
+			l.lateCopy, l.started = copies-1, time.Now()
+			l.late.Store(w.crew.Load().d)
+			defer l.late.Store(nil)
 		}
 		pe = w.runHeld(op, plan, copies)
 	}

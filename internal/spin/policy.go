@@ -1,6 +1,7 @@
 package spin
 
 import (
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -87,3 +88,45 @@ func (p *Policy) End(running func() int, done func() bool) bool {
 // yields (an idle processor steals it only after microseconds); this
 // goroutine is about to wait, so it yields the processor.
 func (p *Policy) Ended() { runtime.Gosched() }
+
+// A late loop: on a crowded machine (Crowded) a woken worker may wait for a
+// CPU longer than a loop lasts, and one that arrives at the end holds the
+// loop up if the kernel preempts it in a chunk. So a caller-runs loop starts
+// late (Late): its caller claims chunks alone, and its workers are woken
+// when LateWake says so, and in any case LateBound after the start, so that
+// copies that wait for each other always meet. The policy decides when the
+// workers wake, never whether. go run ./perf -scenario contended measures
+// the rule; the pickup line of the perf header is the wait for a CPU.
+const (
+	// LateAfter is how long a late loop's caller claims alone before it
+	// estimates the time left.
+	LateAfter = 20 * time.Microsecond
+	// LateLeft is the time left from which the caller wakes its workers:
+	// about a woken worker's wait for a CPU on a crowded 2-CPU machine.
+	LateLeft = time.Millisecond
+	// LateBound is the latest a late run's workers are woken, whatever
+	// its caller does (gang's timer).
+	LateBound = time.Millisecond
+)
+
+// Late reports whether a caller-runs loop starts late: the machine is
+// crowded.
+func Late() bool { return Crowded() }
+
+// LateWake is asked after each chunk that a late loop's caller claims,
+// spent after the loop's start, with claimed of its n iterations claimed.
+// It reports whether the caller decides now (LateAfter has passed), and if
+// so whether it wakes the workers: at the rate so far, at least LateLeft
+// is left (spent*(n-claimed) >= LateLeft*claimed, in 128 bits: no n
+// overflows it).
+func LateWake(spent time.Duration, claimed, n int) (decided, wake bool) {
+	if spent < LateAfter {
+		return false, false
+	}
+	if claimed >= n {
+		return true, false
+	}
+	hiA, loA := bits.Mul64(uint64(spent), uint64(n-claimed))
+	hiB, loB := bits.Mul64(uint64(LateLeft), uint64(max(claimed, 0)))
+	return true, hiA > hiB || hiA == hiB && loA >= loB
+}
