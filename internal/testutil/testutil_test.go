@@ -55,6 +55,8 @@ func TestWithin(t *testing.T) {
 	assert.True(t, ran, "Within did not run fn, or returned before it")
 
 	release := make(chan struct{})
+	defer func(old func(string)) { testutil.OnHang = old }(testutil.OnHang)
+	testutil.OnHang = func(msg string) { panic(msg) }
 	v := func() (v any) {
 		defer func() { v = recover() }()
 		testutil.Within(t, "stuck call", 10*time.Millisecond, func() { <-release })
