@@ -42,9 +42,10 @@ func (e *BuildError) Error() string {
 
 func (e *BuildError) Unwrap() error { return e.Err }
 
-// Missing returns the compiler's lines that name a symbol the build's
-// packages use but do not find (undefined names, missing fields and
-// methods): what a newer program needs from an older library.
+// Missing returns the go command's lines that name a package or symbol the
+// build's packages use but do not find (packages no module provides,
+// undefined names, missing fields and methods): what a newer program needs
+// from an older library.
 func Missing(err error) []string {
 	var be *BuildError
 	if !errors.As(err, &be) {
@@ -52,8 +53,8 @@ func Missing(err error) []string {
 	}
 	var lines []string
 	for _, l := range strings.Split(be.Output, "\n") {
-		if strings.Contains(l, "undefined: ") || strings.Contains(l, "has no field or method") {
-			lines = append(lines, strings.TrimSpace(l))
+		if strings.Contains(l, "undefined: ") || strings.Contains(l, "has no field or method") || strings.Contains(l, "no required module provides package") {
+			lines = append(lines, strings.TrimSuffix(strings.TrimSpace(l), "; to add it:"))
 		}
 	}
 	return lines
