@@ -265,10 +265,18 @@ func readContended(r *report) []point {
 				if !strings.HasPrefix(m.Impl, "workgang") || i >= len(m.Median) {
 					continue
 				}
-				ps = append(ps, point{fmt.Sprintf("contended %s %gus %s", c.Key, g/1e3, strings.TrimPrefix(m.Impl, "workgang ")), "x serial", true,
+				ps = append(ps, point{fmt.Sprintf("contended %s %gus %s", c.Key, g/1e3, contendedName(m.Impl)), "x serial", true,
 					m.Median[i], []named{{"go+WG", wg}}})
 			}
 		}
 	}
 	return ps
+}
+
+// contendedName is a contended row's call without the library's name.
+func contendedName(impl string) string {
+	if impl == "workgang" {
+		return "RunN plain"
+	}
+	return strings.TrimPrefix(impl, "workgang ")
 }
