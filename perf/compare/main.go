@@ -59,6 +59,17 @@ func main() {
 	full := flag.Bool("full", false, "every group, contended included (adds 1-3 min per process)")
 	quick := flag.Bool("quick", false, "small sizes (perf -quick): a smoke run")
 	jsonOut := flag.String("json", "", "also write the table as JSON to this `file`")
+	flag.Usage = func() {
+		fmt.Fprint(os.Stderr, `usage: go run ./perf/compare -base REF [-runs N] [-only GROUPS | -full] [-quick] [-json FILE]
+
+Measures the working tree's library against REF's in alternating perf
+processes; per figure: both medians, new/base, each side's spread and the
+verdict (worse or better only beyond the larger spread). The contended group
+(1-3 min per process) runs only with -full or -only contended.
+
+`)
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	sel, err := selectGroups(*only, *full)
 	switch {
