@@ -26,7 +26,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -48,6 +47,8 @@ import (
 
 	"github.com/workgang/workgang/examples/ports/filter"
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/perf/internal/alternate"
+	"github.com/workgang/workgang/perf/internal/measure"
 	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
@@ -344,7 +345,7 @@ func measureAll(rounds int) result {
 		res.All[sc] = m["all"]
 		res.NS[sc] = map[string]float64{}
 		for s, xs := range m {
-			res.NS[sc][s] = median(xs)
+			res.NS[sc][s] = measure.Median(xs)
 		}
 	}
 	return res
@@ -398,7 +399,7 @@ func timeOp(w *workers.Workers, sc scenario) float64 {
 	for range 5 {
 		xs = append(xs, float64(batch(n).Nanoseconds())/float64(n))
 	}
-	return median(xs)
+	return measure.Median(xs)
 }
 
 // startBurners starts k processes that each burn a CPU (this program with
@@ -454,18 +455,6 @@ func spinWork(n int) {
 	runtime.KeepAlive(x)
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // drive builds the measuring binary for each release, runs them in turn and
 // prints the gate table.
 func drive(goRel string, runs, rounds int) error {
@@ -478,35 +467,29 @@ func drive(goRel string, runs, rounds int) error {
 	if goRel != "" {
 		rels = append(rels, goRel)
 	}
-	bins := map[string]string{}
+	var sides []alternate.Side
 	for _, rel := range rels {
 		bin := filepath.Join(dir, "gate-"+rel)
-		cmd := exec.Command("go", "build", "-o", bin, "./perf/gate")
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+rel)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		fmt.Fprintf(os.Stderr, "gate: building with GOTOOLCHAIN=%s\n", rel)
-		if err := cmd.Run(); err != nil {
+		if err := alternate.Build("", "./perf/gate", bin, "GOTOOLCHAIN="+rel); err != nil {
 			return fmt.Errorf("build with GOTOOLCHAIN=%s (run from the repository root): %w", rel, err)
 		}
-		bins[rel] = bin
+		// WORKGANG_WAIT empty: the process starts with every hint on.
+		sides = append(sides, alternate.Side{Name: rel, Bin: bin, Env: []string{"WORKGANG_WAIT="}})
 	}
 	byRel := map[string][]result{}
-	for r := range runs {
-		for _, rel := range rels {
-			fmt.Fprintf(os.Stderr, "gate: run %d/%d, %s\n", r+1, runs, rel)
-			var out bytes.Buffer
-			cmd := exec.Command(bins[rel], "-measure", "-rounds", fmt.Sprint(rounds), "-only", strings.Join(only, ","))
-			cmd.Stdout, cmd.Stderr = &out, os.Stderr
-			cmd.Env = append(os.Environ(), "WORKGANG_WAIT=") // the process starts with every hint on
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("%s: %w", rel, err)
-			}
+	args := []string{"-measure", "-rounds", fmt.Sprint(rounds), "-only", strings.Join(only, ",")}
+	err = alternate.Run("gate", sides, runs, func(alternate.Side, int) []string { return args },
+		func(s alternate.Side, _ int, out []byte) error {
 			var res result
-			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			if err := json.Unmarshal(out, &res); err != nil {
 				return err
 			}
-			byRel[rel] = append(byRel[rel], res)
-		}
+			byRel[s.Name] = append(byRel[s.Name], res)
+			return nil
+		})
+	if err != nil {
+		return err
 	}
 	report(os.Stdout, rels, byRel, runs, rounds)
 	return nil
@@ -529,7 +512,7 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 		for _, r := range byRel[rel] {
 			xs = append(xs, r.NS[sc][set]/r.NS[sc]["all"])
 		}
-		return median(xs), slices.Min(xs), slices.Max(xs)
+		return measure.Median(xs), slices.Min(xs), slices.Max(xs)
 	}
 	// spread is the run-to-run spread of the all-on time of sc on rel: the
 	// range of its samples (every round of every process) over their median,
@@ -547,7 +530,7 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 		if len(alls) >= 5 {
 			alls = alls[1 : len(alls)-1]
 		}
-		return (alls[len(alls)-1] - alls[0]) / median(alls)
+		return (alls[len(alls)-1] - alls[0]) / measure.Median(alls)
 	}
 	fmt.Fprintf(out, "\n%-20s %12s %7s", "scenario", "all (ns/op)", "spread")
 	for _, s := range settings()[1:] {
@@ -561,7 +544,7 @@ func report(out io.Writer, rels []string, byRel map[string][]result, runs, round
 			for _, r := range byRel[rel] {
 				alls = append(alls, r.NS[sc]["all"])
 			}
-			fmt.Fprintf(out, "%-20s %12.0f %6.0f%%", sc, median(alls), 100*spread(rel, sc))
+			fmt.Fprintf(out, "%-20s %12.0f %6.0f%%", sc, measure.Median(alls), 100*spread(rel, sc))
 			for _, s := range settings()[1:] {
 				m, lo, hi := ratio(rel, sc, s.name)
 				fmt.Fprintf(out, " %5.2f [%.2f-%.2f]", m, lo, hi)
