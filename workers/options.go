@@ -24,7 +24,7 @@ func newConfig(op, name string, maxWorkers int, opts []Option) config {
 	if maxWorkers < 1 || maxWorkers > tasks.MaxCopies {
 		panic(fmt.Sprintf("workers: %s(%q): maxWorkers = %d out of range [1, %d]", op, name, maxWorkers, tasks.MaxCopies))
 	}
-	c := config{active: maxWorkers, spin: spin.Default}
+	c := config{active: maxWorkers, spin: spin.Idle}
 	for i, o := range opts {
 		if o == nil {
 			panic(fmt.Sprintf("workers: %s(%q): option %d is nil", op, name, i))
@@ -46,7 +46,7 @@ type placement struct {
 }
 
 // WithSpin sets how long an idle worker, or a caller waiting for its run's
-// end, polls before parking (default 50 us; 0, as with one processor or
+// end, polls before parking (default 1 ms, spin.Idle; 0, as with one processor or
 // while other processes wait for the CPUs, parks at once). It panics if d is
 // negative.
 func WithSpin(d time.Duration) Option {

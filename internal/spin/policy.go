@@ -22,10 +22,10 @@ type Policy struct {
 	budget atomic.Int64 // ns; read by each wait, written by SetBudget
 }
 
-// NewPolicy returns a policy with the Default budget.
+// NewPolicy returns a policy with the Idle budget.
 func NewPolicy() *Policy {
 	p := &Policy{}
-	p.SetBudget(Default)
+	p.SetBudget(Idle)
 	return p
 }
 
@@ -75,10 +75,10 @@ func (p *Policy) End(running func() int, done func() bool) bool {
 	if !allowed(view.word.Load()) {
 		budget = 0
 	}
-	Until(budget, func() bool {
+	until(budget, func() bool {
 		ended = done()
 		return ended || running() >= procs
-	})
+	}, false)
 	return ended
 }
 

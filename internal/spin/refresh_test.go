@@ -70,10 +70,11 @@ func TestForceViewHoldsAgainstRefreshes(t *testing.T) {
 	}
 }
 
-// A spin that succeeds leaves a stale view as it is (the refresh's system
-// calls would delay the goroutine it waited for); one that fails refreshes
-// it before its park.
-func TestOnlyAFailedSpinRefreshes(t *testing.T) {
+// A spin refreshes a stale view between its bursts, so the load reading
+// holds at any budget, and stops once the view says waiters may not spin;
+// the coordinator's end wait (refresh false) leaves a stale view as it is
+// (the refresh's system calls would delay the run's end).
+func TestSpinRefreshesTheView(t *testing.T) {
 	defer SetHints(SetHints(allHints))
 	defer Refresh()
 	stale := func() int64 {
@@ -83,10 +84,15 @@ func TestOnlyAFailedSpinRefreshes(t *testing.T) {
 	}
 	next := stale()
 	polls := 0
-	// Three bursts: past the first yields.
-	assert.True(t, Until(time.Hour, func() bool { polls++; return polls > 3*maxBurst }))
-	assert.Equal(t, next, view.next.Load(), "a spin that succeeded refreshed the view")
+	// Three bursts: past the first refresh.
+	until(time.Hour, func() bool { polls++; return polls > 3*maxBurst }, false)
+	assert.Equal(t, next, view.next.Load(), "the end wait refreshed the view")
 	next = stale()
-	assert.False(t, Until(time.Microsecond, func() bool { return false }))
-	assert.NotEqual(t, next, view.next.Load(), "a failed spin must refresh the view before its park")
+	polls = 0
+	Until(time.Hour, func() bool { polls++; return polls > 3*maxBurst })
+	assert.NotEqual(t, next, view.next.Load(), "a spin left a stale view stale")
+
+	restore := ForceView(2, true)
+	defer restore()
+	assert.False(t, Until(time.Hour, func() bool { return false }), "a spin went on while the view said crowded")
 }

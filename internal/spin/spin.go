@@ -31,9 +31,18 @@ import (
 	"github.com/workgang/workgang/internal/pad"
 )
 
-// Default is the spin budget of a waiter whose budget was never set: a few
-// times what parking and waking a goroutine costs (spin-then-block).
+// Default is the spin budget of a waiter whose budget was never set
+// (a semaphore, a team's barrier, the work-stealing Terminator): a few times
+// what parking and waking a goroutine costs (spin-then-block).
 const Default = 50 * time.Microsecond
+
+// Idle is a set's budget (its idle workers between runs and its coordinator
+// at a run's end) unless WithSpin sets one: long enough that the workers of
+// a collector's pause or a solver's steps, whose phases come every 100 us to
+// 1 ms, are still spinning when the next phase starts; short enough that an
+// idle program stops spinning within a millisecond. What it costs an idle
+// process: docs/perf.md ("Idle CPU"); what it buys: go run ./perf/compare.
+const Idle = time.Millisecond
 
 // Oversubscribed is how long the work-stealing Terminator yields, in all,
 // when it may not spin: about what parking and waking costs.
@@ -200,8 +209,16 @@ const maxBurst = 1024
 // Until polls done until it returns true or about budget has passed,
 // yielding between bursts so that other goroutines (the awaited one among
 // them) run even with more spinners than processors, and reports whether done
-// returned true; budget <= 0 polls once.
+// returned true; budget <= 0 polls once. Between bursts it refreshes a stale
+// view, and stops early once the view says waiters may not spin, so the
+// load reading holds at any budget.
 func Until(budget time.Duration, done func() bool) bool {
+	return until(budget, done, true)
+}
+
+// until is Until; refresh false leaves the view alone (the coordinator's end
+// wait: a refresh's system calls belong off the run's critical path).
+func until(budget time.Duration, done func() bool, refresh bool) bool {
 	if done() {
 		return true
 	}
@@ -215,8 +232,7 @@ func Until(budget time.Duration, done func() bool) bool {
 				return true
 			}
 		}
-		if time.Since(t0) >= budget {
-			current() // the spin failed: refresh a stale view before the park
+		if time.Since(t0) >= budget || refresh && !allowed(current()) {
 			return false
 		}
 		runtime.Gosched()
