@@ -130,3 +130,48 @@ func LateWake(spent time.Duration, claimed, n int) (decided, wake bool) {
 	hiB, loB := bits.Mul64(uint64(LateLeft), uint64(max(claimed, 0)))
 	return true, hiA > hiB || hiA == hiB && loA >= loB
 }
+
+// Backoff is the wait of a goroutine that polls for an event nobody wakes it
+// for at once (the work-stealing Terminator's master), in HotSpot's three
+// stages: spin rounds that poll 2^k times, then yields until about Default
+// has passed, then naps that double up to MaxNap. Where waiters may not
+// spin (Allow) it yields only for Oversubscribed.
+type Backoff struct {
+	round       int
+	budget, nap time.Duration
+	start       time.Time
+}
+
+const (
+	spinRounds = 12 // 2^12 polls in all: a few microseconds
+	MaxNap     = time.Millisecond
+)
+
+// NewBackoff starts a wait.
+func NewBackoff() Backoff {
+	b := Backoff{budget: Default, nap: 10 * time.Microsecond, start: time.Now()}
+	if Allow(Default) == 0 {
+		b.round, b.budget = spinRounds, Oversubscribed
+	}
+	return b
+}
+
+// Next waits one step, polling done while it spins, and returns 0; or, past
+// the yields, returns how long to nap (the caller naps, so that it can be
+// woken).
+func (b *Backoff) Next(done func() bool) (nap time.Duration) {
+	switch {
+	case b.round < spinRounds:
+		for range 1 << b.round {
+			if done() {
+				break
+			}
+		}
+		b.round++
+	case time.Since(b.start) < b.budget:
+		runtime.Gosched()
+	default:
+		nap, b.nap = b.nap, min(2*b.nap, MaxNap)
+	}
+	return nap
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -182,4 +183,43 @@ func TestAllowRefreshesOnlyWithoutSpin(t *testing.T) {
 	next = staleNext(1)
 	Allow(Default)
 	assert.NotEqual(t, next, view.next.Load(), "no spin follows: Allow refreshed it")
+}
+
+// Backoff spins (polling 2^k times in round k), then yields until its budget
+// has passed, then returns naps that double up to MaxNap; where waiters may
+// not spin it starts with the yields, for Oversubscribed.
+func TestBackoffStages(t *testing.T) {
+	for _, crowded := range []bool{false, true} {
+		restore := ForceView(2, crowded)
+		start := time.Now()
+		b := NewBackoff()
+		polls, rounds := 0, 0
+		var naps []time.Duration
+		for len(naps) < 10 {
+			before := polls
+			nap := b.Next(func() bool { polls++; return false })
+			switch {
+			case nap > 0:
+				naps = append(naps, nap)
+			case polls > before:
+				require.Empty(t, naps, "spun after a nap")
+				require.Equal(t, 1<<rounds, polls-before, "round %d's polls", rounds)
+				rounds++
+			}
+		}
+		restore()
+		budget := Default
+		if crowded {
+			budget = Oversubscribed
+			assert.Zero(t, rounds, "spun on a crowded view")
+		} else {
+			assert.Equal(t, spinRounds, rounds)
+		}
+		assert.GreaterOrEqual(t, time.Since(start), budget, "napped before the yields' budget passed")
+		assert.Equal(t, 10*time.Microsecond, naps[0])
+		for i := 1; i < len(naps); i++ {
+			assert.Equal(t, min(2*naps[i-1], MaxNap), naps[i], "nap %d", i)
+		}
+		assert.Equal(t, MaxNap, naps[len(naps)-1])
+	}
 }

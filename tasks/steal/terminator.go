@@ -2,7 +2,6 @@ package steal
 
 import (
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -19,7 +18,7 @@ import (
 // When work shows up in a queue while workers wait in Offer, they return false
 // and go back to stealing, though not at once: the spin master notices the
 // work within its poll period (microseconds while it spins or yields, at most
-// maxNap once it naps), and the sleepers through the chain of wake-ups that
+// spin.MaxNap once it naps), and the sleepers through the chain of wake-ups that
 // the master starts when it leaves (see Waiting).
 //
 // Create one with NewTerminator and hand it to every worker's Set.Drain.
@@ -43,15 +42,14 @@ import (
 //
 // # Waiting
 //
-// An offering worker waits in three stages, like HotSpot's TaskTerminator: it
-// spins, polling with pauses that double in length; then it yields the
-// processor (runtime.Gosched) for about spin.Default; then it sleeps. When the
-// workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
-// yields only for the module's oversubscribed budget (internal/spin, the one
-// spin policy the dispatcher and the semaphore follow too): its processor is
-// better spent on the workers that hold work. GOMAXPROCS is read once, by NewTerminator and by
-// each Reset, not at every wait (runtime.GOMAXPROCS takes the scheduler's
-// lock); a change of GOMAXPROCS takes effect at the next Reset.
+// An offering worker waits in three stages, like HotSpot's TaskTerminator
+// (spin.Backoff, in the module's one wait policy): it spins, polling with
+// pauses that double in length; then it yields the processor
+// (runtime.Gosched) until about spin.Default has passed; then it sleeps.
+// Where the policy lets no waiter spin (one processor, or other processes'
+// threads waiting for the CPUs) it skips the spinning and yields only for
+// spin.Oversubscribed: its processor is better spent on the workers that
+// hold work. It reads the policy's view as each wait starts.
 //
 // Only one waiter at a time, the spin master, polls the queues; the others
 // sleep until it wakes them. When the master sees work, it withdraws its
@@ -59,8 +57,8 @@ import (
 // too (withdraws, wakes the next sleeper, returns false) or becomes the next
 // master, so a burst of work wakes the sleepers one after another and a
 // sleeper is never left without a master. The master's own sleep is a timed
-// nap that grows to maxNap, so work that appears while every waiter sleeps is
-// noticed within maxNap; the offer that completes termination, and Abort,
+// nap that grows to spin.MaxNap, so work that appears while every waiter sleeps is
+// noticed within spin.MaxNap; the offer that completes termination, and Abort,
 // wake every sleeper at once.
 type Terminator struct {
 	// offered counts workers that have offered and not withdrawn. Its own
@@ -80,10 +78,6 @@ type Terminator struct {
 	// work load it every few values (Set.Drain), so it is kept off the
 	// waiters' line.
 	aborted atomic.Bool
-	// spin is whether waiters spin, from GOMAXPROCS as NewTerminator or the
-	// last Reset read it (see spinMaster). Written only there, when no
-	// worker is inside Offer.
-	spin    bool
 	n       int32
 	hasWork func() bool
 	// wake holds tokens for sleepers, capacity n. Tokens may be stale (sent
@@ -103,14 +97,6 @@ type waiterLine struct {
 	sleeping atomic.Int32
 }
 
-// maxNap is the longest nap of the spin master between two looks at the
-// queues, once it has stopped spinning.
-const maxNap = time.Millisecond
-
-// spinRounds is the number of spin rounds; round k polls 2^k times, so a
-// spin stage polls about 2^spinRounds times in all (a few microseconds).
-const spinRounds = 12
-
 // NewTerminator returns a Terminator for n workers; hasWork reports whether
 // any queue may hold work, and is called only by waiters (Set.HasWork is the
 // usual choice). It panics if n is outside [1, 1<<30] or hasWork is nil.
@@ -124,22 +110,12 @@ func NewTerminator(n int, hasWork func() bool) *Terminator {
 	t := &Terminator{n: int32(n), hasWork: hasWork, wake: make(chan struct{}, n)}
 	t.nap = time.NewTimer(time.Hour)
 	t.nap.Stop()
-	t.readProcs()
 	return t
 }
 
 // maxWorkers bounds n so that the int32 counts have room to spare above n,
 // where Offer detects offers in excess.
 const maxWorkers = 1 << 30
-
-// readProcs sets spin from the current GOMAXPROCS. Spinning helps only when
-// the worker that may publish work runs at the same time on another P. With
-// one P it only delays that worker; with more workers than Ps, waiters take
-// turns with the workers that hold work, so they spin not at all and yield
-// only for the policy's oversubscribed budget (spin.Oversubscribed).
-func (t *Terminator) readProcs() {
-	t.spin = spin.Budget() == spin.Default
-}
 
 // workers returns n, the number of workers that must offer.
 func (t *Terminator) workers() int { return int(t.n) }
@@ -164,11 +140,9 @@ func (t *Terminator) Abort() {
 	t.wakeAll()
 }
 
-// Reset prepares the Terminator for a new phase, and reads GOMAXPROCS again
-// (see Waiting). It must not be called while any worker is inside Offer: call
+// Reset prepares the Terminator for a new phase. It must not be called while any worker is inside Offer: call
 // it between runs. After an aborted phase, Clear the Set too (see Set.Clear).
 func (t *Terminator) Reset() {
-	t.readProcs()
 	t.offered.Store(0)
 	t.aborted.Store(false)
 	t.master.Store(false)
@@ -235,7 +209,7 @@ func (t *Terminator) wait() bool {
 		// What guarantees that work is noticed is the recheck of master:
 		// we block only if we saw master set after our commit, so a master
 		// exists, and its clearing of master comes after our load. It polls
-		// hasWork at least every maxNap (its naps are timed); when it
+		// hasWork at least every spin.MaxNap (its naps are timed); when it
 		// leaves for the work, it clears master and then loads sleeping,
 		// which by then counts us, and wakes one sleeper. That one finds
 		// the work too and passes the wake-up on (passOn), or becomes the
@@ -291,36 +265,13 @@ func (t *Terminator) withdraw() (done bool) {
 	}
 }
 
-// spinMaster polls for termination or work: spin, yield, then nap.
+// spinMaster polls for termination or work in the wait policy's stages
+// (spin.Backoff: spin, yield, then nap).
 func (t *Terminator) spinMaster() bool {
-	// Whether to spin was decided from GOMAXPROCS by readProcs, once a
-	// phase: runtime.GOMAXPROCS(0) takes the scheduler's lock, too much for
-	// every worker that becomes master.
-	spinning := t.spin
-	// Without spinning, yield for the policy's oversubscribed budget (or,
-	// with GOMAXPROCS = 1, for that much too: a yield lets the workers with
-	// work run, which a nap would delay).
-	budget := spin.Default
-	if !spinning {
-		budget = spin.Oversubscribed
-	}
-	start := time.Now()
-	nap := 10 * time.Microsecond
-	for round := 0; ; round++ {
-		switch {
-		case spinning && round < spinRounds:
-			// Pause with a poll of the counter, which also notices
-			// termination as early as possible.
-			for range 1 << round {
-				if t.done() {
-					break
-				}
-			}
-		case time.Since(start) < budget:
-			runtime.Gosched()
-		default:
+	b := spin.NewBackoff()
+	for {
+		if nap := b.Next(t.done); nap > 0 {
 			t.napFor(nap)
-			nap = min(2*nap, maxNap)
 		}
 		if t.done() {
 			t.master.Store(false)
