@@ -1,17 +1,19 @@
-// Package spin is workgang's one wait policy: every goroutine of the module
-// that waits for another (the dispatcher's workers and coordinator, the
-// semaphore's waiters, a team's barrier, the work-stealing Terminator) asks
-// it how long to spin before it parks, and spins with Until.
+// Package spin is workgang's one wait policy: every decision of the module on
+// how long a goroutine waits is made here (gang/README.md lists them, one row
+// each): the dispatcher's workers and coordinator (Policy), a semaphore's
+// waiters and a team's barrier (Budget, Until), the work-stealing
+// Terminator's master (Backoff), and when a late loop's workers wake (Late,
+// LateWake, LateBound).
 //
-// Its rule: a waiter spins only while a processor would otherwise idle
-// (Policy; gang/README.md has it as a table). The policy decides timing only:
-// any budget gives the same results, and nothing outside the package reads
-// its view of the machine (Procs and the load) to decide what a run does.
+// Its principle: a waiter spins only while a processor would otherwise idle.
+// The policy decides when goroutines run, never whether: any budget and any
+// view of the machine give the same copies and the same results. Package
+// workers reads the view in one place, through Late, to start a loop late;
+// its workers are then woken within LateBound.
 //
 // The one reading beyond GOMAXPROCS, whether other processes' threads wait
 // for the CPUs (internal/load), is a hint (Load) that the environment
 // variable WORKGANG_WAIT, read at start, switches off: "plain" or "-load".
-// The gate that keeps it: go run ./perf/gate.
 //
 // Cost at scale: a parked waiter costs nothing; a spinner at most its budget.
 // The shared state is one read-mostly word (the view), refreshed by one
@@ -91,9 +93,10 @@ func SetHints(h Hint) (old Hint) {
 
 // The view: the processors the program may use and whether other processes'
 // threads wait for the CPUs, in one word (one load reads a consistent pair).
-// Reading the load costs system calls, so only a waiter about to park
-// refreshes a stale view (older than refreshEvery): a spin that failed
-// (Until), a waiter that may not spin (Allow). A stale view costs timing only.
+// Reading the load costs system calls, so only waiters refresh a stale view
+// (older than refreshEvery): a spinner between bursts (Until), a waiter that
+// may not spin (Allow), a loop starting on a crowded view (Crowded). A stale
+// view costs timing only.
 var view struct {
 	_    pad.Line
 	word atomic.Uint64 // procs<<1 | contended; 0 before the first reading
