@@ -22,9 +22,13 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // returns an error (its cause), panics or calls runtime.Goexit, once ctx is
 // done, and when RunContext returns. Every i runs once, even after that.
 //
-// Up to min(n, MaxWorkers) calls run at once, whatever GOMAXPROCS, so calls
-// may wait for each other; it is for CPU-bound calls, though (blocking ones
-// want a goroutine each). If ctx is done while the run waits for the set,
+// Up to min(n, MaxWorkers) calls run at once, whatever GOMAXPROCS or the
+// machine's load, so calls may wait for each other (their copies start
+// within a bounded time); it is for CPU-bound calls, though (blocking ones
+// want a goroutine each). The exception: on a set with concurrent runs
+// (WithConcurrentRuns, Acquire) that another run holds, RunContext runs on
+// its caller alone, one call after another, as ForRange does; calls that
+// wait for each other need a set of their own there. If ctx is done while the run waits for the set,
 // RunContext returns context.Cause(ctx) having run nothing. Otherwise it is
 // ForRange with one i per chunk, a *PanicError naming the i. It panics if ctx
 // or fn is nil, n < 0 or the set is closed.
