@@ -23,8 +23,10 @@ type sharedEntry struct {
 // function (later calls of it do nothing). The first Acquire of a name makes
 // the set as New does, with WithConcurrentRuns; a later one with a larger
 // maxWorkers raises MaxWorkers (and ActiveWorkers, if equal) after the run
-// in progress. The last release closes the set; it panics from inside the
-// set's run. Close on the set panics. Acquire panics where New does.
+// in progress; from inside a copy of that run, where raising it would wait
+// for itself, Acquire panics and takes no reference. The last release closes
+// the set; it panics from inside the set's run. Close on the set panics.
+// Acquire panics where New does.
 //
 // A library keeps its set in a package variable and never releases it:
 //
@@ -32,21 +34,38 @@ type sharedEntry struct {
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
 	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
-	shared.mu.Lock()
-	e := shared.sets[name]
-	if e == nil {
-		e = &sharedEntry{s: newSet(name, maxWorkers, c)}
-		shared.sets[name] = e
-	}
-	e.refs++
+	e := acquire(name, maxWorkers, c, true)
 	released := new(bool) // guarded by shared.mu
-	shared.mu.Unlock()
-	// Outside shared.mu: growing waits for a run in progress. This holder's
-	// reference keeps the set open meanwhile.
-	if maxWorkers > e.s.MaxWorkers() {
+	return e.s, func() { releaseShared(name, e, released) }
+}
+
+// acquire takes a reference to name's entry, making it with c if the name is
+// free; with grow, it first raises the set's MaxWorkers to maxWorkers.
+//
+// Growing waits for the run in progress, so it panics from inside a copy of
+// that run: it happens before the reference is taken, with shared.mu
+// released, and a panic leaves nothing behind. Without a reference the set
+// may be closed meanwhile (its last release removed the entry first, so
+// grow on it does nothing): the loop then finds the name free, or another
+// entry. An entry still registered is open (a set is closed only after its
+// entry is removed, under shared.mu), so the check after the lookup holds
+// until the reference is taken.
+func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
+	for {
+		shared.mu.Lock()
+		e := shared.sets[name]
+		if e == nil {
+			e = &sharedEntry{s: newSet(name, maxWorkers, c)}
+			shared.sets[name] = e
+		}
+		if !grow || maxWorkers <= e.s.MaxWorkers() {
+			e.refs++
+			shared.mu.Unlock()
+			return e
+		}
+		shared.mu.Unlock()
 		e.s.grow("Acquire", maxWorkers)
 	}
-	return e.s, func() { releaseShared(name, e, released) }
 }
 
 // releaseShared drops a holder's reference, once. The last release closes

@@ -339,3 +339,32 @@ func TestNestedReleaseOfOtherSetAllowed(t *testing.T) {
 	}), 2)
 	assert.Equal(t, before, workers.SharedSets())
 }
+
+// A nested Acquire that would raise the set's MaxWorkers from inside a copy
+// of the set's own run panics (the growth would wait for that run) and takes
+// no reference: the holder's release still closes the set, its workers exit,
+// and the next Acquire makes a new set.
+func TestNestedGrowingAcquireTakesNoReference(t *testing.T) {
+	for _, callerRuns := range []bool{false, true} {
+		name := fmt.Sprint("nested-grow-", callerRuns)
+		s, release := workers.Acquire(name, 2)
+		var panics [2]atomic.Value
+		var task tasks.Task = tasks.Func("nested", func(id int) {
+			panics[id].Store(nestedMessage(panicValue(func() { workers.Acquire(name, 4) })))
+		})
+		if callerRuns {
+			task = tasks.CallerRuns(task)
+		}
+		testutil.Within(t, "the run", 20*time.Second, func() { s.RunN(task, 2) })
+		for id := range panics {
+			assert.Contains(t, panics[id].Load(), "a nested run would deadlock", "callerRuns=%v copy %d", callerRuns, id)
+		}
+		assert.Equal(t, 2, s.MaxWorkers(), "not grown")
+		release()
+		assert.Zero(t, workers.SharedSets(), "callerRuns=%v: the holder's release was the last", callerRuns)
+		assert.Panics(t, func() { s.RunN(newProbe(1, false), 1) }, "closed")
+		s2, release2 := workers.Acquire(name, 4)
+		assert.NotSame(t, s, s2, "a new set")
+		release2()
+	}
+}
