@@ -2,6 +2,7 @@ package workers
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/workgang/workgang/internal/goid"
@@ -28,9 +29,7 @@ type sharedEntry struct {
 // the set; it panics from inside the set's run. Close on the set panics.
 // Acquire panics where New does.
 //
-// A library keeps its set in a package variable and never releases it:
-//
-//	var set, _ = workers.Acquire("mylib", runtime.NumCPU())
+// A library that needs no set of its own name runs on Default instead.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
 	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
@@ -90,5 +89,62 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Unlock()
 	if last {
 		e.s.close() // outside shared.mu: other names' Acquire must not wait for this run
+	}
+}
+
+// DefaultName is the name of the set Default returns.
+const DefaultName = "default"
+
+// defaultSet is Default's set, made once. sync.Once orders the write of s
+// inside Do before every read after a Do returns, and its fast path is one
+// atomic load; the zero value costs nothing at init.
+var defaultSet struct {
+	once sync.Once
+	s    *Workers
+}
+
+// Default returns the process-wide set for libraries and programs that do
+// not size their own: made on first use with runtime.NumCPU() MaxWorkers and
+// concurrent runs, as Acquire makes a set; later calls return it without
+// locking or allocating. Its workers start as runs need them. It is never
+// closed: Close on it panics. Its size does not follow later GOMAXPROCS
+// changes: loops (ForRange, ForChunks, ForRangeContext, Do) cut their
+// copies to GOMAXPROCS at each call; RunN, RunContext and RunTeam run up
+// to MaxWorkers copies at once whatever GOMAXPROCS. SetDefault sizes it
+// otherwise.
+//
+// A library calls it where it runs, never at init, so that importing the
+// library does no work:
+//
+//	workers.Default().ForRange(len(xs), func(_, lo, hi int) { ... })
+func Default() *Workers {
+	defaultSet.once.Do(makeDefault)
+	return defaultSet.s
+}
+
+func makeDefault() {
+	n := runtime.NumCPU()
+	defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
+}
+
+func newDefault(maxWorkers int, c config) *Workers {
+	c.concurrent, c.acquired = true, true // shared, never closed
+	return newSet(DefaultName, maxWorkers, c)
+}
+
+// SetDefault makes the set Default returns with maxWorkers and opts, as New
+// checks them. An application calls it at most once, at the start of main,
+// before anything uses Default; once the default set exists (a library's
+// init that called Default, a second SetDefault) it panics, changing
+// nothing.
+func SetDefault(maxWorkers int, opts ...Option) {
+	c := newConfig("SetDefault", DefaultName, maxWorkers, opts) // panics before Do: Default stays unmade
+	made := false
+	defaultSet.once.Do(func() {
+		defaultSet.s = newDefault(maxWorkers, c)
+		made = true
+	})
+	if !made {
+		panic(fmt.Sprintf("workers: SetDefault(%d): the default set already exists (made by Default or SetDefault with MaxWorkers %d); call SetDefault once, at the start of main, before anything uses Default", maxWorkers, defaultSet.s.MaxWorkers()))
 	}
 }
