@@ -19,6 +19,14 @@
 // park. A call that would wait for itself panics instead: from inside a copy
 // of a run that holds the set, a plain run, RunTeam or Close of the same set,
 // or a run that closes a cycle of nested runs across sets.
+//
+// Once warm, Run, RunN, RunTeam, ForRange and Do allocate nothing of their
+// own; RunContext and ForRangeContext allocate their context (2), ForChunks
+// its task and each copy's iterator (5 at two copies). A body closure that
+// captures variables, written at the call, escapes to the workers and is
+// allocated on every call, as is a method value written there: build it
+// once outside the hot loop, store a method value once, or reuse a Task
+// value (docs/threading-model.md, "Allocations").
 package workers
 
 import (
