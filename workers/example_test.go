@@ -131,6 +131,22 @@ func ExampleAcquire() {
 	// Output: true
 }
 
+// A library runs on the process's default set where it works, never at
+// init: importing it starts nothing, and the set is made on first use.
+// (Not run: the default set is never closed.)
+func ExampleDefault() {
+	scale := func(xs []float64, k float64) {
+		workers.Default().ForRange(len(xs), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				xs[i] *= k
+			}
+		})
+	}
+	xs := []float64{1, 2, 3}
+	scale(xs, 2)
+	fmt.Println(xs)
+}
+
 // Stats counts runs, where copies ran, and how workers waited for them.
 func ExampleWorkers_Stats() {
 	w := workers.New("observed", 2)

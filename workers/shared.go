@@ -2,6 +2,7 @@ package workers
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/workgang/workgang/internal/goid"
@@ -23,30 +24,47 @@ type sharedEntry struct {
 // function (later calls of it do nothing). The first Acquire of a name makes
 // the set as New does, with WithConcurrentRuns; a later one with a larger
 // maxWorkers raises MaxWorkers (and ActiveWorkers, if equal) after the run
-// in progress. The last release closes the set; it panics from inside the
-// set's run. Close on the set panics. Acquire panics where New does.
+// in progress; from inside a copy of that run, where raising it would wait
+// for itself, Acquire panics and takes no reference. The last release closes
+// the set; it panics from inside the set's run. Close on the set panics.
+// Acquire panics where New does.
 //
-// A library keeps its set in a package variable and never releases it:
-//
-//	var set, _ = workers.Acquire("mylib", runtime.NumCPU())
+// A library that needs no set of its own name runs on Default instead.
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
 	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
-	shared.mu.Lock()
-	e := shared.sets[name]
-	if e == nil {
-		e = &sharedEntry{s: newSet(name, maxWorkers, c)}
-		shared.sets[name] = e
-	}
-	e.refs++
+	e := acquire(name, maxWorkers, c, true)
 	released := new(bool) // guarded by shared.mu
-	shared.mu.Unlock()
-	// Outside shared.mu: growing waits for a run in progress. This holder's
-	// reference keeps the set open meanwhile.
-	if maxWorkers > e.s.MaxWorkers() {
+	return e.s, func() { releaseShared(name, e, released) }
+}
+
+// acquire takes a reference to name's entry, making it with c if the name is
+// free; with grow, it first raises the set's MaxWorkers to maxWorkers.
+//
+// Growing waits for the run in progress, so it panics from inside a copy of
+// that run: it happens before the reference is taken, with shared.mu
+// released, and a panic leaves nothing behind. Without a reference the set
+// may be closed meanwhile (its last release removed the entry first, so
+// grow on it does nothing): the loop then finds the name free, or another
+// entry. An entry still registered is open (a set is closed only after its
+// entry is removed, under shared.mu), so the check after the lookup holds
+// until the reference is taken.
+func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
+	for {
+		shared.mu.Lock()
+		e := shared.sets[name]
+		if e == nil {
+			e = &sharedEntry{s: newSet(name, maxWorkers, c)}
+			shared.sets[name] = e
+		}
+		if !grow || maxWorkers <= e.s.MaxWorkers() {
+			e.refs++
+			shared.mu.Unlock()
+			return e
+		}
+		shared.mu.Unlock()
 		e.s.grow("Acquire", maxWorkers)
 	}
-	return e.s, func() { releaseShared(name, e, released) }
 }
 
 // releaseShared drops a holder's reference, once. The last release closes
@@ -71,5 +89,62 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Unlock()
 	if last {
 		e.s.close() // outside shared.mu: other names' Acquire must not wait for this run
+	}
+}
+
+// DefaultName is the name of the set Default returns.
+const DefaultName = "default"
+
+// defaultSet is Default's set, made once. sync.Once orders the write of s
+// inside Do before every read after a Do returns, and its fast path is one
+// atomic load; the zero value costs nothing at init.
+var defaultSet struct {
+	once sync.Once
+	s    *Workers
+}
+
+// Default returns the process-wide set for libraries and programs that do
+// not size their own: made on first use with runtime.NumCPU() MaxWorkers and
+// concurrent runs, as Acquire makes a set; later calls return it without
+// locking or allocating. Its workers start as runs need them. It is never
+// closed: Close on it panics. Its size does not follow later GOMAXPROCS
+// changes: loops (ForRange, ForChunks, ForRangeContext, Do) cut their
+// copies to GOMAXPROCS at each call; RunN, RunContext and RunTeam run up
+// to MaxWorkers copies at once whatever GOMAXPROCS. SetDefault sizes it
+// otherwise.
+//
+// A library calls it where it runs, never at init, so that importing the
+// library does no work:
+//
+//	workers.Default().ForRange(len(xs), func(_, lo, hi int) { ... })
+func Default() *Workers {
+	defaultSet.once.Do(makeDefault)
+	return defaultSet.s
+}
+
+func makeDefault() {
+	n := runtime.NumCPU()
+	defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
+}
+
+func newDefault(maxWorkers int, c config) *Workers {
+	c.concurrent, c.acquired = true, true // shared, never closed
+	return newSet(DefaultName, maxWorkers, c)
+}
+
+// SetDefault makes the set Default returns with maxWorkers and opts, as New
+// checks them. An application calls it at most once, at the start of main,
+// before anything uses Default; once the default set exists (a library's
+// init that called Default, a second SetDefault) it panics, changing
+// nothing.
+func SetDefault(maxWorkers int, opts ...Option) {
+	c := newConfig("SetDefault", DefaultName, maxWorkers, opts) // panics before Do: Default stays unmade
+	made := false
+	defaultSet.once.Do(func() {
+		defaultSet.s = newDefault(maxWorkers, c)
+		made = true
+	})
+	if !made {
+		panic(fmt.Sprintf("workers: SetDefault(%d): the default set already exists (made by Default or SetDefault with MaxWorkers %d); call SetDefault once, at the start of main, before anything uses Default", maxWorkers, defaultSet.s.MaxWorkers()))
 	}
 }

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/tasks"
@@ -19,7 +21,7 @@ import (
 // nothing; the last release closes it.
 func TestAcquiredSetRefusesClose(t *testing.T) {
 	s, release := workers.Acquire("shared-close", 2)
-	assert.PanicsWithValue(t, `workers: Close on "shared-close": a set from Acquire is closed by its last release (the function Acquire returned), not by Close`, s.Close)
+	assert.PanicsWithValue(t, `workers: Close on "shared-close": a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close`, s.Close)
 	p := newProbe(2, false)
 	s.RunN(p, 2)
 	p.check(t, 0)
@@ -338,4 +340,81 @@ func TestNestedReleaseOfOtherSetAllowed(t *testing.T) {
 		}
 	}), 2)
 	assert.Equal(t, before, workers.SharedSets())
+}
+
+// A nested Acquire that would raise the set's MaxWorkers from inside a copy
+// of the set's own run panics (the growth would wait for that run) and takes
+// no reference: the holder's release still closes the set, its workers exit,
+// and the next Acquire makes a new set.
+func TestNestedGrowingAcquireTakesNoReference(t *testing.T) {
+	for _, callerRuns := range []bool{false, true} {
+		name := fmt.Sprint("nested-grow-", callerRuns)
+		s, release := workers.Acquire(name, 2)
+		var panics [2]atomic.Value
+		var task tasks.Task = tasks.Func("nested", func(id int) {
+			panics[id].Store(nestedMessage(panicValue(func() { workers.Acquire(name, 4) })))
+		})
+		if callerRuns {
+			task = tasks.CallerRuns(task)
+		}
+		testutil.Within(t, "the run", 20*time.Second, func() { s.RunN(task, 2) })
+		for id := range panics {
+			assert.Contains(t, panics[id].Load(), "a nested run would deadlock", "callerRuns=%v copy %d", callerRuns, id)
+		}
+		assert.Equal(t, 2, s.MaxWorkers(), "not grown")
+		release()
+		assert.Zero(t, workers.SharedSets(), "callerRuns=%v: the holder's release was the last", callerRuns)
+		assert.Panics(t, func() { s.RunN(newProbe(1, false), 1) }, "closed")
+		s2, release2 := workers.Acquire(name, 4)
+		assert.NotSame(t, s, s2, "a new set")
+		release2()
+	}
+}
+
+// Default makes one set on first use, sized to the machine, without
+// starting a goroutine; every call returns it, concurrent first calls
+// included, and once made it costs no allocation.
+func TestDefault(t *testing.T) {
+	workers.ResetDefault()
+	defer workers.ResetDefault()
+	before := goleak.IgnoreCurrent()
+	got := make([]*workers.Workers, 8)
+	testutil.RunCopies(len(got), func(i int) { got[i] = workers.Default() })
+	s := got[0]
+	require.NotNil(t, s)
+	for i := range got {
+		assert.Same(t, s, got[i], "call %d", i)
+	}
+	assert.Equal(t, fmt.Sprint(workers.DefaultName, runtime.NumCPU(), runtime.NumCPU(), 0),
+		fmt.Sprint(s.Name(), s.MaxWorkers(), s.ActiveWorkers(), s.CreatedWorkers()))
+	goleak.VerifyNone(t, before) // first use started no goroutine
+	if !raceEnabled {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = workers.Default() }))
+	}
+	assert.PanicsWithValue(t, `workers: Close on "default": a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close`, s.Close)
+	n := min(2, s.MaxWorkers())
+	p := newProbe(n, false)
+	s.RunN(p, n)
+	p.check(t, 0)
+	assert.Zero(t, workers.SharedSets(), "not in Acquire's registry")
+}
+
+// SetDefault sizes the default set before first use, and panics, changing
+// nothing, after it; bad arguments panic before anything is made.
+func TestSetDefault(t *testing.T) {
+	workers.ResetDefault()
+	defer workers.ResetDefault()
+	assert.PanicsWithValue(t, `workers: SetDefault("default"): maxWorkers = 0 out of range [1, 65536]`, func() { workers.SetDefault(0) })
+	assert.PanicsWithValue(t, `workers: SetDefault("default"): WithActiveWorkers(4) out of range [1, 3]`, func() { workers.SetDefault(3, workers.WithActiveWorkers(4)) })
+	workers.SetDefault(3, workers.WithActiveWorkers(2))
+	s := workers.Default()
+	assert.Equal(t, fmt.Sprint(3, 2), fmt.Sprint(s.MaxWorkers(), s.ActiveWorkers()))
+	assert.PanicsWithValue(t, `workers: SetDefault(5): the default set already exists (made by Default or SetDefault with MaxWorkers 3); call SetDefault once, at the start of main, before anything uses Default`, func() { workers.SetDefault(5) })
+	assert.Same(t, s, workers.Default())
+	assert.Equal(t, 3, s.MaxWorkers(), "unchanged")
+
+	workers.ResetDefault()
+	n := runtime.NumCPU()
+	_ = workers.Default()
+	assert.PanicsWithValue(t, fmt.Sprintf(`workers: SetDefault(1): the default set already exists (made by Default or SetDefault with MaxWorkers %d); call SetDefault once, at the start of main, before anything uses Default`, n), func() { workers.SetDefault(1) })
 }

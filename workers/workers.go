@@ -9,15 +9,24 @@
 // runs copies too, so a run of one copy wakes nobody.
 //
 // Runs on a set from New wait for each other in FIFO order. A set that
-// independent goroutines share (a server's handlers, libraries) should come
-// from Acquire or be made WithConcurrentRuns: there a call that finds the set
-// busy runs on its caller instead of waiting.
+// independent goroutines share (a server's handlers, libraries) should be
+// Default, come from Acquire or be made WithConcurrentRuns: there a call that
+// finds the set busy runs on its caller instead of waiting. Default is made
+// on first use; a library calls it where it runs, never at init.
 //
 // On every machine, every index of a loop runs once, whatever a body call
 // does; the machine's load decides only how long goroutines spin before they
 // park. A call that would wait for itself panics instead: from inside a copy
 // of a run that holds the set, a plain run, RunTeam or Close of the same set,
 // or a run that closes a cycle of nested runs across sets.
+//
+// Once warm, Run, RunN, RunTeam, ForRange and Do allocate nothing of their
+// own; RunContext and ForRangeContext allocate their context (2), ForChunks
+// its task and each copy's iterator (5 at two copies). A body closure that
+// captures variables, written at the call, escapes to the workers and is
+// allocated on every call, as is a method value written there: build it
+// once outside the hot loop, store a method value once, or reuse a Task
+// value (docs/threading-model.md, "Allocations").
 package workers
 
 import (
@@ -337,13 +346,13 @@ func token(runsUserCode bool) uintptr {
 // Close waits for the run in progress (not for busy runs), stops the workers
 // and waits for them to exit; later runs panic, a second Close does nothing.
 // Close panics from inside a copy of the set's run, and on a set from
-// Acquire.
+// Acquire or Default.
 func (w *Workers) Close() {
 	if w == nil || w.crew.Load() == nil {
 		w.panicUnusable("Close")
 	}
 	if w.acquired {
-		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
+		panic(fmt.Sprintf("workers: Close on %q: a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close", w.name))
 	}
 	w.close()
 }
