@@ -55,7 +55,7 @@ func readHeader(cfg Config) Header {
 		Arch:          runtime.GOARCH,
 		Kernel:        kernelRelease(),
 		ClockNS:       clockCost(),
-		WorkersSpinNS: float64(spin.Default),
+		WorkersSpinNS: float64(spin.Idle),
 		Pinned:        cfg.Pin,
 		Compete:       cfg.Compete,
 		Command:       commandLine(cfg.args),
