@@ -157,7 +157,6 @@ func TestJSONIsValidAndComplete(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, harness.SchemaVersion, rep.SchemaVersion)
 	assert.NotEmpty(t, rep.Header.CPU)
-	assert.Positive(t, rep.Header.WorkersSpinNS)
 	assert.NotEmpty(t, rep.Header.GoVersion)
 	assert.NotEmpty(t, rep.Header.Kernel)
 	assert.Positive(t, rep.Header.LogicalCPUs)

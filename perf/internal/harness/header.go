@@ -9,25 +9,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workgang/workgang/internal/spin"
 )
 
 // Header is the configuration the figures were measured in.
 type Header struct {
-	Date          string  `json:"date"`
-	CPU           string  `json:"cpu"`
-	LogicalCPUs   int     `json:"logical_cpus"`
-	GOMAXPROCS    int     `json:"gomaxprocs"`
-	GoVersion     string  `json:"go_version"`
-	OS            string  `json:"os"`
-	Arch          string  `json:"arch"`
-	Kernel        string  `json:"kernel"`
-	ClockNS       float64 `json:"clock_ns"`        // cost of one time.Now
-	WorkersSpinNS float64 `json:"workers_spin_ns"` // a set's spin budget without WithSpin
-	Pinned        bool    `json:"pinned"`
-	Compete       int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
-	Command       string  `json:"command"` // the program's name (not go run's temporary path) and the flags of this run
-	LoadAvg       string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
+	Date        string  `json:"date"`
+	CPU         string  `json:"cpu"`
+	LogicalCPUs int     `json:"logical_cpus"`
+	GOMAXPROCS  int     `json:"gomaxprocs"`
+	GoVersion   string  `json:"go_version"`
+	OS          string  `json:"os"`
+	Arch        string  `json:"arch"`
+	Kernel      string  `json:"kernel"`
+	ClockNS     float64 `json:"clock_ns"` // cost of one time.Now
+	Pinned      bool    `json:"pinned"`
+	Compete     int     `json:"compete"` // goroutines burning CPU meanwhile (-compete)
+	Command     string  `json:"command"` // the program's name (not go run's temporary path) and the flags of this run
+	LoadAvg     string  `json:"loadavg"` // /proc/loadavg at the start: other load skews every figure
 	// Pickup is how soon an idle processor takes a goroutine readied by a
 	// busy one (pickup.go); null with one processor.
 	Pickup *Pickup `json:"pickup"`
@@ -45,21 +43,20 @@ func readHeader(cfg Config) Header {
 		pickup = &p
 	}
 	return Header{
-		Pickup:        pickup,
-		Date:          time.Now().UTC().Format(time.RFC3339),
-		CPU:           cpuModel(),
-		LogicalCPUs:   runtime.NumCPU(),
-		GOMAXPROCS:    runtime.GOMAXPROCS(0),
-		GoVersion:     runtime.Version(),
-		OS:            runtime.GOOS,
-		Arch:          runtime.GOARCH,
-		Kernel:        kernelRelease(),
-		ClockNS:       clockCost(),
-		WorkersSpinNS: float64(spin.Idle),
-		Pinned:        cfg.Pin,
-		Compete:       cfg.Compete,
-		Command:       commandLine(cfg.args),
-		LoadAvg:       LoadAvg(),
+		Pickup:      pickup,
+		Date:        time.Now().UTC().Format(time.RFC3339),
+		CPU:         cpuModel(),
+		LogicalCPUs: runtime.NumCPU(),
+		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+		GoVersion:   runtime.Version(),
+		OS:          runtime.GOOS,
+		Arch:        runtime.GOARCH,
+		Kernel:      kernelRelease(),
+		ClockNS:     clockCost(),
+		Pinned:      cfg.Pin,
+		Compete:     cfg.Compete,
+		Command:     commandLine(cfg.args),
+		LoadAvg:     LoadAvg(),
 	}
 }
 
@@ -100,7 +97,6 @@ func (hd Header) print(w io.Writer) {
 	fmt.Fprintf(w, "kernel       %s\n", hd.Kernel)
 	fmt.Fprintf(w, "clock        time.Now costs %.0f ns: per-run latencies (p50..p99, max) include one;\n", hd.ClockNS)
 	fmt.Fprintf(w, "             totals and averages are timed per batch and do not\n")
-	fmt.Fprintf(w, "workers spin %s (idle workers poll this long before parking)\n", time.Duration(hd.WorkersSpinNS))
 	if hd.Compete > 0 {
 		fmt.Fprintf(w, "competing    %d goroutines burn CPU in this process during every section (-compete)\n", hd.Compete)
 	}
