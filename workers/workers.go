@@ -112,9 +112,11 @@ type Workers struct {
 	active atomic.Int32 // Run's copy count
 
 	// createMu guards worker creation, the closed transition, placementErrs
-	// and retired; created is written under it and read atomically.
+	// and retired; created (the crew's workers) is written under it and read
+	// atomically. started counts every worker goroutine ever started.
 	createMu      sync.Mutex
 	created       atomic.Int32
+	started       atomic.Int32
 	closed        atomic.Bool
 	placementErrs []error
 	retired       gang.WorkerStats // counters of the crews grow replaced
@@ -220,7 +222,9 @@ func (w *Workers) MaxWorkers() int {
 // ActiveWorkers returns the number of copies Run runs.
 func (w *Workers) ActiveWorkers() int { return int(w.notNil("ActiveWorkers").active.Load()) }
 
-// CreatedWorkers returns the number of workers started so far.
+// CreatedWorkers returns the number of workers the set has: started when
+// first needed, kept until Close, never fewer than before (a grow by Acquire
+// starts as many in the new crew as the old one had).
 func (w *Workers) CreatedWorkers() int { return int(w.notNil("CreatedWorkers").created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates the workers it
@@ -385,6 +389,10 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
 }
 
+// isRun reports whether op, a call that takes the run lock, is a run: Close
+// and Acquire (raising MaxWorkers) only wait for the runs before them.
+func isRun(op string) bool { return op != "Close" && op != "Acquire" }
+
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
@@ -425,6 +433,7 @@ func (w *Workers) ensureCreated(op string, n int) {
 		}
 		c.workers[i].Store(wk)
 		w.wg.Add(1)
+		w.started.Add(1)
 		go w.work(c.d, i, wk, true)
 		// After the go statement: "created >= n" means n goroutines serve.
 		w.created.Store(int32(i + 1))
@@ -465,6 +474,7 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 			// A copy called runtime.Goexit: replace this goroutine before
 			// its Done, so Close's Wait cannot return in between.
 			w.wg.Add(1)
+			w.started.Add(1)
 			go w.work(d, i, wk, false)
 		}
 		w.wg.Done()
@@ -475,7 +485,8 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 
 // grow raises MaxWorkers to max (Acquire). Under the run lock, so no run uses
 // the old crew: its workers are stopped and waited for, and a crew of max
-// slots replaces it. ActiveWorkers follows if it was MaxWorkers.
+// slots replaces it, with as many workers (CreatedWorkers never goes down).
+// ActiveWorkers follows if it was MaxWorkers.
 func (w *Workers) grow(op string, max int) {
 	_ = w.lockContext(context.Background(), op, false)
 	defer w.mu.unlock()
@@ -496,6 +507,7 @@ func (w *Workers) grow(op string, max int) {
 	w.created.Store(0)
 	w.active.CompareAndSwap(int32(old.max), int32(max))
 	w.createMu.Unlock()
+	w.ensureCreated(op, k) // still under the run lock: no run sees fewer
 }
 
 func (w *Workers) recordPlacement(i int, errs []error) {
