@@ -248,16 +248,22 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.notNil("Run").activ
 // reference to t. With runtime/trace on, the run and each copy are regions
 // named after t.
 //
+// With n = 0 it runs nothing, calls no method of t, counts nothing in Stats
+// and returns, as ForRange, Do and RunContext do for n = 0.
+//
 // If copies panic (or call runtime.Goexit on a worker), the others still
 // run, then RunN panics with a *PanicError for the first. It also panics if
-// t is nil, n is out of range, the set is closed, or the run would wait for
-// itself.
+// t is nil, n is outside [0, MaxWorkers], the set is closed, or the run would
+// wait for itself.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *Workers) runN(op string, t tasks.Task, n int) {
 	w.check(op)
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
+	}
+	if n == 0 {
+		return
 	}
 	w.checkN(op, n)
 	plan, pe := gang.Prepare(t)
@@ -393,6 +399,8 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 // and Acquire (raising MaxWorkers) only wait for the runs before them.
 func isRun(op string) bool { return op != "Close" && op != "Acquire" }
 
+// checkN panics unless n is in [1, MaxWorkers] (runs return before it for
+// n = 0).
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
@@ -401,11 +409,14 @@ func (w *Workers) checkN(op string, n int) {
 
 //go:noinline
 func (w *Workers) panicN(op string, n int) {
-	hint := ""
+	hint, lo := "", 0 // a run of 0 copies returns
+	if op == "SetActiveWorkers" {
+		lo = 1
+	}
 	if n > w.MaxWorkers() && op == "RunN" {
 		hint = "; for more copies than workers use RunContext (any n) or ForRange"
 	}
-	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.MaxWorkers(), hint))
+	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [%d, %d]%s", op, w.name, n, lo, w.MaxWorkers(), hint))
 }
 
 // ensureCreated starts workers until at least n exist. A placed worker is

@@ -377,9 +377,8 @@ func TestMisuse(t *testing.T) {
 		{"WithSpin negative", func() { workers.WithSpin(-time.Second) }, `workers: WithSpin: negative spin budget -1s`},
 		{"Run nil", func() { w.Run(nil) }, `workers: Run on "misuse": nil task`},
 		{"RunN nil", func() { w.RunN(nil, 1) }, `workers: RunN on "misuse": nil task`},
-		{"RunN 0", func() { w.RunN(task, 0) }, `workers: RunN on "misuse": n = 0 out of range [1, 4]`},
-		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [1, 4]; for more copies than workers use RunContext (any n) or ForRange`},
-		{"RunN -1", func() { w.RunN(task, -1) }, `workers: RunN on "misuse": n = -1 out of range [1, 4]`},
+		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [0, 4]; for more copies than workers use RunContext (any n) or ForRange`},
+		{"RunN -1", func() { w.RunN(task, -1) }, `workers: RunN on "misuse": n = -1 out of range [0, 4]`},
 		{"SetActiveWorkers 0", func() { w.SetActiveWorkers(0) }, `workers: SetActiveWorkers on "misuse": n = 0 out of range [1, 4]`},
 		{"tasks.Func nil", func() { tasks.Func("f", nil) }, `tasks: Func: nil function for task "f"`},
 		{"tasks.CallerRuns nil", func() { tasks.CallerRuns(nil) }, `tasks: CallerRuns: nil task`},
@@ -392,6 +391,45 @@ func TestMisuse(t *testing.T) {
 	p := newProbe(4, false)
 	w.RunN(p, 4)
 	p.check(t, 0)
+}
+
+// noMethods is a task whose every method fails the test: a run of 0 copies
+// must call none.
+type noMethods struct{ t *testing.T }
+
+func (n noMethods) Name() string       { n.t.Error("Name called"); return "" }
+func (n noMethods) Work(int)           { n.t.Error("Work called") }
+func (n noMethods) CallerCanRun() bool { n.t.Error("CallerCanRun called"); return true }
+
+// TestZeroCopiesRunNothing: every run of n = 0 returns having run, called and
+// counted nothing, RunN and RunTeam as the loops; on a closed set or with a
+// nil task or function they still panic (TestClosedSetPanicsForEveryN).
+func TestZeroCopiesRunNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		call func(t *testing.T, w *workers.Workers)
+	}{
+		{"RunN", func(t *testing.T, w *workers.Workers) { w.RunN(noMethods{t}, 0) }},
+		{"RunTeam", func(t *testing.T, w *workers.Workers) {
+			w.RunTeam("t", 0, func(*team.Member) { t.Error("member ran") })
+		}},
+		{"ForRange", func(t *testing.T, w *workers.Workers) {
+			w.ForRange(0, func(int, int, int) { t.Error("body called") })
+		}},
+		{"Do", func(t *testing.T, w *workers.Workers) { w.Do(0, func(int) { t.Error("fn called") }) }},
+		{"RunContext", func(t *testing.T, w *workers.Workers) {
+			assert.NoError(t, w.RunContext(ctx, 0, func(context.Context, int) error { t.Error("fn called"); return nil }))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("zero-copies", 2)
+			defer w.Close()
+			assert.NotPanics(t, func() { tc.call(t, w) })
+			assert.Equal(t, workers.Stats{}, w.Stats(), "nothing is counted")
+			assert.Zero(t, w.CreatedWorkers())
+		})
+	}
 }
 
 func TestAccessors(t *testing.T) {
