@@ -198,7 +198,7 @@ func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
 
 // record records a failed body call as a failed copy of a run is recorded.
 func (l *loop) record(id int, v any, goexit bool, stack []byte) {
-	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack})
+	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack, Calls: true})
 }
 
 // take returns and clears the loop's first failure, or nil; it runs after

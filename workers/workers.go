@@ -47,8 +47,9 @@ type PanicError struct {
 	Goexit   bool   // runtime.Goexit, not a panic
 	Value    any    // the value passed to panic
 	Stack    []byte // where it panicked
-	Panics   int    // how many copies panicked
+	Panics   int    // how many copies (with Calls: body calls) panicked
 	Method   string // the task method if not Work
+	Calls    bool   // Panics counts a loop's body calls (ForRange, Do, RunContext...), not copies
 }
 
 // Error returns the value, where it happened and the stack.
