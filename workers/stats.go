@@ -33,12 +33,9 @@ type Stats struct {
 
 // Stats returns the set's counters.
 func (w *Workers) Stats() Stats {
-	w.notNil("Stats")
+	w.made("Stats")
 	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
 	inline := ended + w.inlineExits.Load()
-	if w.crew.Load() == nil {
-		return Stats{} // a zero Workers
-	}
 	s := Stats{
 		Runs:           w.runs.Load() + inline,
 		InlineRuns:     inline,

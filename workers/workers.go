@@ -78,8 +78,9 @@ func asSetPanic() {
 }
 
 // Workers is a named set of persistent worker goroutines, made by New or
-// Acquire; the runs of a zero Workers panic. All methods are safe for
-// concurrent use. A Workers must not be copied.
+// Acquire. Every method of a zero Workers or a nil *Workers panics, saying
+// which. All methods are safe for concurrent use. A Workers must not be
+// copied.
 type Workers struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
 	// holder's token, read by the nested-run and cycle checks.
@@ -186,9 +187,10 @@ func (w *Workers) check(op string) {
 	}
 }
 
-// notNil returns w, or panics naming op if w is nil.
-func (w *Workers) notNil(op string) *Workers {
-	if w == nil {
+// made returns w, or panics naming op unless w was made by New or Acquire
+// (closed or not).
+func (w *Workers) made(op string) *Workers {
+	if w == nil || w.crew.Load() == nil {
 		w.panicUnusable(op)
 	}
 	return w
@@ -210,23 +212,18 @@ func (w *Workers) panicClosed(op string) {
 }
 
 // Name returns the set's name.
-func (w *Workers) Name() string { return w.notNil("Name").name }
+func (w *Workers) Name() string { return w.made("Name").name }
 
 // MaxWorkers returns the most workers the set may create.
-func (w *Workers) MaxWorkers() int {
-	if c := w.notNil("MaxWorkers").crew.Load(); c != nil {
-		return c.max
-	}
-	return 0
-}
+func (w *Workers) MaxWorkers() int { return w.made("MaxWorkers").crew.Load().max }
 
 // ActiveWorkers returns the number of copies Run runs.
-func (w *Workers) ActiveWorkers() int { return int(w.notNil("ActiveWorkers").active.Load()) }
+func (w *Workers) ActiveWorkers() int { return int(w.made("ActiveWorkers").active.Load()) }
 
 // CreatedWorkers returns the number of workers the set has: started when
 // first needed, kept until Close, never fewer than before (a grow by Acquire
 // starts as many in the new crew as the old one had).
-func (w *Workers) CreatedWorkers() int { return int(w.notNil("CreatedWorkers").created.Load()) }
+func (w *Workers) CreatedWorkers() int { return int(w.made("CreatedWorkers").created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates the workers it
 // needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
@@ -240,7 +237,7 @@ func (w *Workers) SetActiveWorkers(n int) int {
 }
 
 // Run is RunN(t, ActiveWorkers()).
-func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.notNil("Run").active.Load())) }
+func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.made("Run").active.Load())) }
 
 // RunN runs n copies of t, ids 0..n-1, on the workers and returns when all
 // have returned: every copy's return is synchronized before RunN's. If t
@@ -350,10 +347,7 @@ func token(runsUserCode bool) uintptr {
 // Close panics from inside a copy of the set's run, and on a set from
 // Acquire.
 func (w *Workers) Close() {
-	if w == nil || w.crew.Load() == nil {
-		w.panicUnusable("Close")
-	}
-	if w.acquired {
+	if w.made("Close").acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a set from Acquire is closed by its last release (the function Acquire returned), not by Close", w.name))
 	}
 	w.close()
@@ -387,10 +381,10 @@ func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool)
 func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) error {
 	g := goid.Get()
 	if w.mu.owner() == g {
-		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; %s", op, w.name, selfWait(op)))
 	}
 	if slices.Contains(w.runGoroutines(), g) { // not the holder: a worker
-		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; a nested run would deadlock", op, w.name))
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; %s", op, w.name, selfWait(op)))
 	}
 	// Only a goroutine inside some run can close a cycle.
 	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
@@ -399,6 +393,17 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 // isRun reports whether op, a call that takes the run lock, is a run: Close
 // and Acquire (raising MaxWorkers) only wait for the runs before them.
 func isRun(op string) bool { return op != "Close" && op != "Acquire" }
+
+// selfWait says why op, called from inside a copy of the set's run, panics.
+func selfWait(op string) string {
+	switch op {
+	case "Close":
+		return "Close waits for the run in progress, which would never end; close the set after the run"
+	case "Acquire":
+		return "raising MaxWorkers waits for the run in progress, which would never end; acquire the larger set after the run"
+	}
+	return "a nested run would deadlock"
+}
 
 // checkN panics unless n is in [1, MaxWorkers] (runs return before it for
 // n = 0).
@@ -536,7 +541,7 @@ func (w *Workers) recordPlacement(i int, errs []error) {
 // PlacementErrors returns the placement failures so far (those workers run
 // unplaced).
 func (w *Workers) PlacementErrors() []error {
-	w.notNil("PlacementErrors").createMu.Lock()
+	w.made("PlacementErrors").createMu.Lock()
 	defer w.createMu.Unlock()
 	return append([]error(nil), w.placementErrs...)
 }

@@ -309,16 +309,31 @@ func TestNestedRun(t *testing.T) {
 	}
 }
 
+// TestCloseNestedPanics: Close from inside a copy of the set's run panics,
+// on a worker or on the caller, with a message of its own (Close is not a
+// run), and the set stays open.
 func TestCloseNestedPanics(t *testing.T) {
+	const onWorker = `workers: Close on "nest-close" called from inside a copy running on a worker of the same set; Close waits for the run in progress, which would never end; close the set after the run`
+	const onCaller = `workers: Close on "nest-close" called from inside a copy of a task that this goroutine is running on the same set; Close waits for the run in progress, which would never end; close the set after the run`
 	w := workers.New("nest-close", 2)
 	defer w.Close()
-	var got any
-	func() {
-		defer func() { got = recover() }()
-		w.RunN(tasks.Func("closer", func(int) { w.Close() }), 2)
-	}()
-	require.IsType(t, &workers.PanicError{}, got)
-	assert.Contains(t, fmt.Sprint(got.(*workers.PanicError).Value), "workers: Close on \"nest-close\" called from inside")
+	closer := tasks.Func("closer", func(int) { w.Close() })
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want string
+	}{
+		{"worker copy", func() { w.RunN(closer, 2) }, onWorker},
+		{"inline copy", func() { w.RunN(tasks.CallerRuns(closer), 1) }, onCaller},
+		{"loop body on the caller", func() { w.ForRange(1, func(int, int, int) { w.Close() }) }, onCaller},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe, ok := panicValue(tc.run).(*workers.PanicError)
+			require.True(t, ok, "want a *PanicError")
+			assert.Equal(t, tc.want, fmt.Sprint(pe.Value))
+			checkUsable(t, w)
+		})
+	}
 }
 
 func TestCloseIdempotentAndFinal(t *testing.T) {
@@ -480,8 +495,8 @@ func runOnEveryWorker(w *workers.Workers, n int) {
 	}), n)
 }
 
-// A zero Workers and a nil *Workers say what is wrong, whichever method is
-// called; a zero set's accessors return zero values.
+// A zero Workers and a nil *Workers panic, saying which, whichever method
+// is called, the observers (Name, Stats...) included.
 func TestZeroAndNilSets(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func(w *workers.Workers){
@@ -506,16 +521,17 @@ func TestZeroAndNilSets(t *testing.T) {
 		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op),
 			func() { call(nilSet) }, op)
 	}
-	for op, call := range map[string]func(){
-		"Name": func() { nilSet.Name() }, "MaxWorkers": func() { nilSet.MaxWorkers() },
-		"ActiveWorkers": func() { nilSet.ActiveWorkers() }, "CreatedWorkers": func() { nilSet.CreatedWorkers() },
-		"Stats": func() { nilSet.Stats() }, "PlacementErrors": func() { nilSet.PlacementErrors() },
+	// The observers too: a zero Workers has no name or size to report.
+	for op, call := range map[string]func(w *workers.Workers){
+		"Name": func(w *workers.Workers) { w.Name() }, "MaxWorkers": func(w *workers.Workers) { w.MaxWorkers() },
+		"ActiveWorkers": func(w *workers.Workers) { w.ActiveWorkers() }, "CreatedWorkers": func(w *workers.Workers) { w.CreatedWorkers() },
+		"Stats": func(w *workers.Workers) { w.Stats() }, "PlacementErrors": func(w *workers.Workers) { w.PlacementErrors() },
 	} {
-		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op), call, op)
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a zero Workers: make a set with New or Acquire", op),
+			func() { call(&zero) }, op)
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op),
+			func() { call(nilSet) }, op)
 	}
-	assert.Equal(t, "", zero.Name())
-	assert.Zero(t, zero.MaxWorkers())
-	assert.Equal(t, workers.Stats{}, zero.Stats())
 }
 
 // Every call on a closed set panics, whatever its arguments, n = 0 included:
