@@ -127,17 +127,24 @@ func TestReadmeExampleRuns(t *testing.T) {
 	require.Equal(t, exampleOutput, strings.TrimSpace(string(out)), "the README's example printed something else")
 }
 
-// TestReadmeNamesTheLatestRelease checks that the README's install section
-// names the latest release of CHANGELOG.md (its first "## v..." heading).
-func TestReadmeNamesTheLatestRelease(t *testing.T) {
+// TestReadmeInstallNamesTheLatestRelease checks that the README's install
+// section tells how to depend on the latest release of CHANGELOG.md (its
+// first "## vX.Y.Z (commit C, untagged)" heading): no version is tagged, so
+// it must show go get of that commit, never @latest or a version tag that go
+// get cannot find.
+func TestReadmeInstallNamesTheLatestRelease(t *testing.T) {
 	changelog, err := os.ReadFile("../CHANGELOG.md")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+)\s*$`).FindSubmatch(changelog)
-	require.NotNil(t, m, "CHANGELOG.md has no release heading (## vX.Y.Z)")
+	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+) \(commit ([0-9a-f]{7,40}), untagged\)\s*$`).FindSubmatch(changelog)
+	require.NotNil(t, m, "CHANGELOG.md has no release heading (## vX.Y.Z (commit C, untagged))")
+	version, commit := string(m[1]), string(m[2])
 	md, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
 	_, install, ok := strings.Cut(string(md), "\n## Install\n")
 	require.True(t, ok, "%s has no ## Install section", readmePath)
 	install, _, _ = strings.Cut(install, "\n## ")
-	require.Contains(t, install, "at "+string(m[1]), "%s's install section must name the latest release", readmePath)
+	require.Contains(t, install, "go get github.com/workgang/workgang@"+commit+" # "+version,
+		"%s's install section must show go get of the latest release's commit", readmePath)
+	require.Contains(t, install, "replace github.com/workgang/workgang => ", "and a replace pointing at a checkout")
+	require.NotRegexp(t, `@latest|@v\d`, install, "no version is tagged: @vX.Y.Z does not resolve, and @latest is whichever commit is newest")
 }
