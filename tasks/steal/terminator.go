@@ -46,12 +46,14 @@ import (
 // An offering worker waits in three stages, like HotSpot's TaskTerminator: it
 // spins, polling with pauses that double in length; then it yields the
 // processor (runtime.Gosched) for about spin.Default; then it sleeps. When the
-// workers outnumber GOMAXPROCS (or GOMAXPROCS is 1) it skips the spinning and
-// yields only for the module's oversubscribed budget (internal/spin, the one
-// spin policy the dispatcher and the semaphore follow too): its processor is
-// better spent on the workers that hold work. GOMAXPROCS is read once, by NewTerminator and by
-// each Reset, not at every wait (runtime.GOMAXPROCS takes the scheduler's
-// lock); a change of GOMAXPROCS takes effect at the next Reset.
+// module's wait policy allows no spinning (internal/spin, which the
+// dispatcher and the semaphore follow too: GOMAXPROCS is 1, or other
+// processes' threads wait for the CPUs) it skips the spinning and yields only
+// for spin.Oversubscribed: its processor is better spent on the workers that
+// hold work. It does not compare the number of workers with GOMAXPROCS. The
+// policy is asked once, by NewTerminator and by each Reset, not at every
+// wait; a change (of GOMAXPROCS, or of the machine's load) takes effect at
+// the next Reset.
 //
 // Only one waiter at a time, the spin master, polls the queues; the others
 // sleep until it wakes them. When the master sees work, it withdraws its
@@ -80,9 +82,9 @@ type Terminator struct {
 	// work load it every few values (Set.Drain), so it is kept off the
 	// waiters' line.
 	aborted atomic.Bool
-	// spin is whether waiters spin, from GOMAXPROCS as NewTerminator or the
-	// last Reset read it (see spinMaster). Written only there, when no
-	// worker is inside Offer.
+	// spin is whether waiters spin, as the wait policy said when
+	// NewTerminator or the last Reset asked it (see spinMaster). Written
+	// only there, when no worker is inside Offer.
 	spin    bool
 	n       int32
 	hasWork func() bool
@@ -124,7 +126,7 @@ func NewTerminator(n int, hasWork func() bool) *Terminator {
 	t := &Terminator{n: int32(n), hasWork: hasWork, wake: make(chan struct{}, n)}
 	t.nap = time.NewTimer(time.Hour)
 	t.nap.Stop()
-	t.readProcs()
+	t.readPolicy()
 	return t
 }
 
@@ -132,12 +134,12 @@ func NewTerminator(n int, hasWork func() bool) *Terminator {
 // where Offer detects offers in excess.
 const maxWorkers = 1 << 30
 
-// readProcs sets spin from the current GOMAXPROCS. Spinning helps only when
-// the worker that may publish work runs at the same time on another P. With
-// one P it only delays that worker; with more workers than Ps, waiters take
-// turns with the workers that hold work, so they spin not at all and yield
-// only for the policy's oversubscribed budget (spin.Oversubscribed).
-func (t *Terminator) readProcs() {
+// readPolicy sets spin from the wait policy (spin.Budget). Spinning helps only
+// when the worker that may publish work runs at the same time on another
+// CPU. With one P, or with other processes' threads waiting for the CPUs, it
+// only delays that worker, so waiters spin not at all and yield only for
+// spin.Oversubscribed.
+func (t *Terminator) readPolicy() {
 	t.spin = spin.Budget() == spin.Default
 }
 
@@ -164,11 +166,11 @@ func (t *Terminator) Abort() {
 	t.wakeAll()
 }
 
-// Reset prepares the Terminator for a new phase, and reads GOMAXPROCS again
+// Reset prepares the Terminator for a new phase, and asks the wait policy again
 // (see Waiting). It must not be called while any worker is inside Offer: call
 // it between runs. After an aborted phase, Clear the Set too (see Set.Clear).
 func (t *Terminator) Reset() {
-	t.readProcs()
+	t.readPolicy()
 	t.offered.Store(0)
 	t.aborted.Store(false)
 	t.master.Store(false)
@@ -293,13 +295,11 @@ func (t *Terminator) withdraw() (done bool) {
 
 // spinMaster polls for termination or work: spin, yield, then nap.
 func (t *Terminator) spinMaster() bool {
-	// Whether to spin was decided from GOMAXPROCS by readProcs, once a
-	// phase: runtime.GOMAXPROCS(0) takes the scheduler's lock, too much for
-	// every worker that becomes master.
+	// Whether to spin was decided by readPolicy, once a phase, not by every
+	// worker that becomes master.
 	spinning := t.spin
-	// Without spinning, yield for the policy's oversubscribed budget (or,
-	// with GOMAXPROCS = 1, for that much too: a yield lets the workers with
-	// work run, which a nap would delay).
+	// Without spinning, yield for the policy's oversubscribed budget: a
+	// yield lets the workers with work run, which a nap would delay.
 	budget := spin.Default
 	if !spinning {
 		budget = spin.Oversubscribed
