@@ -189,6 +189,13 @@ func pathTo(w *Workers, g uintptr, waits bool) []*Workers {
 	seen := map[*Workers]bool{w: true}
 	for k := 0; k < len(steps); k++ {
 		for _, c := range steps[k].set.runGoroutines() {
+			if waits && c == anonToken {
+				// Every unidentified holder (see token) has this token: an
+				// edge through it would join unrelated sets into a false
+				// cycle, and a panic. Such cycles hang undetected instead.
+				// insideRunOf keeps the edge: it errs towards "inside".
+				continue
+			}
 			if c == g {
 				var path []*Workers
 				for j := k; j >= 0; j = steps[j].prev {
