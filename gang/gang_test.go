@@ -137,7 +137,7 @@ func TestPanicCaptured(t *testing.T) {
 	assert.ErrorIs(t, p, errBoom)
 	assert.Contains(t, string(p.Stack), "gang.TestPanicCaptured", "stack should show the panicking function")
 	assert.Contains(t, p.Error(), "boom")
-	assert.Contains(t, p.Error(), "and 1 more copies panicked")
+	assert.Contains(t, p.Error(), "(and 1 more copy panicked)")
 
 	// The dispatcher is usable afterwards and the panic state was cleared.
 	r := newRecorder(4, false)

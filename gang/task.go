@@ -278,8 +278,9 @@ type PanicError struct {
 	Goexit   bool   // the copy called runtime.Goexit instead of panicking
 	Value    any    // the value passed to panic (nil for Goexit and panic(nil))
 	Stack    []byte // the panicking goroutine's stack, from debug.Stack
-	Panics   int    // how many copies of the run panicked in all
+	Panics   int    // how many copies of the run (with Calls: body calls) panicked in all
 	Method   string // the task method that panicked if not Work ("CallerCanRun", "Name")
+	Calls    bool   // Panics counts a loop's body calls, not copies (set by the loop that records them)
 }
 
 // Error returns the panic value, its origin and its stack.
@@ -293,8 +294,17 @@ func (p *PanicError) Error() string {
 		what = "called runtime.Goexit"
 	}
 	more := ""
-	if p.Panics > 1 {
-		more = fmt.Sprintf(" (and %d more copies panicked)", p.Panics-1)
+	if k := p.Panics - 1; k > 0 {
+		unit := "copies"
+		switch {
+		case p.Calls && k == 1:
+			unit = "call"
+		case p.Calls:
+			unit = "calls"
+		case k == 1:
+			unit = "copy"
+		}
+		more = fmt.Sprintf(" (and %d more %s panicked)", k, unit)
 	}
 	if p.Method != "" {
 		return fmt.Sprintf("task %q %s (on %s) %s\n\n%s", p.Task, p.Method, where, what, p.Stack)

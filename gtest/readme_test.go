@@ -127,17 +127,74 @@ func TestReadmeExampleRuns(t *testing.T) {
 	require.Equal(t, exampleOutput, strings.TrimSpace(string(out)), "the README's example printed something else")
 }
 
-// TestReadmeNamesTheLatestRelease checks that the README's install section
-// names the latest release of CHANGELOG.md (its first "## v..." heading).
-func TestReadmeNamesTheLatestRelease(t *testing.T) {
+// TestReadmeInstallNamesTheLatestRelease checks that the README's install
+// section tells how to depend on the latest release of CHANGELOG.md (its
+// first "## vX.Y.Z (commit C, untagged)" heading): no version is tagged, so
+// it must show go get of that commit, never @latest or a version tag that go
+// get cannot find.
+func TestReadmeInstallNamesTheLatestRelease(t *testing.T) {
 	changelog, err := os.ReadFile("../CHANGELOG.md")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+)\s*$`).FindSubmatch(changelog)
-	require.NotNil(t, m, "CHANGELOG.md has no release heading (## vX.Y.Z)")
+	m := regexp.MustCompile(`(?m)^## (v\d+\.\d+\.\d+) \(commit ([0-9a-f]{7,40}), untagged\)\s*$`).FindSubmatch(changelog)
+	require.NotNil(t, m, "CHANGELOG.md has no release heading (## vX.Y.Z (commit C, untagged))")
+	version, commit := string(m[1]), string(m[2])
 	md, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
 	_, install, ok := strings.Cut(string(md), "\n## Install\n")
 	require.True(t, ok, "%s has no ## Install section", readmePath)
 	install, _, _ = strings.Cut(install, "\n## ")
-	require.Contains(t, install, "at "+string(m[1]), "%s's install section must name the latest release", readmePath)
+	require.Contains(t, install, "go get github.com/workgang/workgang@"+commit+" # "+version,
+		"%s's install section must show go get of the latest release's commit", readmePath)
+	require.Contains(t, install, "replace github.com/workgang/workgang => ", "and a replace pointing at a checkout")
+	require.NotRegexp(t, `@latest|@v\d`, install, "no version is tagged: @vX.Y.Z does not resolve, and @latest is whichever commit is newest")
+}
+
+// TestReadmeLibraryTestCommand checks that the README gives the library's own
+// test command, GOWORK=off go test ./..., beside go test work for every
+// module, and that with GOWORK=off the root's module graph holds only the
+// library's go.mod requirements: the command fetches nothing of perf's or
+// the examples' (plotting, fonts, peers). The graph check runs the go
+// command, so -short skips it (except under CI).
+func TestReadmeLibraryTestCommand(t *testing.T) {
+	md, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	_, commands, ok := strings.Cut(string(md), "\n## Commands\n")
+	require.True(t, ok, "%s has no ## Commands section", readmePath)
+	for _, cmd := range []string{"GOWORK=off go test ./...", "go test work"} {
+		require.Contains(t, commands, "```sh\n"+cmd+"\n```", "%s's Commands must show %q", readmePath, cmd)
+	}
+	if testing.Short() && !underCI() {
+		t.Skip("-short: the module graph is not listed")
+	}
+	requires := func(file string) map[string]string { // path -> version
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		reqs := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^\s*(?:require\s+)?([a-z0-9.-]+\.[a-z]+/\S+) (v\S+)`).FindAllSubmatch(src, -1) {
+			reqs[string(m[1])] = string(m[2])
+		}
+		return reqs
+	}
+	library := requires("../go.mod")
+	cmd := exec.Command("go", "list", "-m", "all")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	require.NoError(t, err, "GOWORK=off go list -m all")
+	graph := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			graph[f[0]] = f[1]
+		}
+	}
+	for path, version := range library {
+		require.Equal(t, version, graph[path], "GOWORK=off builds the library with its go.mod's %s", path)
+	}
+	for _, other := range []string{"../perf/go.mod", "../examples/go.mod"} {
+		for path := range requires(other) {
+			if _, mine := library[path]; !mine && !strings.HasPrefix(path, "github.com/workgang/") {
+				require.NotContains(t, graph, path, "GOWORK=off: the library's module graph holds %s, a requirement of %s only", path, other)
+			}
+		}
+	}
 }

@@ -139,6 +139,29 @@ func BenchmarkGrain(b *testing.B) {
 	}
 }
 
+// BenchmarkForRangeChunk1 is one copy of ForRange over 1024 chunks of one
+// iteration each, on its caller: what a chunk costs (a claim, the per-chunk
+// checks, a body call), reported as ns/chunk. CI compares it across builds
+// (.ci/run: the default, -tags purego, GOARCH=386), where the portable
+// paths must not make a chunk much dearer.
+func BenchmarkForRangeChunk1(b *testing.B) {
+	const chunks = 1024
+	w := workers.New("bench-chunk1", 1)
+	defer w.Close()
+	var sink int
+	body := func(_, lo, hi int) { sink += hi - lo } // one copy: one goroutine
+	w.ForRange(chunks, body, workers.WithChunk(1))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		w.ForRange(chunks, body, workers.WithChunk(1))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chunks), "ns/chunk")
+	if sink != (b.N+1)*chunks {
+		b.Fatalf("%d iterations ran; want %d", sink, (b.N+1)*chunks)
+	}
+}
+
 // BenchmarkForRangeSkew runs a loop of 256 iterations whose work is even
 // (uniform) or sits in its first eighth (front), with the default schedule
 // and with WithGuided at the default chunk: the default keeps a front-heavy

@@ -94,8 +94,8 @@ func insideRunOf(w *Workers, g uintptr) bool {
 // waitLock queues goroutine g (token tok) for w's lock. A nested waiter
 // also checks for a cycle, backing off from 10 us to a millisecond, and
 // panics once one is confirmed, unless the lock was handed to it meanwhile.
-// With ctx done it returns ctx's cause holding nothing. Runs' waits (not
-// Close's) are counted in Stats.
+// With ctx done it returns ctx's cause holding nothing. Runs' waits are
+// counted in Stats, those that gave up too; Close's and grow's are not.
 func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
@@ -107,7 +107,7 @@ func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.C
 		return nil // freed meanwhile: taken without waiting
 	}
 	defer w.mu.done(wt)
-	if op != "Close" {
+	if isRun(op) {
 		defer func() {
 			w.waits.Add(1)
 			w.waitNanos.Add(uint64(time.Since(start)))
@@ -189,6 +189,13 @@ func pathTo(w *Workers, g uintptr, waits bool) []*Workers {
 	seen := map[*Workers]bool{w: true}
 	for k := 0; k < len(steps); k++ {
 		for _, c := range steps[k].set.runGoroutines() {
+			if waits && c == anonToken {
+				// Every unidentified holder (see token) has this token: an
+				// edge through it would join unrelated sets into a false
+				// cycle, and a panic. Such cycles hang undetected instead.
+				// insideRunOf keeps the edge: it errs towards "inside".
+				continue
+			}
 			if c == g {
 				var path []*Workers
 				for j := k; j >= 0; j = steps[j].prev {

@@ -24,6 +24,9 @@ func TestCycleAcrossSetsPanics(t *testing.T) {
 	for _, caller := range []bool{false, true} {
 		for _, k := range []int{2, 3} {
 			t.Run(fmt.Sprintf("caller=%v/sets=%d", caller, k), func(t *testing.T) {
+				if !caller && !goid.Fast {
+					t.Skip("the holders of plain runs are identified only where goid.Get is cheap (amd64, arm64): elsewhere a cycle through them hangs undetected, as token's doc says")
+				}
 				sets := make([]*workers.Workers, k)
 				for i := range sets {
 					sets[i] = workers.New(fmt.Sprintf("cyc%d", i), 2)

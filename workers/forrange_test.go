@@ -17,6 +17,7 @@ import (
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -571,6 +572,56 @@ func testLoopPanicSite(t *testing.T, w *workers.Workers) {
 			}
 			for i := range hits {
 				assert.Equal(t, int32(1), hits[i].Load(), "calls of i = %d", i)
+			}
+		})
+	}
+}
+
+// TestPanicErrorCountsWhatItNames: a run's PanicError counts the copies that
+// panicked, a loop's the body calls, and its message names which, so a loop
+// of 1,000 failing calls on two copies never reads "999 more copies".
+func TestPanicErrorCountsWhatItNames(t *testing.T) {
+	w := workers.New("panic-units", 2)
+	defer w.Close()
+	inner := workers.New("panic-units-inner", 2)
+	defer inner.Close()
+	boom := func(int) { panic("boom") }
+	for _, tc := range []struct {
+		name   string
+		call   func()
+		panics int
+		calls  bool
+		more   string
+	}{
+		{"RunN of 2", func() { w.RunN(tasks.Func("t", boom), 2) }, 2, false, "(and 1 more copy panicked)"},
+		{"ForRange", func() { w.ForRange(1000, func(_, lo, _ int) { boom(lo) }, workers.WithChunk(1)) }, 1000, true, "(and 999 more calls panicked)"},
+		{"Do", func() { w.Do(2, boom) }, 2, true, "(and 1 more call panicked)"},
+		{"RunContext", func() {
+			_ = w.RunContext(context.Background(), 3, func(_ context.Context, i int) error { boom(i); return nil })
+		}, 3, true, "(and 2 more calls panicked)"},
+		{"ForRange nested in a copy", func() {
+			w.RunN(tasks.Func("outer", func(id int) {
+				if id == 0 {
+					inner.ForRange(1000, func(_, lo, _ int) { boom(lo) }, workers.WithChunk(1))
+				}
+			}), 2)
+		}, 1, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe, ok := panicValue(tc.call).(*workers.PanicError)
+			require.True(t, ok, "want a *PanicError")
+			head, _, _ := strings.Cut(pe.Error(), "\n\n")     // without the stack
+			if in, ok := pe.Value.(*workers.PanicError); ok { // the nested loop's, as the copy's value
+				assert.Equal(t, 1, pe.Panics, "one copy panicked")
+				assert.NotContains(t, head[:strings.Index(head, "panic: ")], "more", "one copy panicked")
+				pe, tc.panics, tc.calls, tc.more = in, 1000, true, "(and 999 more calls panicked)"
+				head, _, _ = strings.Cut(pe.Error(), "\n\n")
+			}
+			assert.Equal(t, tc.panics, pe.Panics, "%v", pe)
+			assert.Equal(t, tc.calls, pe.Calls)
+			assert.Contains(t, head, tc.more)
+			if tc.calls {
+				assert.NotContains(t, head, "more cop", "a loop's message counts calls")
 			}
 		})
 	}

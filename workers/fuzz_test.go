@@ -649,12 +649,21 @@ func (m *fzMachine) opRun(s *fzSet, useN bool) {
 		}
 	case nilTask:
 		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: nil task", op, s.name))
-	case n < 1 || n > s.max:
+	case n == 0: // RunN only (Run's n is ActiveWorkers): runs nothing
+		if o := fzCall(call); o.v != nil || o.goexit {
+			m.failf("%s(n = 0) did not return: %+v", op, o)
+		}
+		for id := range task.ran {
+			if task.ran[id].Load() != 0 {
+				m.failf("%s(n = 0) ran copy %d", op, id)
+			}
+		}
+	case n < 0 || n > s.max:
 		hint := ""
 		if n > s.max && useN {
 			hint = "; for more copies than workers use RunContext (any n) or ForRange"
 		}
-		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, s.name, n, s.max, hint))
+		m.wantMisuse(fzCall(call), fmt.Sprintf("workers: %s on %q: n = %d out of range [0, %d]%s", op, s.name, n, s.max, hint))
 	default:
 		m.runChecked(s, task, n, call)
 	}

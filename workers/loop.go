@@ -91,19 +91,15 @@ func (l *loop) plan(n int, r rangeConfig, copies int) int {
 }
 
 // copiesFor returns the copies r plans: fixed ones, or ActiveWorkers cut to
-// GOMAXPROCS (a cut is counted in Stats).
-func (w *Workers) copiesFor(r rangeConfig) int {
+// GOMAXPROCS (capped).
+func copiesFor(r rangeConfig) (copies int, capped bool) {
 	if r.fixed || r.copies == 1 {
-		return r.copies
+		return r.copies, false
 	}
 	if p := runtime.GOMAXPROCS(0); p < r.copies {
-		w.cappedLoops.Add(1)
-		if trace.IsEnabled() {
-			trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
-		}
-		return p
+		return p, true
 	}
-	return r.copies
+	return r.copies, false
 }
 
 // runLoop runs the loop of task t (its state l) over [0, n) as r plans it,
@@ -111,7 +107,8 @@ func (w *Workers) copiesFor(r rangeConfig) int {
 // waits for the set, it returns ctx's cause having run nothing.
 func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
 	l.callerRuns, l.caller, l.lateCopy = r.callerRuns, goid.Get(), -1
-	copies := l.plan(n, r, w.copiesFor(r))
+	copies, capped := copiesFor(r)
+	copies = l.plan(n, r, copies)
 	held, busy := false, false
 	switch {
 	case !w.concurrent || !r.callerRuns:
@@ -125,6 +122,12 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		if held = w.mu.tryLock(token(true)); !held {
 			busy = true
 			copies = l.plan(n, r, 1)
+		}
+	}
+	if capped && !busy { // a busy loop runs one copy whatever GOMAXPROCS
+		w.cappedLoops.Add(1)
+		if trace.IsEnabled() {
+			trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
 		}
 	}
 	// A body call's Goexit on the caller unwinds through here once the
@@ -188,7 +191,7 @@ func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
 
 // record records a failed body call as a failed copy of a run is recorded.
 func (l *loop) record(id int, v any, goexit bool, stack []byte) {
-	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack})
+	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack, Calls: true})
 }
 
 // take returns and clears the loop's first failure, or nil; it runs after

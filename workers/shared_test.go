@@ -359,7 +359,7 @@ func TestNestedGrowingAcquireTakesNoReference(t *testing.T) {
 		}
 		testutil.Within(t, "the run", 20*time.Second, func() { s.RunN(task, 2) })
 		for id := range panics {
-			assert.Contains(t, panics[id].Load(), "a nested run would deadlock", "callerRuns=%v copy %d", callerRuns, id)
+			assert.Contains(t, panics[id].Load(), "raising MaxWorkers waits for the run in progress", "callerRuns=%v copy %d", callerRuns, id)
 		}
 		assert.Equal(t, 2, s.MaxWorkers(), "not grown")
 		release()

@@ -14,7 +14,7 @@ type Stats struct {
 	InlineRuns     uint64 // runs and loops of one copy that ran on the caller, not busy
 	BusyRuns       uint64 // runs that found the set busy and ran on their caller
 	CallerOnlyRuns uint64 // runs offered to workers whose caller ran every copy
-	CappedLoops    uint64 // loops with copies cut to GOMAXPROCS
+	CappedLoops    uint64 // loops run on the set whose copies were cut to GOMAXPROCS (busy loops run one copy: not counted)
 	CallerCopies   uint64 // copies run by the runs' callers
 	WorkerCopies   uint64 // copies run by workers
 
@@ -24,21 +24,18 @@ type Stats struct {
 	Parks   uint64 // the worker parked
 	Wakeups uint64 // a parked worker was woken
 
-	Created           int // worker goroutines created
+	Created           int // worker goroutines started: those of crews a grow replaced and replacements after a runtime.Goexit included
 	PlacementFailures int // see PlacementErrors
 
-	Waits    uint64        // runs that waited for the set
-	WaitTime time.Duration // their total wait
+	Waits    uint64        // runs that queued for the set, those that gave up on a done context included (Close and Acquire's grow are not runs)
+	WaitTime time.Duration // their total time in the queue
 }
 
 // Stats returns the set's counters.
 func (w *Workers) Stats() Stats {
-	w.notNil("Stats")
+	w.made("Stats")
 	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
 	inline := ended + w.inlineExits.Load()
-	if w.crew.Load() == nil {
-		return Stats{} // a zero Workers
-	}
 	s := Stats{
 		Runs:           w.runs.Load() + inline,
 		InlineRuns:     inline,
@@ -46,7 +43,7 @@ func (w *Workers) Stats() Stats {
 		CallerOnlyRuns: w.callerOnly.Load(),
 		CappedLoops:    w.cappedLoops.Load(),
 		CallerCopies:   w.callerCopies.Load() + ended,
-		Created:        int(w.created.Load()),
+		Created:        int(w.started.Load()),
 		Waits:          w.waits.Load(),
 		WaitTime:       time.Duration(w.waitNanos.Load()),
 	}

@@ -8,12 +8,15 @@ import (
 
 // RunTeam runs n copies of fn as a team, each on a worker of its own with a
 // *team.Member of id 0..n-1 (Barrier, For), and returns when all returned.
-// It waits for the set and panics as RunN does for a plain task; a member's
-// panic breaks the barrier.
+// It waits for the set, returns at once for n = 0 and panics as RunN does
+// for a plain task; a member's panic breaks the barrier.
 func (w *Workers) RunTeam(name string, n int, fn func(m *team.Member)) {
 	w.check("RunTeam")
 	if fn == nil {
 		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))
+	}
+	if n == 0 {
+		return
 	}
 	w.checkN("RunTeam", n)
 	// One cached task per set, taken with a Swap so that concurrent RunTeams

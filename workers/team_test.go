@@ -129,7 +129,7 @@ func TestRunTeamArguments(t *testing.T) {
 	w := workers.New("team-args", 2)
 	defer w.Close()
 	assert.PanicsWithValue(t, `workers: RunTeam on "team-args": nil function`, func() { w.RunTeam("x", 2, nil) })
-	assert.PanicsWithValue(t, `workers: RunTeam on "team-args": n = 3 out of range [1, 2]`, func() {
+	assert.PanicsWithValue(t, `workers: RunTeam on "team-args": n = 3 out of range [0, 2]`, func() {
 		w.RunTeam("x", 3, func(*team.Member) {})
 	})
 }

@@ -1,12 +1,18 @@
 // Package workers provides Workers, a named set of persistent worker
 // goroutines that run n copies of a task and wait for them.
 //
-// Make one set per process and run every parallel phase on it: ForRange for
-// loops (ForChunks when each copy needs scratch memory), Do for a fork-join
-// of n calls, RunContext for errgroup-style fan-outs, RunN for tasks that
-// use their worker id, RunTeam for copies that meet at barriers. Workers
-// start when first needed, spin briefly between runs, then park; the caller
-// runs copies too, so a run of one copy wakes nobody.
+// Make one set per process and run every CPU-bound parallel phase on it:
+// ForRange for loops (ForChunks when each copy needs scratch memory), Do for
+// a fork-join of n calls, RunContext for fan-outs of n calls that return
+// errors, RunN for tasks that use their worker id, RunTeam for copies that
+// meet at barriers. Workers start when first needed, spin briefly between
+// runs, then park; the caller runs copies too, so a run of one copy wakes
+// nobody.
+//
+// A set runs at most MaxWorkers calls at once. Calls that block (I/O, a lock
+// held elsewhere, a reply) want a goroutine each, as errgroup gives them:
+// eight calls that each block for 100 ms take 400 ms with RunContext or Do
+// on a set of two workers, and 100 ms with errgroup.
 //
 // Runs on a set from New wait for each other in FIFO order. A set that
 // independent goroutines share (a server's handlers, libraries) should be
@@ -56,8 +62,9 @@ type PanicError struct {
 	Goexit   bool   // runtime.Goexit, not a panic
 	Value    any    // the value passed to panic
 	Stack    []byte // where it panicked
-	Panics   int    // how many copies panicked
+	Panics   int    // how many copies (with Calls: body calls) panicked
 	Method   string // the task method if not Work
+	Calls    bool   // Panics counts a loop's body calls (ForRange, Do, RunContext...), not copies
 }
 
 // Error returns the value, where it happened and the stack.
@@ -86,8 +93,9 @@ func asSetPanic() {
 }
 
 // Workers is a named set of persistent worker goroutines, made by New or
-// Acquire; the runs of a zero Workers panic. All methods are safe for
-// concurrent use. A Workers must not be copied.
+// Acquire. Every method of a zero Workers or a nil *Workers panics, saying
+// which. All methods are safe for concurrent use. A Workers must not be
+// copied.
 type Workers struct {
 	// mu serializes runs, inline ones included, and Close; its word is the
 	// holder's token, read by the nested-run and cycle checks.
@@ -121,9 +129,11 @@ type Workers struct {
 	active atomic.Int32 // Run's copy count
 
 	// createMu guards worker creation, the closed transition, placementErrs
-	// and retired; created is written under it and read atomically.
+	// and retired; created (the crew's workers) is written under it and read
+	// atomically. started counts every worker goroutine ever started.
 	createMu      sync.Mutex
 	created       atomic.Int32
+	started       atomic.Int32
 	closed        atomic.Bool
 	placementErrs []error
 	retired       gang.WorkerStats // counters of the crews grow replaced
@@ -192,9 +202,10 @@ func (w *Workers) check(op string) {
 	}
 }
 
-// notNil returns w, or panics naming op if w is nil.
-func (w *Workers) notNil(op string) *Workers {
-	if w == nil {
+// made returns w, or panics naming op unless w was made by New or Acquire
+// (closed or not).
+func (w *Workers) made(op string) *Workers {
+	if w == nil || w.crew.Load() == nil {
 		w.panicUnusable(op)
 	}
 	return w
@@ -216,21 +227,18 @@ func (w *Workers) panicClosed(op string) {
 }
 
 // Name returns the set's name.
-func (w *Workers) Name() string { return w.notNil("Name").name }
+func (w *Workers) Name() string { return w.made("Name").name }
 
 // MaxWorkers returns the most workers the set may create.
-func (w *Workers) MaxWorkers() int {
-	if c := w.notNil("MaxWorkers").crew.Load(); c != nil {
-		return c.max
-	}
-	return 0
-}
+func (w *Workers) MaxWorkers() int { return w.made("MaxWorkers").crew.Load().max }
 
 // ActiveWorkers returns the number of copies Run runs.
-func (w *Workers) ActiveWorkers() int { return int(w.notNil("ActiveWorkers").active.Load()) }
+func (w *Workers) ActiveWorkers() int { return int(w.made("ActiveWorkers").active.Load()) }
 
-// CreatedWorkers returns the number of workers started so far.
-func (w *Workers) CreatedWorkers() int { return int(w.notNil("CreatedWorkers").created.Load()) }
+// CreatedWorkers returns the number of workers the set has: started when
+// first needed, kept until Close, never fewer than before (a grow by Acquire
+// starts as many in the new crew as the old one had).
+func (w *Workers) CreatedWorkers() int { return int(w.made("CreatedWorkers").created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates the workers it
 // needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
@@ -244,7 +252,7 @@ func (w *Workers) SetActiveWorkers(n int) int {
 }
 
 // Run is RunN(t, ActiveWorkers()).
-func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.notNil("Run").active.Load())) }
+func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.made("Run").active.Load())) }
 
 // RunN runs n copies of t, ids 0..n-1, on the workers and returns when all
 // have returned: every copy's return is synchronized before RunN's. If t
@@ -253,16 +261,22 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.notNil("Run").activ
 // reference to t. With runtime/trace on, the run and each copy are regions
 // named after t.
 //
+// With n = 0 it runs nothing, calls no method of t, counts nothing in Stats
+// and returns, as ForRange, Do and RunContext do for n = 0.
+//
 // If copies panic (or call runtime.Goexit on a worker), the others still
 // run, then RunN panics with a *PanicError for the first. It also panics if
-// t is nil, n is out of range, the set is closed, or the run would wait for
-// itself.
+// t is nil, n is outside [0, MaxWorkers], the set is closed, or the run would
+// wait for itself.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *Workers) runN(op string, t tasks.Task, n int) {
 	w.check(op)
 	if t == nil {
 		panic(fmt.Sprintf("workers: %s on %q: nil task", op, w.name))
+	}
+	if n == 0 {
+		return
 	}
 	w.checkN(op, n)
 	plan, pe := gang.Prepare(t)
@@ -348,10 +362,7 @@ func token(runsUserCode bool) uintptr {
 // Close panics from inside a copy of the set's run, and on a set from
 // Acquire or Default.
 func (w *Workers) Close() {
-	if w == nil || w.crew.Load() == nil {
-		w.panicUnusable("Close")
-	}
-	if w.acquired {
+	if w.made("Close").acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close", w.name))
 	}
 	w.close()
@@ -385,15 +396,32 @@ func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool)
 func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) error {
 	g := goid.Get()
 	if w.mu.owner() == g {
-		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; a nested run would deadlock", op, w.name))
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy of a task that this goroutine is running on the same set; %s", op, w.name, selfWait(op)))
 	}
 	if slices.Contains(w.runGoroutines(), g) { // not the holder: a worker
-		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; a nested run would deadlock", op, w.name))
+		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; %s", op, w.name, selfWait(op)))
 	}
 	// Only a goroutine inside some run can close a cycle.
 	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
 }
 
+// isRun reports whether op, a call that takes the run lock, is a run: Close
+// and Acquire (raising MaxWorkers) only wait for the runs before them.
+func isRun(op string) bool { return op != "Close" && op != "Acquire" }
+
+// selfWait says why op, called from inside a copy of the set's run, panics.
+func selfWait(op string) string {
+	switch op {
+	case "Close":
+		return "Close waits for the run in progress, which would never end; close the set after the run"
+	case "Acquire":
+		return "raising MaxWorkers waits for the run in progress, which would never end; acquire the larger set after the run"
+	}
+	return "a nested run would deadlock"
+}
+
+// checkN panics unless n is in [1, MaxWorkers] (runs return before it for
+// n = 0).
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
@@ -402,11 +430,14 @@ func (w *Workers) checkN(op string, n int) {
 
 //go:noinline
 func (w *Workers) panicN(op string, n int) {
-	hint := ""
+	hint, lo := "", 0 // a run of 0 copies returns
+	if op == "SetActiveWorkers" {
+		lo = 1
+	}
 	if n > w.MaxWorkers() && op == "RunN" {
 		hint = "; for more copies than workers use RunContext (any n) or ForRange"
 	}
-	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [1, %d]%s", op, w.name, n, w.MaxWorkers(), hint))
+	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [%d, %d]%s", op, w.name, n, lo, w.MaxWorkers(), hint))
 }
 
 // ensureCreated starts workers until at least n exist. A placed worker is
@@ -434,6 +465,7 @@ func (w *Workers) ensureCreated(op string, n int) {
 		}
 		c.workers[i].Store(wk)
 		w.wg.Add(1)
+		w.started.Add(1)
 		go w.work(c.d, i, wk, true)
 		// After the go statement: "created >= n" means n goroutines serve.
 		w.created.Store(int32(i + 1))
@@ -474,6 +506,7 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 			// A copy called runtime.Goexit: replace this goroutine before
 			// its Done, so Close's Wait cannot return in between.
 			w.wg.Add(1)
+			w.started.Add(1)
 			go w.work(d, i, wk, false)
 		}
 		w.wg.Done()
@@ -484,7 +517,8 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 
 // grow raises MaxWorkers to max (Acquire). Under the run lock, so no run uses
 // the old crew: its workers are stopped and waited for, and a crew of max
-// slots replaces it. ActiveWorkers follows if it was MaxWorkers.
+// slots replaces it, with as many workers (CreatedWorkers never goes down).
+// ActiveWorkers follows if it was MaxWorkers.
 func (w *Workers) grow(op string, max int) {
 	_ = w.lockContext(context.Background(), op, false)
 	defer w.mu.unlock()
@@ -505,6 +539,7 @@ func (w *Workers) grow(op string, max int) {
 	w.created.Store(0)
 	w.active.CompareAndSwap(int32(old.max), int32(max))
 	w.createMu.Unlock()
+	w.ensureCreated(op, k) // still under the run lock: no run sees fewer
 }
 
 func (w *Workers) recordPlacement(i int, errs []error) {
@@ -521,7 +556,7 @@ func (w *Workers) recordPlacement(i int, errs []error) {
 // PlacementErrors returns the placement failures so far (those workers run
 // unplaced).
 func (w *Workers) PlacementErrors() []error {
-	w.notNil("PlacementErrors").createMu.Lock()
+	w.made("PlacementErrors").createMu.Lock()
 	defer w.createMu.Unlock()
 	return append([]error(nil), w.placementErrs...)
 }

@@ -309,16 +309,31 @@ func TestNestedRun(t *testing.T) {
 	}
 }
 
+// TestCloseNestedPanics: Close from inside a copy of the set's run panics,
+// on a worker or on the caller, with a message of its own (Close is not a
+// run), and the set stays open.
 func TestCloseNestedPanics(t *testing.T) {
+	const onWorker = `workers: Close on "nest-close" called from inside a copy running on a worker of the same set; Close waits for the run in progress, which would never end; close the set after the run`
+	const onCaller = `workers: Close on "nest-close" called from inside a copy of a task that this goroutine is running on the same set; Close waits for the run in progress, which would never end; close the set after the run`
 	w := workers.New("nest-close", 2)
 	defer w.Close()
-	var got any
-	func() {
-		defer func() { got = recover() }()
-		w.RunN(tasks.Func("closer", func(int) { w.Close() }), 2)
-	}()
-	require.IsType(t, &workers.PanicError{}, got)
-	assert.Contains(t, fmt.Sprint(got.(*workers.PanicError).Value), "workers: Close on \"nest-close\" called from inside")
+	closer := tasks.Func("closer", func(int) { w.Close() })
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want string
+	}{
+		{"worker copy", func() { w.RunN(closer, 2) }, onWorker},
+		{"inline copy", func() { w.RunN(tasks.CallerRuns(closer), 1) }, onCaller},
+		{"loop body on the caller", func() { w.ForRange(1, func(int, int, int) { w.Close() }) }, onCaller},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe, ok := panicValue(tc.run).(*workers.PanicError)
+			require.True(t, ok, "want a *PanicError")
+			assert.Equal(t, tc.want, fmt.Sprint(pe.Value))
+			checkUsable(t, w)
+		})
+	}
 }
 
 func TestCloseIdempotentAndFinal(t *testing.T) {
@@ -377,9 +392,8 @@ func TestMisuse(t *testing.T) {
 		{"WithSpin negative", func() { workers.WithSpin(-time.Second) }, `workers: WithSpin: negative spin budget -1s`},
 		{"Run nil", func() { w.Run(nil) }, `workers: Run on "misuse": nil task`},
 		{"RunN nil", func() { w.RunN(nil, 1) }, `workers: RunN on "misuse": nil task`},
-		{"RunN 0", func() { w.RunN(task, 0) }, `workers: RunN on "misuse": n = 0 out of range [1, 4]`},
-		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [1, 4]; for more copies than workers use RunContext (any n) or ForRange`},
-		{"RunN -1", func() { w.RunN(task, -1) }, `workers: RunN on "misuse": n = -1 out of range [1, 4]`},
+		{"RunN 5", func() { w.RunN(task, 5) }, `workers: RunN on "misuse": n = 5 out of range [0, 4]; for more copies than workers use RunContext (any n) or ForRange`},
+		{"RunN -1", func() { w.RunN(task, -1) }, `workers: RunN on "misuse": n = -1 out of range [0, 4]`},
 		{"SetActiveWorkers 0", func() { w.SetActiveWorkers(0) }, `workers: SetActiveWorkers on "misuse": n = 0 out of range [1, 4]`},
 		{"tasks.Func nil", func() { tasks.Func("f", nil) }, `tasks: Func: nil function for task "f"`},
 		{"tasks.CallerRuns nil", func() { tasks.CallerRuns(nil) }, `tasks: CallerRuns: nil task`},
@@ -392,6 +406,45 @@ func TestMisuse(t *testing.T) {
 	p := newProbe(4, false)
 	w.RunN(p, 4)
 	p.check(t, 0)
+}
+
+// noMethods is a task whose every method fails the test: a run of 0 copies
+// must call none.
+type noMethods struct{ t *testing.T }
+
+func (n noMethods) Name() string       { n.t.Error("Name called"); return "" }
+func (n noMethods) Work(int)           { n.t.Error("Work called") }
+func (n noMethods) CallerCanRun() bool { n.t.Error("CallerCanRun called"); return true }
+
+// TestZeroCopiesRunNothing: every run of n = 0 returns having run, called and
+// counted nothing, RunN and RunTeam as the loops; on a closed set or with a
+// nil task or function they still panic (TestClosedSetPanicsForEveryN).
+func TestZeroCopiesRunNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		call func(t *testing.T, w *workers.Workers)
+	}{
+		{"RunN", func(t *testing.T, w *workers.Workers) { w.RunN(noMethods{t}, 0) }},
+		{"RunTeam", func(t *testing.T, w *workers.Workers) {
+			w.RunTeam("t", 0, func(*team.Member) { t.Error("member ran") })
+		}},
+		{"ForRange", func(t *testing.T, w *workers.Workers) {
+			w.ForRange(0, func(int, int, int) { t.Error("body called") })
+		}},
+		{"Do", func(t *testing.T, w *workers.Workers) { w.Do(0, func(int) { t.Error("fn called") }) }},
+		{"RunContext", func(t *testing.T, w *workers.Workers) {
+			assert.NoError(t, w.RunContext(ctx, 0, func(context.Context, int) error { t.Error("fn called"); return nil }))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := workers.New("zero-copies", 2)
+			defer w.Close()
+			assert.NotPanics(t, func() { tc.call(t, w) })
+			assert.Equal(t, workers.Stats{}, w.Stats(), "nothing is counted")
+			assert.Zero(t, w.CreatedWorkers())
+		})
+	}
 }
 
 func TestAccessors(t *testing.T) {
@@ -442,8 +495,8 @@ func runOnEveryWorker(w *workers.Workers, n int) {
 	}), n)
 }
 
-// A zero Workers and a nil *Workers say what is wrong, whichever method is
-// called; a zero set's accessors return zero values.
+// A zero Workers and a nil *Workers panic, saying which, whichever method
+// is called, the observers (Name, Stats...) included.
 func TestZeroAndNilSets(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func(w *workers.Workers){
@@ -468,16 +521,17 @@ func TestZeroAndNilSets(t *testing.T) {
 		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op),
 			func() { call(nilSet) }, op)
 	}
-	for op, call := range map[string]func(){
-		"Name": func() { nilSet.Name() }, "MaxWorkers": func() { nilSet.MaxWorkers() },
-		"ActiveWorkers": func() { nilSet.ActiveWorkers() }, "CreatedWorkers": func() { nilSet.CreatedWorkers() },
-		"Stats": func() { nilSet.Stats() }, "PlacementErrors": func() { nilSet.PlacementErrors() },
+	// The observers too: a zero Workers has no name or size to report.
+	for op, call := range map[string]func(w *workers.Workers){
+		"Name": func(w *workers.Workers) { w.Name() }, "MaxWorkers": func(w *workers.Workers) { w.MaxWorkers() },
+		"ActiveWorkers": func(w *workers.Workers) { w.ActiveWorkers() }, "CreatedWorkers": func(w *workers.Workers) { w.CreatedWorkers() },
+		"Stats": func(w *workers.Workers) { w.Stats() }, "PlacementErrors": func(w *workers.Workers) { w.PlacementErrors() },
 	} {
-		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op), call, op)
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a zero Workers: make a set with New or Acquire", op),
+			func() { call(&zero) }, op)
+		assert.PanicsWithValue(t, fmt.Sprintf("workers: %s on a nil *Workers: make a set with New or Acquire", op),
+			func() { call(nilSet) }, op)
 	}
-	assert.Equal(t, "", zero.Name())
-	assert.Zero(t, zero.MaxWorkers())
-	assert.Equal(t, workers.Stats{}, zero.Stats())
 }
 
 // Every call on a closed set panics, whatever its arguments, n = 0 included:

@@ -2,12 +2,20 @@
 
 package goid
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
+
+// bufs holds the header buffers: one on Get's stack would escape to the heap
+// through runtime.Stack, an allocation per call.
+var bufs = sync.Pool{New: func() any { return new([64]byte) }}
 
 // Get returns the calling goroutine's identity token: its goroutine number,
 // parsed from the header line "goroutine N [...]" that runtime.Stack writes.
 func Get() uintptr {
-	var buf [64]byte
+	buf := bufs.Get().(*[64]byte)
+	defer bufs.Put(buf)
 	n := runtime.Stack(buf[:], false)
 	const prefix = "goroutine "
 	var id uintptr

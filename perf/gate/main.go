@@ -295,7 +295,7 @@ func scenarios() []scenario {
 		}, between: func() { forkJoins(4, 100*time.Microsecond) }},
 		// Short loops (about 15 us, as the openmp section's schedule rows)
 		// after other libraries' go+WaitGroup fork-joins long enough (1 ms)
-		// for the idle workers to park even with a learned budget: a
+		// for the idle workers to park, far past their spin budget: a
 		// program mixing workgang with other fork-join code, as that
 		// section's mixed-process mode. A worker woken late arrives after
 		// such a loop has ended on its caller.

@@ -264,8 +264,9 @@ func (m *mixedSide) batched(test func(int), between func(), batches *[]float64) 
 }
 
 // othersIdle is how long the others run untimed before they are timed alone:
-// longer than any idle worker spins (the dispatcher's learned budget stops at
-// a millisecond), so that workgang's workers have parked.
+// far longer than an idle worker spins (its spin budget, spin.Default or
+// WithSpin, is tens of microseconds by default), so that workgang's workers
+// have parked.
 const othersIdle = 3 * time.Millisecond
 
 // othersAloneReps is how many calls of the others are timed alone.

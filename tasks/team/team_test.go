@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/testutil"
 )
 
@@ -240,7 +241,9 @@ func TestMemberMisuse(t *testing.T) {
 		<-done
 	})
 	require.Nil(t, res[0])
-	assert.Contains(t, fmt.Sprint(other), "team: Barrier of member 0 called from another goroutine")
+	if goid.Fast { // elsewhere the check is off, as the package doc says
+		assert.Contains(t, fmt.Sprint(other), "team: Barrier of member 0 called from another goroutine")
+	}
 	tm.Reset(1)
 	assert.PanicsWithValue(t, "team: Barrier of member 0 after its run", func() { kept.Barrier() })
 	assert.PanicsWithValue(t, "team: For of member 0 after its run", func() { kept.For(1, func(int, int) {}, Static()) })
