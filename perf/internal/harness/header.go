@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
 )
 
 // Header is the configuration the figures were measured in.
