@@ -96,3 +96,19 @@ func TestSpinRefreshesTheView(t *testing.T) {
 	defer restore()
 	assert.False(t, Until(time.Hour, func() bool { return false }), "a spin went on while the view said crowded")
 }
+
+// A program's first loop does not wait for the load's first reading: a view
+// never read is set from the processors alone.
+func TestCrowdedOnAFreshViewReadsNoLoad(t *testing.T) {
+	defer Refresh()
+	view.mu.Lock()
+	view.word.Store(0)
+	view.next.Store(0)
+	view.mu.Unlock()
+	if Crowded() != (procsNow() < 2) {
+		t.Errorf("Crowded() on a fresh view = %v with %d processors", !(procsNow() < 2), procsNow())
+	}
+	if view.next.Load() != 0 {
+		t.Error("Crowded on a fresh view read the load (the view's next refresh moved)")
+	}
+}

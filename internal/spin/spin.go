@@ -199,8 +199,17 @@ func Allow(budget time.Duration) time.Duration {
 // waiters refresh it); one that says crowded is refreshed first if stale,
 // since nobody else might (waiters park at once, and a loop that reads it
 // leaves the workers parked), and a view that stayed crowded after the
-// machine freed would keep every loop on its caller.
-func Crowded() bool { return !allowed(view.word.Load()) && !allowed(current()) }
+// machine freed would keep every loop on its caller. A view never read is
+// set from the processors alone (Procs): the load's first reading opens
+// files, which a program's first loop should not wait for; the first waiter
+// reads it.
+func Crowded() bool {
+	w := view.word.Load()
+	if w == 0 {
+		return Procs() < 2
+	}
+	return !allowed(w) && !allowed(current())
+}
 
 func allowed(w uint64) bool { return w>>1 > 1 && (w&1 == 0 || !On(Load)) }
 
