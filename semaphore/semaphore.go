@@ -60,7 +60,9 @@ type Semaphore struct {
 const wakeBuffer = 64
 
 // SetSpin sets how long Wait spins before it parks; 0 makes it park at once.
-// It panics if d is negative. It may be called at any time; waiters already
+// Like every spin of the module, it stops early while the wait policy lets
+// no waiter spin (one processor, or other processes' threads waiting for the
+// CPUs: package internal/spin). It panics if d is negative. It may be called at any time; waiters already
 // spinning keep the budget they started with.
 func (s *Semaphore) SetSpin(d time.Duration) {
 	if d < 0 {
