@@ -24,8 +24,10 @@ type loop struct {
 	ranges.Loop
 	n          int
 	callerRuns bool
-	// caller is the loop caller's goid, for OnCaller: written before the
-	// copies start (the run publishes it), read by record in any copy.
+	// caller is the goid of the goroutine that runs the caller's copy, for
+	// OnCaller: the loop's caller, written before the copies start (the run
+	// publishes it), or one that stands in for it after its Goexit (drain);
+	// read by record in any copy.
 	caller uintptr
 	fails  gang.Record
 	// late, if set, is the dispatcher of a late run whose parked workers the
@@ -135,11 +137,20 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 			copies = l.plan(n, r, 1)
 		}
 	}
-	// A body call's Goexit on the caller unwinds through here once the
-	// copies are done (protect): it goes on, unless a call panicked.
+	if held {
+		defer w.mu.unlock() // last: drain runs under the lock
+	}
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	// From here only a body call's Goexit on the caller leaves the copies
+	// without a return: it unwinds through here once they are done (gang's
+	// runOnCaller waits for them), and goes on once the chunks left ran,
+	// unless a call panicked.
 	normal := false
 	defer func() {
 		if !normal {
+			w.drain(op, t, l, copies, held, true)
 			if p := l.take(); p != nil && !p.Goexit {
 				p.Task = t.Name()
 				panic(p)
@@ -148,7 +159,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	}()
 	var pe *gang.PanicError
 	if copies == 1 && r.callerRuns {
-		w.runAlone(op, t, held, busy)
+		w.runAlone(t, held, busy)
 	} else {
 		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name cannot fail
 		if r.callerRuns && spin.Crowded() {
@@ -160,6 +171,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		}
 		pe = w.runHeld(op, plan, copies)
 	}
+	w.drain(op, t, l, copies, held, pe != nil) // pe: a worker copy's Goexit
 	normal = true
 	if p := l.take(); p != nil {
 		p.Task = t.Name()
@@ -169,19 +181,42 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	return nil
 }
 
-// protect runs f, which makes body calls of copy c of t, and reports whether
-// it returned; *id names the call in progress (the copy, or the i). A panic
-// is recorded and protect returns false, so the copy goes on claiming in a
-// new pass; after a runtime.Goexit, recorded too, the copy drains the rest of
-// the loop in the deferred call, then the Goexit goes on. Protecting a pass,
-// not each call, keeps a defer out of every chunk.
-func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
+// drain runs the chunks that copies ended by runtime.Goexit left unclaimed,
+// if any did (exited). A Goexit ends its goroutine: whatever runs after it
+// on that goroutine runs in deferred calls, above its frames, so a loop that
+// went on claiming there would keep the frames of every Goexit. So no
+// goroutine calls a body after its Goexit: a loop that holds the set runs
+// the chunks left on the workers, in runs of its own (a caller exiting in
+// between claims no copy), again as long as copies exit; a busy loop, which
+// holds nothing, on fresh goroutines standing in for its caller, one after
+// another, each ended by the next Goexit.
+func (w *Workers) drain(op string, t loopTask, l *loop, copies int, held, exited bool) {
+	for exited && !l.Drained() {
+		if !held {
+			// The new goroutine stands in for the caller (OnCaller).
+			exited = !catch.Aside(func() { l.caller = goid.Get(); t.Work(0) })
+			continue
+		}
+		l.callerRuns = false // CallerCanRun: a plain run
+		plan, _ := gang.Prepare(t)
+		w.ensureCreated(op, copies) // a plain run needs a worker per copy
+		_, pe := w.crew.Load().d.Run(plan, copies)
+		exited = pe != nil // a loop's copies fail only by Goexit
+	}
+}
+
+// protect runs f, which makes body calls of t, and reports whether it
+// returned; *id names the call in progress (the copy, or the i). A panic is
+// recorded and protect returns false, so the copy goes on claiming in a new
+// pass. A runtime.Goexit, recorded too, goes on and ends the copy: the
+// chunks it leaves are the other copies' or drain's. Protecting a pass, not
+// each call, keeps a defer out of every chunk.
+func (l *loop) protect(t loopTask, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
 		if exited {
 			l.record(*id, nil, true, debug.Stack())
 			t.callFailed()
-			t.Work(c)
 		}
 	}()
 	panicked, v, stack := catch.Call(f)
