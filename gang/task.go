@@ -193,7 +193,11 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	defer func() {
 		if !returned {
 			// call returns after a panic too: this is a Goexit, no panic.
-			capture(f, t, c, onCaller, nil, true, debug.Stack())
+			var stack []byte
+			if !onCaller && f.KeepsGoexit() { // else not kept: no stack
+				stack = debug.Stack()
+			}
+			capture(f, t, c, onCaller, nil, true, stack)
 		}
 	}()
 	if name != "" && trace.IsEnabled() {
@@ -235,6 +239,11 @@ func (r *Record) Add(p *PanicError) {
 		}
 	}
 }
+
+// KeepsGoexit reports whether Add would keep a Goexit now: only while no
+// failure is kept, and none is until Take. An adder may skip the stack of
+// one it would only count.
+func (r *Record) KeepsGoexit() bool { return r.first.Load() == nil }
 
 // Take returns the kept failure with Panics set to the count, or nil, and
 // empties the record for the next run.

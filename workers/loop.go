@@ -26,7 +26,7 @@ type loop struct {
 	callerRuns bool
 	// caller is the goid of the goroutine that runs the caller's copy, for
 	// OnCaller: the loop's caller, written before the copies start (the run
-	// publishes it), or one that stands in for it after its Goexit (drain);
+	// publishes it), or one that stands in for it after its Goexit (standIn);
 	// read by record in any copy.
 	caller uintptr
 	fails  gang.Record
@@ -150,7 +150,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	normal := false
 	defer func() {
 		if !normal {
-			w.drain(op, t, l, copies, held, true)
+			w.drain(op, t, l, copies, true)
 			if p := l.take(); p != nil && !p.Goexit {
 				p.Task = t.Name()
 				panic(p)
@@ -171,7 +171,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		}
 		pe = w.runHeld(op, plan, copies)
 	}
-	w.drain(op, t, l, copies, held, pe != nil) // pe: a worker copy's Goexit
+	w.drain(op, t, l, copies, pe != nil) // pe: a worker copy's Goexit
 	normal = true
 	if p := l.take(); p != nil {
 		p.Task = t.Name()
@@ -185,24 +185,40 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 // if any did (exited). A Goexit ends its goroutine: whatever runs after it
 // on that goroutine runs in deferred calls, above its frames, so a loop that
 // went on claiming there would keep the frames of every Goexit. So no
-// goroutine calls a body after its Goexit: a loop that holds the set runs
-// the chunks left on the workers, in runs of its own (a caller exiting in
-// between claims no copy), again as long as copies exit; a busy loop, which
-// holds nothing, on fresh goroutines standing in for its caller, one after
-// another, each ended by the next Goexit.
-func (w *Workers) drain(op string, t loopTask, l *loop, copies int, held, exited bool) {
+// goroutine calls a body after its Goexit: the loop runs the chunks left as
+// the caller's copy (copies-1) on fresh goroutines, one after another, each
+// ended by the next Goexit; a loop that keeps its body off the caller, on
+// the workers, in runs of its own. Either way, again as long as calls exit.
+func (w *Workers) drain(op string, t loopTask, l *loop, copies int, exited bool) {
 	for exited && !l.Drained() {
-		if !held {
-			// The new goroutine stands in for the caller (OnCaller).
-			exited = !catch.Aside(func() { l.caller = goid.Get(); t.Work(0) })
+		if l.callerRuns {
+			exited = !w.standIn(t, l, copies-1)
 			continue
 		}
-		l.callerRuns = false // CallerCanRun: a plain run
-		plan, _ := gang.Prepare(t)
-		w.ensureCreated(op, copies) // a plain run needs a worker per copy
+		plan, _ := gang.Prepare(t) // a plain run, as the loop's
+		w.ensureCreated(op, copies)
 		_, pe := w.crew.Load().d.Run(plan, copies)
 		exited = pe != nil // a loop's copies fail only by Goexit
 	}
+}
+
+// standIn runs copy c of t on a new goroutine that stands in for the loop's
+// caller, waits for it, and reports whether it returned (catch.Aside). It is
+// the caller for OnCaller (l.caller) and, while it runs, the run lock's
+// holder if the caller holds the lock (a held loop, or a busy one nested in
+// a run of its caller's): a nested run from it panics as one from the
+// caller would. The caller, waiting, can neither unlock nor act meanwhile.
+func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
+	caller, self, held := l.caller, uintptr(0), false
+	returned := catch.Aside(func() {
+		self = goid.Get()
+		l.caller, held = self, w.mu.handOver(caller, self)
+		t.Work(c)
+	})
+	if held {
+		w.mu.handOver(self, caller)
+	}
+	return returned
 }
 
 // protect runs f, which makes body calls of t, and reports whether it
@@ -215,7 +231,11 @@ func (l *loop) protect(t loopTask, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
 		if exited {
-			l.record(*id, nil, true, debug.Stack())
+			var stack []byte
+			if l.fails.KeepsGoexit() { // else only counted: no stack
+				stack = debug.Stack()
+			}
+			l.record(*id, nil, true, stack)
 			t.callFailed()
 		}
 	}()
