@@ -150,7 +150,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	normal := false
 	defer func() {
 		if !normal {
-			w.drain(op, t, l, copies, true)
+			w.drain(op, t, l, copies)
 			if p := l.take(); p != nil && !p.Goexit {
 				p.Task = t.Name()
 				panic(p)
@@ -171,7 +171,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		}
 		pe = w.runHeld(op, plan, copies)
 	}
-	w.drain(op, t, l, copies, pe != nil) // pe: a worker copy's Goexit
+	if pe != nil { // a worker copy's Goexit
+		w.drain(op, t, l, copies)
+	}
 	normal = true
 	if p := l.take(); p != nil {
 		p.Task = t.Name()
@@ -181,16 +183,16 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	return nil
 }
 
-// drain runs the chunks that copies ended by runtime.Goexit left unclaimed,
-// if any did (exited). A Goexit ends its goroutine: whatever runs after it
+// drain runs the chunks that copies ended by runtime.Goexit left unclaimed.
+// A Goexit ends its goroutine: whatever runs after it
 // on that goroutine runs in deferred calls, above its frames, so a loop that
 // went on claiming there would keep the frames of every Goexit. So no
 // goroutine calls a body after its Goexit: the loop runs the chunks left as
 // the caller's copy (copies-1) on fresh goroutines, one after another, each
 // ended by the next Goexit; a loop that keeps its body off the caller, on
 // the workers, in runs of its own. Either way, again as long as calls exit.
-func (w *Workers) drain(op string, t loopTask, l *loop, copies int, exited bool) {
-	for exited && !l.Drained() {
+func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
+	for exited := true; exited && !l.Drained(); {
 		if l.callerRuns {
 			exited = !w.standIn(t, l, copies-1)
 			continue
