@@ -297,6 +297,54 @@ func TestRunOnCaller(t *testing.T) {
 	assert.Nil(t, RunOnCaller(plain, 1), "one copy of a plain task waits for no other")
 }
 
+// depth returns how many frames its caller's goroutine has.
+func depth() int {
+	var pcs [1024]uintptr
+	return runtime.Callers(1, pcs[:])
+}
+
+// TestRunOnCallerGoexitsDoNotNest: copies after a Goexit run on stacks no
+// deeper than the first copy's, however many copies exit before them (run
+// in a deferred call of the last Goexit, each would add its frames), each
+// once and in order, with the panic among them reported on the caller.
+func TestRunOnCallerGoexitsDoNotNest(t *testing.T) {
+	const n = 200
+	ran := make([]int, 0, n)
+	depths := make([]int, 0, n)
+	exited := make(chan any)
+	go func() {
+		normal := false
+		defer func() {
+			r := recover()
+			if normal {
+				r = "returned"
+			}
+			exited <- r
+		}()
+		p, _ := Prepare(tasks.CallerRuns(tasks.Func("exit", func(id int) {
+			// Each copy starts after the last one ended (RunOnCaller's order).
+			ran, depths = append(ran, id), append(depths, depth())
+			if id == n/2 {
+				panic("half")
+			}
+			runtime.Goexit()
+		})))
+		RunOnCaller(p, n)
+		normal = true
+	}()
+	pe, ok := (<-exited).(*PanicError)
+	require.True(t, ok, "the panic replaces the caller's Goexit")
+	assert.Equal(t, "half", pe.Value)
+	assert.Equal(t, n/2, pe.Worker)
+	assert.True(t, pe.OnCaller, "a copy run after a Goexit is the caller's")
+	assert.Equal(t, 1, pe.Panics, "the Goexits on the caller are not failures")
+	require.Len(t, ran, n)
+	for id := range n {
+		require.Equal(t, id, ran[id], "copies in order")
+		require.LessOrEqual(t, depths[id], depths[0]+8, "copy %d's stack is deeper than copy 0's: %v", id, depths[:id+1])
+	}
+}
+
 // RunOnCaller checks n against tasks.MaxCopies, as every run does.
 func TestRunOnCallerChecksTheCap(t *testing.T) {
 	p, pe := Prepare(tasks.CallerRuns(tasks.Func("capped", func(int) { t.Error("a copy ran") })))

@@ -159,19 +159,30 @@ func runAll(p Plan, n int) (pe *PanicError) {
 
 var recordPool = sync.Pool{New: func() any { return new(Record) }}
 
-// copiesFrom runs copies c..n-1 of p on the caller; if one calls
-// runtime.Goexit, the deferred call runs the rest before the Goexit goes on.
+// copiesFrom runs copies c..n-1 of p on the caller. After a copy's
+// runtime.Goexit the goroutine runs only deferred calls, above the frames of
+// the Goexit, so a copy run there that exits too would keep them all: the
+// deferred call runs the rest aside (catch.Aside), each goroutine ended by
+// the next Goexit.
 func copiesFrom(p Plan, c, n int, f *Record) {
 	returned := false
 	defer func() {
-		if !returned {
-			copiesFrom(p, c+1, n, f)
+		for !returned {
+			next := c + 1 // a variable of its own: only a Goexit allocates
+			returned = catch.Aside(func() { runCopies(p, &next, n, f) })
+			c = next // the copy that exited, unless all returned
 		}
 	}()
-	for ; c < n; c++ {
-		runCopy(p.t, p.Name(), c, true, f)
-	}
+	runCopies(p, &c, n, f)
 	returned = true
+}
+
+// runCopies runs copies *c..n-1 of p as the caller's, *c naming the copy in
+// progress.
+func runCopies(p Plan, c *int, n int, f *Record) {
+	for ; *c < n; *c++ {
+		runCopy(p.t, p.Name(), *c, true, f)
+	}
 }
 
 // runCopy runs copy c of t in a trace region named name (set only while
@@ -182,7 +193,11 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	defer func() {
 		if !returned {
 			// call returns after a panic too: this is a Goexit, no panic.
-			capture(f, t, c, onCaller, nil, true, debug.Stack())
+			var stack []byte
+			if !onCaller && f.KeepsGoexit() { // else not kept: no stack
+				stack = debug.Stack()
+			}
+			capture(f, t, c, onCaller, nil, true, stack)
 		}
 	}()
 	if name != "" && trace.IsEnabled() {
@@ -224,6 +239,11 @@ func (r *Record) Add(p *PanicError) {
 		}
 	}
 }
+
+// KeepsGoexit reports whether Add would keep a Goexit now: only while no
+// failure is kept, and none is until Take. An adder may skip the stack of
+// one it would only count.
+func (r *Record) KeepsGoexit() bool { return r.first.Load() == nil }
 
 // Take returns the kept failure with Panics set to the count, or nil, and
 // empties the record for the next run.

@@ -156,7 +156,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 		// A task's user code (gang/task.go): RunOnCaller, copiesFrom, runCopy.
 		"gang/task.go": {
 			"copiesFrom(p, 0, n, f)",
-			"runCopy(p.t, p.Name(), c, true, f)",
+			"runCopy(p.t, p.Name(), *c, true, f)",
 			"panicked, v, stack := catch.Call(func() { t.Work(c) })",
 		},
 		// The slot states; workers and the coordinator park on semaphores

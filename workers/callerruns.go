@@ -17,9 +17,10 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 	held := !w.concurrent
 	if held {
 		_ = w.lockContext(context.Background(), op, true)
+		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
 	}
 	if w.closed.Load() {
-		w.endClosed(op, held)
+		w.panicClosed(op)
 	}
 	ran := false
 	defer w.endAlone(held, false, &ran)
@@ -43,12 +44,9 @@ func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
 	repanic(p)
 }
 
-// runAlone runs a loop's one copy on its caller, under the run lock if held;
-// busy: the loop found the set busy.
-func (w *Workers) runAlone(op string, t loopTask, held, busy bool) {
-	if w.closed.Load() {
-		w.endClosed(op, held)
-	}
+// runAlone runs a loop's one copy on its caller, under the run lock if held
+// (runLoop releases it); busy: the loop found the set busy.
+func (w *Workers) runAlone(t loopTask, held, busy bool) {
 	if busy {
 		w.runs.Add(1)
 		w.busyRuns.Add(1)
@@ -67,18 +65,11 @@ func (w *Workers) runAlone(op string, t loopTask, held, busy bool) {
 	ran = true
 }
 
-// endClosed releases the run lock if held and panics: the set is closed.
-func (w *Workers) endClosed(op string, held bool) {
-	if held {
-		w.mu.unlock()
-	}
-	w.panicClosed(op)
-}
-
 // endAlone counts a run on the caller alone as it ends (*ran: its copy
-// returned or panicked; else it called runtime.Goexit) and releases the run
-// lock if held. inlineHeld has one writer, the lock's holder (the lock's CAS
-// orders successive holders), so a load and a store suffice.
+// returned or panicked; else it called runtime.Goexit); held: under the run
+// lock, which its caller releases after. inlineHeld has one writer, the
+// lock's holder (the lock's CAS orders successive holders), so a load and a
+// store suffice.
 func (w *Workers) endAlone(held, busy bool, ran *bool) {
 	switch {
 	case busy:
@@ -91,8 +82,5 @@ func (w *Workers) endAlone(held, busy bool, ran *bool) {
 		w.inlineHeld.Store(w.inlineHeld.Load() + 1)
 	default:
 		w.inlineRuns.Add(1)
-	}
-	if held {
-		w.mu.unlock()
 	}
 }

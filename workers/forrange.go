@@ -54,10 +54,13 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // chunk [0, n) for one copy. A loop that plans one copy, or finds a set with
 // concurrent runs busy, runs as one copy on its caller.
 //
-// A body call that panics or calls runtime.Goexit ends that call only; its
-// copy goes on claiming, and once all chunks ran ForRange panics with a
-// *PanicError for the first (a Goexit on the caller goes on instead, unless
-// a call panicked). ForRange allocates nothing once warm. It panics if n < 0,
+// A body call that panics ends that call only: its copy goes on claiming.
+// One that calls runtime.Goexit ends its copy's goroutine (a worker is
+// replaced), and the chunks it leaves run on the other copies, or on the
+// workers once the run is over (on the caller's stand-in goroutine if the
+// loop found the set busy). Once all chunks ran ForRange panics with a
+// *PanicError for the first failure (a Goexit on the caller goes on
+// instead, unless a call panicked). ForRange allocates nothing once warm. It panics if n < 0,
 // body is nil, an option is invalid or the set is closed.
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	w.forRange("ForRange", n, body, nil, opts)
@@ -89,7 +92,8 @@ func (w *Workers) forRange(op string, n int, body func(worker, lo, hi int), each
 // ForChunks is ForRange for bodies with state of their own (scratch memory):
 // each call of body ranges over the chunks its copy claims, and must range
 // until they run out, or ForChunks panics once the loop is done. body runs at
-// most once per copy, and again after a call that panicked with chunks left.
+// most once per copy, and again after a call that panicked or called
+// runtime.Goexit with chunks left.
 // Options and panics are those of ForRange.
 func (w *Workers) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
 	r := w.rangeSetup("ForChunks", n, body != nil, opts)
@@ -216,10 +220,11 @@ func (t *rangeTask) callFailed() {
 }
 
 // Work drains the loop for copy c in passes: a pass ends when the chunks run
-// out or a body call panics, and then the next pass goes on claiming.
+// out or a body call panics, and then the next pass goes on claiming (a
+// Goexit ends the copy).
 func (t *rangeTask) Work(c int) {
 	id := c
-	for !t.l.protect(t, c, &id, func() { t.pass(c, &id) }) {
+	for !t.l.protect(t, &id, func() { t.pass(c, &id) }) {
 	}
 }
 
@@ -276,8 +281,8 @@ func (t *chunksTask) Name() string       { return "workers.ForChunks" }
 func (t *chunksTask) CallerCanRun() bool { return t.l.callerRuns }
 func (t *chunksTask) callFailed()        {}
 
-// Work calls the body while chunks are left: once, unless a call panics (or
-// calls Goexit) with chunks left. Each call's iterator has its own claims.
+// Work calls the body while chunks are left: once, unless a call panics
+// with chunks left (a Goexit ends the copy). Each call's iterator has its own claims.
 func (t *chunksTask) Work(c int) {
 	for !t.l.Drained() {
 		out := false
@@ -295,7 +300,7 @@ func (t *chunksTask) Work(c int) {
 			}
 		}
 		id := c
-		if !t.l.protect(t, c, &id, func() { t.body(chunks) }) {
+		if !t.l.protect(t, &id, func() { t.body(chunks) }) {
 			continue // it panicked: call it again for the chunks left
 		}
 		if !out {

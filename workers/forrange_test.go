@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ import (
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/internal/testutil"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -625,4 +627,106 @@ func TestPanicErrorCountsWhatItNames(t *testing.T) {
 			}
 		})
 	}
+}
+// callDepth returns how many frames its caller's goroutine has.
+func callDepth() int {
+	var pcs [1024]uintptr
+	return runtime.Callers(1, pcs[:])
+}
+
+// TestLoopGoexitsDoNotNest: in every loop, on one copy, several, on the
+// workers only and on a busy set, a body call's Goexit ends its copy, and
+// the calls after it run on stacks that do not grow with the Goexits before
+// them (a copy that went on claiming inside a Goexit's deferred call would
+// keep every exited call's frames); every index still runs once, and the
+// Goexit goes on (on the caller) or comes back as a *PanicError (a worker).
+func TestLoopGoexitsDoNotNest(t *testing.T) {
+	const n = 200
+	loops := append(loopCalls(), loopCall{"ForRange/WorkersOnly", false, func(w *workers.Workers, n int, fail func(int), calls *chunkLog) {
+		w.ForRange(n, func(_, lo, hi int) { calls.add(lo, hi); fail(lo) }, workers.WithChunk(1), workers.WithWorkersOnly())
+	}})
+	for _, set := range []struct {
+		name string
+		max  int
+		busy bool
+	}{{"one copy", 1, false}, {"two copies", 2, false}, {"busy", 2, true}} {
+		for _, lc := range loops {
+			if set.busy && strings.HasSuffix(lc.name, "WorkersOnly") {
+				continue // it would wait for the set
+			}
+			t.Run(set.name+"/"+lc.name, func(t *testing.T) {
+				var opts []workers.Option
+				if set.busy {
+					opts = append(opts, workers.WithConcurrentRuns())
+				}
+				w := workers.New("no-nest", set.max, opts...)
+				defer w.Close()
+				if set.busy {
+					defer holdSet(w, 2)()
+				}
+				var calls chunkLog
+				var deepest, first atomic.Int64
+				o := testutil.Call(func() {
+					lc.run(w, n, func(int) {
+						d := int64(callDepth())
+						first.CompareAndSwap(0, d)
+						for old := deepest.Load(); d > old && !deepest.CompareAndSwap(old, d); old = deepest.Load() {
+						}
+						runtime.Goexit()
+					}, &calls)
+				})
+				require.NoError(t, calls.coversOnce(n), "indices")
+				if !o.Goexit {
+					pe, ok := o.Value.(*workers.PanicError)
+					require.True(t, ok, "got %+v; want a Goexit or a *PanicError", o)
+					assert.True(t, pe.Goexit, "%v", pe)
+					assert.Equal(t, n, pe.Panics, "every exited call counted")
+				}
+				// A worker's stack is a few frames shallower than the caller's; the
+				// frames of three nested drains would exceed this.
+				assert.LessOrEqual(t, deepest.Load(), first.Load()+32, "the deepest call's frames against the first's")
+			})
+		}
+	}
+}
+
+// After a Goexit on the caller, the calls left run on a goroutine that
+// stands in for it: their failures are reported on the caller, and a nested
+// run on the same set from one panics as one from the caller would, instead
+// of waiting for the set its caller holds.
+func TestLoopStandInIsTheCaller(t *testing.T) {
+	w := workers.New("stand-in", 2)
+	defer w.Close()
+	w.SetActiveWorkers(1) // one copy: every call on the caller
+	for _, tc := range []struct {
+		name string
+		call func(i int)
+		want string
+	}{
+		{"panic", func(int) { panic("after") }, "after"},
+		{"nested run", func(int) { w.Do(1, func(int) {}) }, "a nested run would deadlock"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o testutil.Outcome
+			testutil.Within(t, "a loop after its caller's Goexit", time.Minute, func() {
+				o = testutil.Call(func() {
+					w.Do(3, func(i int) {
+						switch i {
+						case 0:
+							runtime.Goexit()
+						case 1:
+							tc.call(i)
+						}
+					})
+				})
+			})
+			pe, ok := o.Value.(*workers.PanicError)
+			require.True(t, ok, "got %+v; want the later call's panic as a *PanicError", o)
+			assert.Contains(t, fmt.Sprint(pe.Value), tc.want)
+			assert.Equal(t, 1, pe.Worker, "the failed i")
+			assert.True(t, pe.OnCaller, "a call run for the exited caller is on the caller")
+			assert.Equal(t, 2, pe.Panics, "the Goexit and the panic")
+		})
+	}
+	checkUsable(t, w)
 }

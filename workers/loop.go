@@ -25,8 +25,10 @@ type loop struct {
 	ranges.Loop
 	n          int
 	callerRuns bool
-	// caller is the loop caller's goid, for OnCaller: written before the
-	// copies start (the run publishes it), read by record in any copy.
+	// caller is the goid of the goroutine that runs the caller's copy, for
+	// OnCaller: the loop's caller, written before the copies start (the run
+	// publishes it), or one that stands in for it after its Goexit (standIn);
+	// read by record in any copy.
 	caller uintptr
 	fails  gang.Record
 	// late is the dispatcher of a late run (spin.Late) until its caller
@@ -130,11 +132,20 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 			trace.Log(context.Background(), "workgang", "copies cut to GOMAXPROCS")
 		}
 	}
-	// A body call's Goexit on the caller unwinds through here once the
-	// copies are done (protect): it goes on, unless a call panicked.
+	if held {
+		defer w.mu.unlock() // last: drain runs under the lock
+	}
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	// From here only a body call's Goexit on the caller leaves the copies
+	// without a return: it unwinds through here once they are done (gang's
+	// runOnCaller waits for them), and goes on once the chunks left ran,
+	// unless a call panicked.
 	normal := false
 	defer func() {
 		if !normal {
+			w.drain(op, t, l, copies)
 			if p := l.take(); p != nil && !p.Goexit {
 				p.Task = t.Name()
 				panic(p)
@@ -143,7 +154,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	}()
 	var pe *gang.PanicError
 	if copies == 1 && r.callerRuns {
-		w.runAlone(op, t, held, busy)
+		w.runAlone(t, held, busy)
 	} else {
 		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name cannot fail
 		if r.callerRuns && spin.Late() {
@@ -156,6 +167,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		}
 		pe = w.runHeld(op, plan, copies)
 	}
+	if pe != nil { // a worker copy's Goexit
+		w.drain(op, t, l, copies)
+	}
 	normal = true
 	if p := l.take(); p != nil {
 		p.Task = t.Name()
@@ -165,19 +179,62 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	return nil
 }
 
-// protect runs f, which makes body calls of copy c of t, and reports whether
-// it returned; *id names the call in progress (the copy, or the i). A panic
-// is recorded and protect returns false, so the copy goes on claiming in a
-// new pass; after a runtime.Goexit, recorded too, the copy drains the rest of
-// the loop in the deferred call, then the Goexit goes on. Protecting a pass,
-// not each call, keeps a defer out of every chunk.
-func (l *loop) protect(t loopTask, c int, id *int, f func()) (returned bool) {
+// drain runs the chunks that copies ended by runtime.Goexit left unclaimed.
+// A Goexit ends its goroutine: whatever runs after it
+// on that goroutine runs in deferred calls, above its frames, so a loop that
+// went on claiming there would keep the frames of every Goexit. So no
+// goroutine calls a body after its Goexit: the loop runs the chunks left as
+// the caller's copy (copies-1) on fresh goroutines, one after another, each
+// ended by the next Goexit; a loop that keeps its body off the caller, on
+// the workers, in runs of its own. Either way, again as long as calls exit.
+func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
+	for exited := true; exited && !l.Drained(); {
+		if l.callerRuns {
+			exited = !w.standIn(t, l, copies-1)
+			continue
+		}
+		plan, _ := gang.Prepare(t) // a plain run, as the loop's
+		w.ensureCreated(op, copies)
+		_, pe := w.crew.Load().d.Run(plan, copies)
+		exited = pe != nil // a loop's copies fail only by Goexit
+	}
+}
+
+// standIn runs copy c of t on a new goroutine that stands in for the loop's
+// caller, waits for it, and reports whether it returned (catch.Aside). It is
+// the caller for OnCaller (l.caller) and, while it runs, the run lock's
+// holder if the caller holds the lock (a held loop, or a busy one nested in
+// a run of its caller's): a nested run from it panics as one from the
+// caller would. The caller, waiting, can neither unlock nor act meanwhile.
+func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
+	caller, self, held := l.caller, uintptr(0), false
+	returned := catch.Aside(func() {
+		self = goid.Get()
+		l.caller, held = self, w.mu.handOver(caller, self)
+		t.Work(c)
+	})
+	if held {
+		w.mu.handOver(self, caller)
+	}
+	return returned
+}
+
+// protect runs f, which makes body calls of t, and reports whether it
+// returned; *id names the call in progress (the copy, or the i). A panic is
+// recorded and protect returns false, so the copy goes on claiming in a new
+// pass. A runtime.Goexit, recorded too, goes on and ends the copy: the
+// chunks it leaves are the other copies' or drain's. Protecting a pass, not
+// each call, keeps a defer out of every chunk.
+func (l *loop) protect(t loopTask, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
 		if exited {
-			l.record(*id, nil, true, debug.Stack())
+			var stack []byte
+			if l.fails.KeepsGoexit() { // else only counted: no stack
+				stack = debug.Stack()
+			}
+			l.record(*id, nil, true, stack)
 			t.callFailed()
-			t.Work(c)
 		}
 	}()
 	panicked, v, stack := catch.Call(f)

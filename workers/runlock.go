@@ -162,5 +162,20 @@ func (l *runLock) unlockSlow() {
 	wt.ready <- struct{}{} // capacity 1 and one send per grant: never blocks
 }
 
+// handOver makes tok the holder's token if old holds the lock, and reports
+// whether it did: for a holder that waits while tok's goroutine acts for it.
+// Under queue, only the holder's fast unlock could change a held word (see
+// runLock), and old, waiting, does not unlock: a load and a store suffice.
+func (l *runLock) handOver(old, tok uintptr) bool {
+	l.queue.Lock()
+	defer l.queue.Unlock()
+	s := l.state.Load()
+	if s>>1 != old {
+		return false
+	}
+	l.state.Store(tok<<1 | s&queuedBit)
+	return true
+}
+
 // owner returns the holder's token, 0 if the lock is free.
 func (l *runLock) owner() uintptr { return l.state.Load() >> 1 }

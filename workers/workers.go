@@ -310,14 +310,14 @@ func (w *Workers) runPlan(op string, plan gang.Plan, n int) {
 	default:
 		_ = w.lockContext(context.Background(), op, callerRuns) // never done: always gets the lock
 	}
+	defer w.mu.unlock()
 	repanic(w.runHeld(op, plan, n))
 }
 
-// runHeld runs plan through the dispatcher under the run lock, then releases
-// it. Workers are created here, under the lock, so that no run meets a
-// dispatcher it did not check.
+// runHeld runs plan through the dispatcher under the run lock, which its
+// caller releases. Workers are created here, under the lock, so that no run
+// meets a dispatcher it did not check.
 func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
-	defer w.mu.unlock()
 	if plan.CallerRuns() {
 		defer asSetPanic()
 	}
