@@ -18,8 +18,8 @@ import (
 
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/internal/spin"
-	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/internal/testutil"
+	"github.com/workgang/workgang/tasks"
 	"github.com/workgang/workgang/workers"
 )
 
@@ -628,6 +628,7 @@ func TestPanicErrorCountsWhatItNames(t *testing.T) {
 		})
 	}
 }
+
 // callDepth returns how many frames its caller's goroutine has.
 func callDepth() int {
 	var pcs [1024]uintptr
