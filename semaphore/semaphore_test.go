@@ -216,15 +216,21 @@ func TestWaitSpinsThenParks(t *testing.T) {
 // TestSignalOverflow: a Signal that would overflow the count panics and
 // leaves the semaphore as it was, usable.
 func TestSignalOverflow(t *testing.T) {
+	// The count is an int64 and Signal takes an int: with a 32-bit int no
+	// single Signal reaches the count's limit from 0, so the semaphore
+	// starts with base permits free, exactly one Signal(MaxInt) short of
+	// it (base is 0 where int has 64 bits). Stored directly: 2^32 Signals
+	// would take too long.
+	const base = math.MaxInt64 - math.MaxInt
 	var s Semaphore
-	s.Signal(1)
-	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(%d): count would overflow (1 permits free)", math.MaxInt),
+	s.count.Store(base + 1)
+	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(%d): count would overflow (%d permits free)", math.MaxInt, int64(base+1)),
 		func() { s.Signal(math.MaxInt) })
-	assert.Equal(t, int64(1), s.count.Load(), "state unchanged")
+	assert.Equal(t, int64(base+1), s.count.Load(), "state unchanged")
 	assert.True(t, s.TryWait())
-	assert.False(t, s.TryWait())
+	assert.Equal(t, int64(base), s.count.Load(), "the refused Signal added no permits")
 	s.Signal(math.MaxInt) // exactly fits
-	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(1): count would overflow (%d permits free)", math.MaxInt64),
+	assert.PanicsWithValue(t, fmt.Sprintf("semaphore: Signal(1): count would overflow (%d permits free)", int64(math.MaxInt64)),
 		func() { s.Signal(1) })
 	assert.True(t, s.TryWait())
 	s.Signal(1)

@@ -52,7 +52,7 @@ func TestForRangeCoversEachIterationOnce(t *testing.T) {
 		{"guided after chunk wins", 1000, opts(workers.WithChunk(1), workers.WithGuided(999)), 0, 2},
 		{"last option wins", 1000, opts(workers.WithChunk(1), workers.WithChunk(999)), 0, 2},
 		{"chunk MaxInt", 1000, opts(workers.WithChunk(math.MaxInt)), 0, 2},
-		{"chunk 1<<62 on 3 copies", 10, opts(workers.WithChunk(1<<62), workers.WithCopies(3)), 3, 3},
+		{"chunk MaxInt/2+1 on 3 copies", 10, opts(workers.WithChunk(math.MaxInt/2+1), workers.WithCopies(3)), 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := workers.New("forrange", tc.max)
@@ -98,7 +98,11 @@ func opts(o ...workers.RangeOption) []workers.RangeOption { return o }
 func TestForRangeHugeChunk(t *testing.T) {
 	w := workers.New("huge", 3)
 	defer w.Close()
-	for _, chunk := range []int{math.MaxInt, math.MaxInt - 1, 1 << 62, 1<<31 + 1} {
+	chunks := []int{math.MaxInt, math.MaxInt - 1, math.MaxInt/2 + 1}
+	if c := int64(1<<31 + 1); c <= math.MaxInt { // just past int32's range, so only where int has 64 bits
+		chunks = append(chunks, int(c))
+	}
+	for _, chunk := range chunks {
 		var calls, covered atomic.Int64
 		w.ForRange(10, func(_, lo, hi int) {
 			calls.Add(1)

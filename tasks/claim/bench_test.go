@@ -1,6 +1,9 @@
 package claim
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func BenchmarkSubtasksTryClaim(b *testing.B) {
 	var s Subtasks
@@ -17,7 +20,7 @@ func BenchmarkSubtasksTryClaim(b *testing.B) {
 
 func BenchmarkSequentialNext(b *testing.B) {
 	var s Sequential
-	s.Reset(1 << 62)
+	s.Reset(math.MaxInt) // more claims than any b.N, on either word size
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

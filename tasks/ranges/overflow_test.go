@@ -24,7 +24,7 @@ func TestChunkSizeNoOverflow(t *testing.T) {
 	}{
 		{math.MaxInt, 4, math.MaxInt/32 + 1}, // was 1: n + per - 1 wrapped
 		{math.MaxInt, 1, math.MaxInt/8 + 1},
-		{100, 1 << 61, 1}, // was a division by zero: workers * 8 wrapped to 0
+		{100, math.MaxInt/8 + 1, 1}, // was a division by zero: workers * 8 wrapped to 0
 		{100, math.MaxInt, 1},
 		{math.MaxInt, math.MaxInt, 1},
 		{math.MaxInt / 8, math.MaxInt / 8, 1},
@@ -45,7 +45,7 @@ func TestNumChunksNoOverflow(t *testing.T) {
 		{math.MaxInt, math.MaxInt - 1, 2},
 		{math.MaxInt, 1, math.MaxInt},
 		{10, math.MaxInt, 1},
-		{1 << 62, 1 << 61, 2},
+		{math.MaxInt/2 + 1, math.MaxInt/4 + 1, 2},
 	} {
 		if got := newLoop(tc.n, tc.chunk).NumChunks(); got != tc.want {
 			t.Errorf("Reset(%d, %d).NumChunks() = %d; want %d", tc.n, tc.chunk, got, tc.want)
@@ -71,7 +71,7 @@ func TestLoopHugeChunkDrainsOnce(t *testing.T) {
 // must not wrap next back into [0, n).
 func TestLoopNearMaxIntDrainsOnce(t *testing.T) {
 	n := math.MaxInt
-	l := newLoop(n, 1<<31)
+	l := newLoop(n, math.MaxInt/2+1)
 	l.Reset(n, n-5) // two chunks: [0, n-5), [n-5, n)
 	assert.Equal(t, [][2]int{{0, n - 5}, {n - 5, n}}, chunks(l))
 	for range 1000 {
@@ -80,12 +80,12 @@ func TestLoopNearMaxIntDrainsOnce(t *testing.T) {
 	}
 }
 
-// Copies draining a loop with chunk 1<<62 got [0, 10) three times and chunks
-// with negative bounds; now exactly once.
+// Copies draining a loop with chunk MaxInt/2+1 (2^62 where int has 64 bits)
+// got [0, 10) three times and chunks with negative bounds; now exactly once.
 func TestTaskHugeChunkThreeCopies(t *testing.T) {
 	var mu sync.Mutex
 	var got [][2]int
-	task := ranges.NewTask("huge", 10, 1<<62, func(_, lo, hi int) {
+	task := ranges.NewTask("huge", 10, math.MaxInt/2+1, func(_, lo, hi int) {
 		mu.Lock()
 		got = append(got, [2]int{lo, hi})
 		mu.Unlock()
@@ -94,13 +94,24 @@ func TestTaskHugeChunkThreeCopies(t *testing.T) {
 		got = nil
 		testutil.RunCopies(3, task.Work)
 		require.Equal(t, [][2]int{{0, 10}}, got)
-		task.Loop().Reset(10, 1<<62)
+		task.Loop().Reset(10, math.MaxInt/2+1)
 	}
 }
 
-// edges are lengths and chunks where arithmetic used to overflow.
-var edges = []int{0, 1, 2, 3, 7, 1 << 31, 1<<31 + 1, 1 << 32, math.MaxInt / 2, math.MaxInt/2 + 1,
-	1 << 62, 1<<62 + 1, math.MaxInt - 1, math.MaxInt}
+// edges are lengths and chunks where arithmetic used to overflow: small
+// values, int's range halved and its top, and, where int has 64 bits, the
+// values around 2^31 and 2^32, where a 32-bit intermediate would wrap (they
+// do not exist where int has 32 bits: there the halves and the top are the
+// same boundaries).
+var edges = func() []int {
+	e := []int{0, 1, 2, 3, 7}
+	for _, v := range []int64{1 << 31, 1<<31 + 1, 1 << 32} {
+		if v <= math.MaxInt {
+			e = append(e, int(v))
+		}
+	}
+	return append(e, math.MaxInt/2, math.MaxInt/2+1, math.MaxInt/2+2, math.MaxInt-1, math.MaxInt)
+}()
 
 // maxDrain bounds the chunks a test drains from one loop.
 const maxDrain = 1 << 12
