@@ -23,13 +23,13 @@ func Example() {
 	w := workers.New("sum", runtime.GOMAXPROCS(0))
 	defer w.Close()
 
-	data := make([]int, 1_000_000)
+	data := make([]int64, 1_000_000) // int64: the sum overflows a 32-bit int
 	for i := range data {
-		data[i] = i
+		data[i] = int64(i)
 	}
-	partial := slots.New[int](w.ActiveWorkers()) // one padded slot per copy
+	partial := slots.New[int64](w.ActiveWorkers()) // one padded slot per copy
 	w.ForRange(len(data), func(worker, lo, hi int) {
-		sum := 0 // this chunk's sum
+		var sum int64 // this chunk's sum
 		for _, v := range data[lo:hi] {
 			sum += v
 		}
