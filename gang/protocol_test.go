@@ -147,7 +147,7 @@ func TestAwakeWorkerTakesParkedWorkersCopy(t *testing.T) {
 		d.Stop(2)
 		wg.Wait()
 	}()
-	var on atomic.Uintptr
+	var on atomic.Uint64
 	p, _ := Prepare(tasks.Func("copy0", func(int) { on.Store(goid.Get()) }))
 	var pe *PanicError
 	testutil.Within(t, "the run of copy 0", 10*time.Second, func() { _, pe = d.Run(p, 1) })

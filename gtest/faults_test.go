@@ -72,7 +72,7 @@ func (b faultBoom) Unwrap() error { return errFault }
 // (or, with goexit, calls runtime.Goexit). It records each copy.
 type faultTask struct {
 	caller  bool
-	callerG uintptr
+	callerG uint64
 	goexit  bool
 	fail    func(id int, onCaller bool) bool
 	ran     []atomic.Int32

@@ -188,7 +188,7 @@ func TestDispatchModelMapsToCode(t *testing.T) {
 			// The run lock (SUBMIT): tryLock is a CAS from free; a run
 			// unlocks when Dispatcher.Run returned; a busy caller-runs run
 			// runs every copy on its caller.
-			"func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }",
+			"func (l *runLock) tryLock(token uint64) bool { return l.state.CompareAndSwap(0, token<<1) }",
 			"if !w.mu.tryLock(token(true)) {",
 			"w.runBusy(op, plan, n)",
 			"p := gang.RunOnCaller(plan, n)",

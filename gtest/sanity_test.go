@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type sanityTask struct {
 	n        int
 	caller   bool
-	callerG  uintptr
+	callerG  uint64
 	bitmap   atomic.Uint64
 	count    atomic.Int32
 	onCaller atomic.Int32
@@ -61,7 +61,7 @@ func (s *sanityTask) Work(id int) {
 	}
 }
 
-func (s *sanityTask) reset(n int, callerG uintptr) {
+func (s *sanityTask) reset(n int, callerG uint64) {
 	s.n, s.callerG = n, callerG
 	s.bitmap.Store(0)
 	s.count.Store(0)

@@ -43,7 +43,7 @@ type soakTask struct {
 	// callerG is the submitter's goroutine, plain is set for a run that does
 	// not opt in to caller-runs: its copies must never run on the
 	// submitter (onCaller counts those that did).
-	callerG  uintptr
+	callerG  uint64
 	plain    atomic.Bool
 	onCaller atomic.Int64
 }

@@ -294,7 +294,7 @@ func TestConcurrentNestedRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		outerCaller bool
-		inner       func(w *workers.Workers, me uintptr) error
+		inner       func(w *workers.Workers, me uint64) error
 		wantPanic   string
 	}{
 		{"caller-runs from worker", false, nestedProbe(2), ""},
@@ -338,8 +338,8 @@ func TestConcurrentNestedRuns(t *testing.T) {
 
 // nestedProbe runs n copies of a caller-runs probe and checks they all ran,
 // on the goroutine of the copy that started them.
-func nestedProbe(n int) func(w *workers.Workers, me uintptr) error {
-	return func(w *workers.Workers, me uintptr) error {
+func nestedProbe(n int) func(w *workers.Workers, me uint64) error {
+	return func(w *workers.Workers, me uint64) error {
 		p := newProbe(n, true)
 		w.RunN(p, n)
 		for id := range p.runs {
@@ -354,7 +354,7 @@ func nestedProbe(n int) func(w *workers.Workers, me uintptr) error {
 	}
 }
 
-func nestedForRange(w *workers.Workers, me uintptr) error {
+func nestedForRange(w *workers.Workers, me uint64) error {
 	var sum, on atomic.Int64
 	w.ForRange(1000, func(_, lo, hi int) {
 		sum.Add(int64(hi - lo))
@@ -368,7 +368,7 @@ func nestedForRange(w *workers.Workers, me uintptr) error {
 	return nil
 }
 
-func nestedRunContext(w *workers.Workers, me uintptr) error {
+func nestedRunContext(w *workers.Workers, me uint64) error {
 	var ran atomic.Int64
 	stop := errors.New("stop")
 	err := w.RunContext(context.Background(), 7, func(_ context.Context, id int) error {
@@ -384,7 +384,7 @@ func nestedRunContext(w *workers.Workers, me uintptr) error {
 	return nil
 }
 
-func nestedPlain(w *workers.Workers, _ uintptr) error {
+func nestedPlain(w *workers.Workers, _ uint64) error {
 	w.RunN(tasks.Func("inner", func(int) {}), 2)
 	return nil
 }

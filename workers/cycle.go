@@ -32,9 +32,9 @@ import (
 var registry = struct {
 	mu      sync.Mutex
 	sets    map[weak.Pointer[Workers]]struct{}
-	pruneAt int                  // prune when len(sets) reaches this
-	waiting map[uintptr]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
-}{sets: map[weak.Pointer[Workers]]struct{}{}, waiting: map[uintptr]*Workers{}}
+	pruneAt int                 // prune when len(sets) reaches this
+	waiting map[uint64]*Workers // goroutine token -> the set whose lock it waits for, nested waiters only
+}{sets: map[weak.Pointer[Workers]]struct{}{}, waiting: map[uint64]*Workers{}}
 
 func register(w *Workers) {
 	wp := weak.Make(w)
@@ -70,7 +70,7 @@ func liveSets() []*Workers {
 
 // insideAnyRun reports whether goroutine g runs a copy of some set's run (as
 // one of its workers) or holds some set's lock.
-func insideAnyRun(g uintptr) bool {
+func insideAnyRun(g uint64) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	for _, x := range liveSets() {
@@ -85,7 +85,7 @@ func insideAnyRun(g uintptr) bool {
 // directly or through nested runs on sets held by its goroutines. It errs
 // towards "inside" (which of two held sets is the outer one is recorded
 // nowhere): a last release then panics rather than close a set under a run.
-func insideRunOf(w *Workers, g uintptr) bool {
+func insideRunOf(w *Workers, g uint64) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	return pathTo(w, g, false) != nil
@@ -96,7 +96,7 @@ func insideRunOf(w *Workers, g uintptr) bool {
 // panics once one is confirmed, unless the lock was handed to it meanwhile.
 // With ctx done it returns ctx's cause holding nothing. Runs' waits are
 // counted in Stats, those that gave up too; Close's and grow's are not.
-func (w *Workers) waitLock(op string, g, tok uintptr, nested bool, ctx context.Context) error {
+func (w *Workers) waitLock(op string, g, tok uint64, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
 		return context.Cause(ctx) // done before it queued
@@ -179,7 +179,7 @@ func (w *Workers) gotLock(ctx context.Context) error {
 // run g is part of, or nil. x leads to every set whose lock a goroutine of
 // x's run holds; with waits, only to those that goroutine waits for (queued
 // for, or parked in the end wait of). Called with registry.mu held.
-func pathTo(w *Workers, g uintptr, waits bool) []*Workers {
+func pathTo(w *Workers, g uint64, waits bool) []*Workers {
 	type step struct {
 		set  *Workers
 		prev int
@@ -221,8 +221,8 @@ func pathTo(w *Workers, g uintptr, waits bool) []*Workers {
 // runGoroutines returns the goroutines x's current run waits for: its
 // lock's holder and its live workers (an idle one adds no false edge).
 // Slow paths only: it allocates.
-func (x *Workers) runGoroutines() []uintptr {
-	var gs []uintptr
+func (x *Workers) runGoroutines() []uint64 {
+	var gs []uint64
 	if o := x.mu.owner(); o != 0 {
 		gs = append(gs, o)
 	}

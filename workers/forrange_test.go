@@ -120,13 +120,13 @@ func TestForRangeCallerRunsInline(t *testing.T) {
 	w := workers.New("inline", 2)
 	defer w.Close()
 	caller := goid.Get()
-	var on []uintptr
+	var on []uint64
 	// One chunk (caller-runs by default): one copy, run inline on the caller.
 	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithChunk(10))
-	require.Equal(t, []uintptr{caller}, on)
+	require.Equal(t, []uint64{caller}, on)
 	on = nil
 	w.ForRange(10, func(_, _, _ int) { on = append(on, goid.Get()) }, workers.WithGuided(10))
-	require.Equal(t, []uintptr{caller}, on)
+	require.Equal(t, []uint64{caller}, on)
 	assert.Equal(t, 0, w.CreatedWorkers(), "no worker was needed")
 	assert.Equal(t, uint64(2), w.Stats().InlineRuns)
 }

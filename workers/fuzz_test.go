@@ -304,7 +304,7 @@ func (b fzBoom) Error() string { return fmt.Sprintf("fuzz boom in copy %d", b.id
 type fzTask struct {
 	name      string
 	caller    bool
-	callerG   uintptr
+	callerG   uint64
 	inRun     atomic.Bool
 	stray     atomic.Int32
 	ran       [fzMaxSet]atomic.Int32

@@ -29,7 +29,7 @@ type loop struct {
 	// OnCaller: the loop's caller, written before the copies start (the run
 	// publishes it), or one that stands in for it after its Goexit (standIn);
 	// read by record in any copy.
-	caller uintptr
+	caller uint64
 	fails  gang.Record
 	// late is the dispatcher of a late run (spin.Late) until its caller
 	// decided whether to wake the workers early (claimed); lateCopy is the
@@ -207,7 +207,7 @@ func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
 // a run of its caller's): a nested run from it panics as one from the
 // caller would. The caller, waiting, can neither unlock nor act meanwhile.
 func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
-	caller, self, held := l.caller, uintptr(0), false
+	caller, self, held := l.caller, uint64(0), false
 	returned := catch.Aside(func() {
 		self = goid.Get()
 		l.caller, held = self, w.mu.handOver(caller, self)

@@ -92,7 +92,7 @@ func TestLockOSThreadKeepsEachWorkerOnItsThread(t *testing.T) {
 	w := workers.New("locked", 2, workers.WithLockOSThread())
 	defer w.Close()
 	var mu sync.Mutex
-	threadOf := map[uintptr]int{} // worker goroutine -> its thread
+	threadOf := map[uint64]int{} // worker goroutine -> its thread
 	moved := 0
 	where := tasks.Func("where", func(int) {
 		time.Sleep(50 * time.Microsecond) // park: an unlocked goroutine may resume on any thread

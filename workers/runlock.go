@@ -26,14 +26,14 @@ import (
 // first, the waiter's fails and it reads the word again: 0, and it takes the
 // lock, or a newcomer's token, and it queues behind that holder.
 type runLock struct {
-	state      atomic.Uintptr
+	state      atomic.Uint64
 	queue      sync.Mutex
 	head, tail *lockWaiter // the FIFO queue of waiters; guarded by queue
 }
 
 // lockWaiter is one goroutine waiting for the lock.
 type lockWaiter struct {
-	token uintptr
+	token uint64
 	next  *lockWaiter // guarded by the lock's queue mutex
 	// granted is set by the unlock that hands the lock to this waiter, in
 	// the same critical section of queue as its send on ready (capacity 1:
@@ -43,21 +43,21 @@ type lockWaiter struct {
 }
 
 const (
-	queuedBit uintptr = 1
+	queuedBit uint64 = 1
 	// anonToken is an unidentified holder's token (see token): no goroutine
 	// has it, and shifted left by one it still fits the word.
-	anonToken = ^uintptr(0) >> 1
+	anonToken = ^uint64(0) >> 1
 )
 
 var waiterPool = sync.Pool{New: func() any { return &lockWaiter{ready: make(chan struct{}, 1)} }}
 
 // tryLock takes the lock for token if it is free and nobody waits.
-func (l *runLock) tryLock(token uintptr) bool { return l.state.CompareAndSwap(0, token<<1) }
+func (l *runLock) tryLock(token uint64) bool { return l.state.CompareAndSwap(0, token<<1) }
 
 // enqueue takes the lock for token if it is free (and returns nil), or
 // queues a waiter for token and returns it. The caller receives from its
 // ready channel (then it holds the lock) or calls abandon, then done.
-func (l *runLock) enqueue(token uintptr) *lockWaiter {
+func (l *runLock) enqueue(token uint64) *lockWaiter {
 	l.queue.Lock()
 	for {
 		s := l.state.Load()
@@ -166,7 +166,7 @@ func (l *runLock) unlockSlow() {
 // whether it did: for a holder that waits while tok's goroutine acts for it.
 // Under queue, only the holder's fast unlock could change a held word (see
 // runLock), and old, waiting, does not unlock: a load and a store suffice.
-func (l *runLock) handOver(old, tok uintptr) bool {
+func (l *runLock) handOver(old, tok uint64) bool {
 	l.queue.Lock()
 	defer l.queue.Unlock()
 	s := l.state.Load()
@@ -178,4 +178,4 @@ func (l *runLock) handOver(old, tok uintptr) bool {
 }
 
 // owner returns the holder's token, 0 if the lock is free.
-func (l *runLock) owner() uintptr { return l.state.Load() >> 1 }
+func (l *runLock) owner() uint64 { return l.state.Load() >> 1 }

@@ -21,7 +21,7 @@ func TestRunLockMutualExclusion(t *testing.T) {
 	var in, total atomic.Int32
 	const goroutines, each = 8, 2000
 	testutil.RunCopies(goroutines, func(g int) {
-		token := uintptr(100 + g)
+		token := uint64(100 + g)
 		for range each {
 			l.lock(token)
 			if in.Add(1) != 1 {
@@ -84,7 +84,7 @@ func TestRunLockFIFOAndAbandon(t *testing.T) {
 	l := runLock{}
 	require.True(t, l.tryLock(10))
 	var ws []*lockWaiter
-	for tok := uintptr(11); tok <= 15; tok++ {
+	for tok := uint64(11); tok <= 15; tok++ {
 		wt := l.enqueue(tok)
 		require.NotNil(t, wt, "the lock is held: enqueue must queue")
 		ws = append(ws, wt)
@@ -105,7 +105,7 @@ func TestRunLockFIFOAndAbandon(t *testing.T) {
 	}
 	// 15 is the last waiter; it is granted, then leaves: it holds the lock.
 	l.unlock()
-	assert.Equal(t, uintptr(15), l.owner())
+	assert.Equal(t, uint64(15), l.owner())
 	assert.True(t, l.abandon(ws[4]), "granted before it left")
 	l.done(ws[4])
 	assert.Zero(t, l.queued())
@@ -120,12 +120,12 @@ func TestRunLockFIFOAndAbandon(t *testing.T) {
 	assert.NotZero(t, l.state.Load()&queuedBit)
 	assert.False(t, l.abandon(wt))
 	l.done(wt)
-	assert.Equal(t, uintptr(20)<<1, l.state.Load())
+	assert.Equal(t, uint64(20)<<1, l.state.Load())
 	l.unlock()
 	assert.Zero(t, l.state.Load())
 	// Enqueue on a free lock takes it.
 	assert.Nil(t, l.enqueue(22))
-	assert.Equal(t, uintptr(22), l.owner())
+	assert.Equal(t, uint64(22), l.owner())
 	l.unlock()
 }
 
@@ -154,7 +154,7 @@ func TestRunLockStressWithAbandons(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			token := uintptr(100 + g)
+			token := uint64(100 + g)
 			timer := time.NewTimer(time.Hour)
 			defer timer.Stop()
 			for i := range each {
@@ -204,7 +204,7 @@ func TestRunLockStressWithAbandons(t *testing.T) {
 }
 
 // lock takes the lock for token, waiting in line if it is held.
-func (l *runLock) lock(token uintptr) {
+func (l *runLock) lock(token uint64) {
 	if l.tryLock(token) {
 		return
 	}
@@ -223,4 +223,26 @@ func (l *runLock) queued() (n int) {
 		n++
 	}
 	return n
+}
+
+// Tokens are goroutine numbers where goid is slow: past 2^31 and 2^32 they
+// keep every bit, so a goroutine created late is never taken for the holder
+// of a long-lived one's lock. With a 32-bit word, holder 2^31+5 read back as
+// owner 5 (the shift dropped its top bit), and goroutine 5's next run of the
+// set panicked as a nested run.
+func TestRunLockTokensPast32Bits(t *testing.T) {
+	var l runLock
+	for _, holder := range []uint64{1<<31 + 5, 1<<32 + 5, 1<<62 + 5} {
+		require.True(t, l.tryLock(holder))
+		assert.Equal(t, holder, l.owner())
+		assert.False(t, l.tryLock(5), "held by %d", holder)
+		wt := l.enqueue(5)
+		require.NotNil(t, wt, "held by %d: goroutine 5 waits", holder)
+		l.unlock()
+		<-wt.ready
+		l.done(wt)
+		assert.Equal(t, uint64(5), l.owner(), "handed to goroutine 5")
+		l.unlock()
+		assert.Zero(t, l.state.Load())
+	}
 }

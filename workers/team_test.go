@@ -33,7 +33,7 @@ func TestRunTeamOnDistinctWorkers(t *testing.T) {
 			caller := goid.Get()
 			for round := range 200 {
 				n := 1 + rng.IntN(max)
-				gs := make([]uintptr, n)
+				gs := make([]uint64, n)
 				var arrived atomic.Int64
 				var bad atomic.Int64
 				hits := make([]atomic.Int32, 100)
@@ -55,7 +55,7 @@ func TestRunTeamOnDistinctWorkers(t *testing.T) {
 					}, team.Dynamic(3))
 				})
 				require.Zero(t, bad.Load(), "round %d: a member left a barrier early", round)
-				seen := map[uintptr]bool{}
+				seen := map[uint64]bool{}
 				for id, g := range gs {
 					require.NotEqual(t, caller, g, "round %d: member %d ran on the caller", round, id)
 					require.False(t, seen[g], "round %d: two members on one goroutine", round)

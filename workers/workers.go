@@ -175,7 +175,7 @@ func (c *crew) addWorkerStats(sum *gang.WorkerStats, k int) {
 
 // worker is one worker goroutine's identity; its counters are in gang.
 type worker struct {
-	g atomic.Uintptr // the goroutine's token while alive, else 0
+	g atomic.Uint64 // the goroutine's token while alive, else 0
 	// placed is closed once the worker applied its placement (nil on a set
 	// without placement): see ensureCreated.
 	placed chan struct{}
@@ -350,7 +350,7 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 // from a concurrent one. Holders of plain runs are identified only where
 // goid.Get is cheap (amd64, arm64); elsewhere cycles through them hang
 // undetected.
-func token(runsUserCode bool) uintptr {
+func token(runsUserCode bool) uint64 {
 	if runsUserCode || goid.Fast {
 		return goid.Get()
 	}

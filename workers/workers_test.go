@@ -30,11 +30,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type probe struct {
 	caller bool
 	runs   []atomic.Int32
-	gs     []atomic.Uintptr
+	gs     []atomic.Uint64
 }
 
 func newProbe(n int, caller bool) *probe {
-	return &probe{caller: caller, runs: make([]atomic.Int32, n), gs: make([]atomic.Uintptr, n)}
+	return &probe{caller: caller, runs: make([]atomic.Int32, n), gs: make([]atomic.Uint64, n)}
 }
 func (p *probe) Name() string       { return "probe" }
 func (p *probe) CallerCanRun() bool { return p.caller }
@@ -44,7 +44,7 @@ func (p *probe) Work(id int) {
 }
 
 // check asserts each id ran once and returns how many ran on goroutine g.
-func (p *probe) check(t *testing.T, g uintptr) (onG int) {
+func (p *probe) check(t *testing.T, g uint64) (onG int) {
 	t.Helper()
 	for id := range p.runs {
 		if got := p.runs[id].Load(); got != 1 {
@@ -121,7 +121,7 @@ func TestCallerInlineWakesNoWorker(t *testing.T) {
 	defer w.Close()
 	before := runtime.NumGoroutine()
 	me := goid.Get()
-	var on uintptr
+	var on uint64
 	w.RunN(tasks.CallerRuns(tasks.Func("one", func(int) { on = goid.Get() })), 1)
 	assert.Equal(t, me, on)
 	assert.Zero(t, w.CreatedWorkers(), "an inline run must not create workers")

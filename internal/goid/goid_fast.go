@@ -9,7 +9,7 @@ package goid
 func getg() uintptr
 
 // Get returns the calling goroutine's identity token.
-func Get() uintptr { return getg() }
+func Get() uint64 { return uint64(getg()) }
 
 // Fast reports whether Get costs about a nanosecond (true here): callers may
 // then call it on every run, not only on slow paths.

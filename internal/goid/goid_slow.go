@@ -13,22 +13,11 @@ var bufs = sync.Pool{New: func() any { return new([64]byte) }}
 
 // Get returns the calling goroutine's identity token: its goroutine number,
 // parsed from the header line "goroutine N [...]" that runtime.Stack writes.
-func Get() uintptr {
+func Get() uint64 {
 	buf := bufs.Get().(*[64]byte)
 	defer bufs.Put(buf)
 	n := runtime.Stack(buf[:], false)
-	const prefix = "goroutine "
-	var id uintptr
-	for _, c := range buf[len(prefix):n] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + uintptr(c-'0')
-	}
-	if id == 0 {
-		panic("goid: cannot parse goroutine header " + string(buf[:n]))
-	}
-	return id
+	return parseID(buf[:n])
 }
 
 // Fast reports whether Get costs about a nanosecond (false here: it parses a

@@ -118,7 +118,7 @@ type member struct {
 	// runs). Atomic because a Member kept past its run may be used, wrongly,
 	// by another goroutine while Reset or Run writes it: check must then
 	// refuse it, not race.
-	g atomic.Uintptr
+	g atomic.Uint64
 }
 
 // New returns a team of n members, ids 0..n-1. It panics if n is outside
