@@ -1,16 +1,18 @@
 package load
 
 import (
+	"bytes"
+	"math"
 	"os"
 	"runtime/metrics"
 	"syscall"
 )
 
-// The state of the readings; one refresh at a time (the package doc).
+// The readings' state; one refresh at a time (the package doc).
 var load struct {
 	fd      int // /proc/loadavg, opened once; -1 where it cannot be
 	opened  bool
-	cpus    int // CPUs online, read once
+	cpus    int // CPUs online (others run on all of them), read once; 0 if unknown
 	crowded hysteresis
 	running [1]metrics.Sample // fields, so that a refresh allocates nothing
 	buf     [128]byte
@@ -19,9 +21,7 @@ var load struct {
 // OthersWaiting reports whether other processes' runnable threads plus this
 // process's procs exceed the CPUs online. The kernel's runnable count (the
 // fourth field of /proc/loadavg) includes our running goroutines, read before
-// and after it (the smaller kept). The runtime's own threads come and go, so
-// a refresh keeps the least of up to kernelReadings readings, and the answer
-// changes only after a run of readings (hysteresis).
+// and after it (the smaller kept).
 func OthersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened, load.fd = true, -1
@@ -40,37 +40,32 @@ func OthersWaiting(procs int) bool {
 	return ok && crowdedBy(runnable, min(ours, ourRunning(procs)), procs, load.cpus, &load.crowded)
 }
 
-// kernelReadings: a runtime thread looking for work lasts about as long as a
-// reading, a busy process's thread is there at each (TestLeastRunnable).
-const kernelReadings = 3
-
-// leastRunnable returns the least runnable count of up to kernelReadings
-// reads of /proc/loadavg into buf, stopping at free or less; false if a read
-// fails.
-func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (least int, ok bool) {
-	for i := 0; i < kernelReadings && (i == 0 || least > free); i++ {
-		n, err := read(buf)
-		if err != nil || n <= 0 {
-			return 0, false
-		}
-		r, ok := runnableField(buf[:n])
-		if !ok {
-			return 0, false
-		}
-		if i == 0 || r < least {
-			least = r
-		}
-	}
-	return least, true
-}
-
+// The runtime's own threads come and go: one looking for work lasts about a
+// reading, and an idle VM shows one at about every other reading, where a
+// busy process's thread is there at nearly every one. So a refresh keeps the
+// least of up to kernelReadings readings (TestLeastRunnable), and
 // othersReadings busy refreshes in a row turn the answer on, freeReadings
-// free ones off: an idle VM shows a runtime thread at about every other
-// reading, a burning process at nearly every one (TestCrowdedByHysteresis).
+// free ones off (TestCrowdedByHysteresis).
 const (
+	kernelReadings = 3
 	othersReadings = 8
 	freeReadings   = 3
 )
+
+// leastRunnable returns the least runnable count of up to kernelReadings
+// reads into buf, stopping at free or less; false if a read fails.
+func leastRunnable(read func(buf []byte) (int, error), buf []byte, free int) (least int, ok bool) {
+	least = math.MaxInt
+	for i := 0; i < kernelReadings && least > free; i++ {
+		n, err := read(buf)
+		r, ok := runnableField(buf[:max(n, 0)])
+		if err != nil || !ok {
+			return 0, false
+		}
+		least = min(least, r)
+	}
+	return least, true
+}
 
 // crowdedBy is the arithmetic: runnable threads, ours of them this
 // process's, procs processors it may use, cpus online.
@@ -103,25 +98,20 @@ func ourRunning(procs int) int {
 // runnableField parses the "running" of "running/total" in /proc/loadavg
 // ("0.12 0.34 0.56 3/412 9876").
 func runnableField(b []byte) (int, bool) {
-	field := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] == ' ' {
-			field++
-			continue
+	for range 3 {
+		i := bytes.IndexByte(b, ' ')
+		if i < 0 {
+			return 0, false
 		}
-		if field == 3 {
-			v := 0
-			for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-				v = v*10 + int(b[i]-'0')
-			}
-			return v, i < len(b) && b[i] == '/'
-		}
+		b = b[i+1:]
 	}
-	return 0, false
+	v, i := 0, 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		v = v*10 + int(b[i]-'0')
+	}
+	return v, i < len(b) && b[i] == '/'
 }
 
-// onlineCPUs returns the CPUs online (others run on all of them), 0 if
-// unknown.
 func onlineCPUs() int {
 	b, _ := os.ReadFile("/sys/devices/system/cpu/online")
 	return countCPUList(b)

@@ -99,16 +99,16 @@ func TestSpinRefreshesTheView(t *testing.T) {
 
 // A program's first loop does not wait for the load's first reading: a view
 // never read is set from the processors alone.
-func TestCrowdedOnAFreshViewReadsNoLoad(t *testing.T) {
+func TestLateOnAFreshViewReadsNoLoad(t *testing.T) {
 	defer Refresh()
 	view.mu.Lock()
 	view.word.Store(0)
 	view.next.Store(0)
 	view.mu.Unlock()
-	if Crowded() != (procsNow() < 2) {
-		t.Errorf("Crowded() on a fresh view = %v with %d processors", !(procsNow() < 2), procsNow())
+	if Late() != (procsNow() < 2) {
+		t.Errorf("Late() on a fresh view = %v with %d processors", !(procsNow() < 2), procsNow())
 	}
 	if view.next.Load() != 0 {
-		t.Error("Crowded on a fresh view read the load (the view's next refresh moved)")
+		t.Error("Late on a fresh view read the load (the view's next refresh moved)")
 	}
 }

@@ -190,7 +190,7 @@ func TestAllowRefreshesOnlyWithoutSpin(t *testing.T) {
 // not spin it starts with the yields, for Oversubscribed.
 func TestBackoffStages(t *testing.T) {
 	for _, crowded := range []bool{false, true} {
-		restore := ForceView(2, crowded)
+		restore := withView(2, crowded, allHints) // crowded by the load: the hint on
 		start := time.Now()
 		b := NewBackoff()
 		polls, rounds := 0, 0
