@@ -882,10 +882,10 @@ late:
 	/* Run: a late plan (Plan.Late, caller-runs only) leaves the roots
 	   parked: d.armLate(word): d.late.Store(gen | m) after the run word,
 	   then the timer's AfterFunc or Reset (nothing reads the timer: one
-	   step). Whoever Wakes first wakes the roots: the caller's copy (cwake:,
-	   or never), runOnCaller's deferred function after a Goexit (cgwake:),
-	   the timer's goroutine; the caller claims the copies nobody took. Any
-	   other run: d.wakeChildren(-1, m) */
+	   step). Whoever Wakes first wakes the roots: the caller's copy (at
+	   caller:, or never), runOnCaller's deferred function after a Goexit
+	   (cexit:), the timer's goroutine (timer); the caller claims the copies
+	   nobody took. Any other run: d.wakeChildren(-1, m) */
 	if
 #ifndef LATE_UNWOKEN
 	:: atomic { callerRuns -> lt = 1; lateG = gen; lateM = m; armTimer(); goto caller }
