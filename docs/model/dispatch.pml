@@ -5,10 +5,12 @@
  * re-check, parking and waking through package semaphore (a count that is
  * both the permits and the committed waiters, one read-modify-write on each
  * side), a wake tree, the bounded look-ahead, surplus helpers, end accounting
- * in groups, and the coordinator's spin-then-park end wait tagged with the
- * run's generation. Each step names the function of gang/protocol.go it
- * belongs to (Run, runOnCaller, claim, wakeChildren, wake, Serve, serveCopy,
- * next, fresh, park, execute, retire, finish, waitEnd, Stop, RunOnCaller);
+ * in groups, the coordinator's spin-then-park end wait tagged with the
+ * run's generation, and a late run's wake-up (a late word tagged with the
+ * generation, a timer whose goroutine Wakes at any time). Each step names
+ * the function of gang/protocol.go it belongs to (Run, runOnCaller, claim,
+ * Wake, armLate, disarmLate, wakeChildren, wake, Serve, serveCopy, next,
+ * fresh, park, execute, retire, finish, waitEnd, Stop, RunOnCaller);
  * also semaphore/semaphore.go (Signal, Wait with spin budget 0) and
  * workers/workers.go (worker creation, Goexit replacement, the run lock, a
  * busy run on its caller, Close). docs/model/README.md maps every step to the
@@ -32,7 +34,9 @@
  *            progress; Run returns only after all n copies ran and all their
  *            accounting is done; every semaphore's count stays within -1..1
  *            and is 0 at the end; never two submitters inside Run; a busy
- *            run runs each of its ids once on its caller) and no invalid end
+ *            run runs each of its ids once on its caller; a Wake wins the
+ *            late word only in the run it names, and Run returns with the
+ *            word 0) and no invalid end
  *            state (a goroutine parked for good or stuck at a barrier; after
  *            Stop every worker has exited), with -DSAFETY -DNOCLAIM and pan -q
  *            (no wake token left in a channel);
@@ -58,6 +62,18 @@
  *             the run arrived (gang/README.md, "Copies of a plain run may
  *             wait for each other"). Only plain runs make that promise, so
  *             BARRIER requires CALLER=0.
+ *   MEET      the caller's copy n-1 of a caller-runs run waits for copy 0
+ *             of its run (its Work returns only once copy 0 started), which
+ *             only a worker can run: the caller claims copy 0 only after
+ *             copy n-1 returned. A late run then completes only if a Wake
+ *             comes (the timer's: the copy need not call Wake). Needs
+ *             CALLER 1 or 2, no SUBMIT, no LATE_UNWOKEN.
+ *   LATE_UNWOKEN  a late run is woken by nobody before its caller claimed
+ *             every copy (its timer fires after the disarm, its copy never
+ *             Wakes), and the Wake's words are left out; with GOEXIT no run
+ *             is late. A subset of the histories of late runs, for the
+ *             searches too large for the timer: with it the state space is
+ *             the one of the model before the timer.
  *   SUBMIT    several submitters contend for the run lock, each making RUNS
  *             runs: 1 = submitter 0 caller-runs, submitter 1 plain; 2 =
  *             both caller-runs; 3 = three, 0 and 2 caller-runs, 1 plain. The
@@ -102,6 +118,10 @@
  *                     both signal one park: the count leaves -1..1.
  *   BUG_NO_LOCK       (with SUBMIT) a caller-runs run that finds the run lock
  *                     taken dispatches anyway: two coordinators in Run.
+ *   BUG_NO_LATE_TIMER (with MEET) a late run arms no timer, as before the
+ *                     timer: its roots wait for the caller's copy to Wake,
+ *                     and a copy that waits for copy 0 never does (invalid
+ *                     end state, acceptance cycle).
  */
 
 #ifndef NW
@@ -129,6 +149,9 @@
 #ifdef GOEXIT
 #error SUBMIT is not combined with GOEXIT
 #endif
+#ifdef MEET
+#error SUBMIT is not combined with MEET (a busy run runs its copies one after another)
+#endif
 #if SUBMIT == 3
 #define NSUB 3
 #else
@@ -136,6 +159,12 @@
 #endif
 #else
 #define NSUB 1
+#endif
+#if defined(MEET) && defined(LATE_UNWOKEN)
+#error MEET needs a Wake of the late run: do not combine it with LATE_UNWOKEN
+#endif
+#if defined(MEET) && CALLER == 0
+#error MEET is about the copy n-1 of caller-runs runs: use it with -DCALLER=1 or 2
 #endif
 
 #define NG ((NW + 1 + G - 1) / G)  /* end-accounting groups: n <= NW + 1 */
@@ -177,6 +206,13 @@ byte lockv;                    /* the run lock: 0 free, else the holder's id + 1
 #ifdef BARRIER
 byte arr;                      /* the user's barrier: copies of the current run that arrived */
 #endif
+/* d.late, gen<<genShift | m while a late run's m worker copies wait for
+   Wake, else 0: two fields, always written together in one atomic step */
+byte lateG;
+byte lateM;
+/* d.timer, the runtime's timer (no word of the dispatcher): the gen of the
+   run whose armLate set it, until it fires or disarm stops it; else 0 */
+byte tArmed;
 
 /* ---- ghost state: observation only, never read by the protocol ---- */
 byte curGen;          /* gen of the run in progress, 0 between runs */
@@ -223,6 +259,14 @@ ltl live { <> finished }
  *     decrementers read left[] of a run of more than G copies, and the
  *     coordinator reads only the run's last counter, ended(n); nobody
  *     else decrements after the last copy);
+ *   - a Wake's Load and the step that starts the Wake: the timer's firing
+ *     (its goroutine does nothing shared before), the caller copy's start
+ *     (the copy's Work calls Wake first), the caller copy's Goexit (the
+ *     deferred function's first shared access); the Wake's CAS is a step
+ *     of its own;
+ *   - armLate's late.Store and the timer's Reset (only the timer's firing
+ *     reads the timer), and disarmLate's late.Store(0) and timer.Stop (a
+ *     timer firing between them loads 0: one that did not fire);
  *   - the coordinator's lock CAS (SUBMIT), its setup of a run (gen, task,
  *     left[], groupsLeft) and its publish (read only by goroutines that read
  *     the new run word);
@@ -304,6 +348,37 @@ W: \
 	}; \
 SIG: \
 	atomic { semSignal(wcnt[j], wtok[j], SEND, AFTER) }
+
+/*
+ * Wake (any goroutine: the late run's caller from its copy, runOnCaller's
+ * deferred function, the timer's goroutine): w := d.late.Load(); if w != 0
+ * && d.late.CompareAndSwap(w, 0) { d.wakeChildren(-1, int(w&nMask)) }.
+ * lateLoad is the Load, the end of its caller's step (the step that starts
+ * the Wake); lateWake the CAS, a step of its own: a Wake may load run k's
+ * word and try its CAS after run k's disarm, in run k+1, where it fails (the
+ * word is 0 or run k+1's: the generation differs). The winner wakes the
+ * roots as Run's wakeChildren does: wake(0), and wake(1) if 1 < m. lg, lm
+ * are w.
+ */
+#define lateLoad(CAS, AFTER) \
+	lg = lateG; lm = lateM;                         /* w := d.late.Load() */ \
+	if \
+	:: lg != 0 -> goto CAS \
+	:: else -> lm = 0; AFTER \
+	fi
+#define lateWake(CAS, R0, R0SIG, R0SEND, R1, R1SIG, R1SEND, AFTER) \
+CAS: \
+	atomic { \
+		if \
+		:: lateG == lg && lateM == lm ->        /* d.late.CompareAndSwap(w, 0) */ \
+			assert(lg == curGen);           /* won only in the run it names */ \
+			lateG = 0; lateM = 0; lg = 0; goto R0 \
+		:: else -> lg = 0; lm = 0; AFTER \
+		fi \
+	}; \
+	wake(0, R0, R0SIG, R0SEND, lateRoot1(R1, AFTER)); \
+	wake(1, R1, R1SIG, R1SEND, lm = 0; AFTER)
+#define lateRoot1(R1, AFTER) if :: 1 < lm -> goto R1 :: else -> lm = 0; AFTER fi
 
 /* waitEnd's ended(): the run's last counter is zero (groups[0].left, or
    groupsLeft for a run of more than G copies) */
@@ -604,17 +679,40 @@ gone:
 }
 
 /*
+ * The goroutine of a late run's timer: armLate's time.AfterFunc(d.lateBound,
+ * d.Wake) (or its Reset) for run g fires at any time unless disarm's (or
+ * runOnCaller's deferred) timer.Stop comes first, and the goroutine it
+ * starts runs Wake: its Load in run g, its CAS and wake-ups at any later
+ * time (in run g, after the disarm, in a later run). A goroutine that fired
+ * before the Stop and loads after the disarm loads 0 (a timer that did not
+ * fire) or a later late run's word (as that run's own timer, armed with the
+ * word). Not firing is its blocked end. BUG_NO_LATE_TIMER: no timer (a late
+ * run's workers wait for its caller's Wake).
+ */
+proctype timer(byte g) {
+	byte lg, lm;
+end_armed:
+	/* it fires: go d.Wake(), and the Wake's Load (the goroutine does nothing
+	   shared in between) */
+	atomic { tArmed == g -> tArmed = 0; g = 0; lateLoad(tcas, goto tdone) };
+	lateWake(tcas, troot0, tr0sig, tr0send, troot1, tr1sig, tr1send, goto tdone);
+tdone:
+	skip
+}
+
+/*
  * A submitter: a goroutine that makes RUNS runs on the set (RunN), holding
  * the set's run lock for each, so that it is the coordinator of the
  * dispatcher meanwhile (Dispatcher.Run); the last one to finish closes the
  * set (Workers.Close: Dispatcher.Stop(NW); wg.Wait).
  */
 
-/* runOnCaller: for c := m - 1; c >= 0; c-- { if d.claim(c, gen) { ... } } */
+/* runOnCaller: for c := m - 1; c >= 0; c-- { if d.claim(c, gen) { ... } };
+   after its return, a late run disarms */
 #define callerNext() \
 	if \
 	:: c > 0 -> c--; goto cload \
-	:: else -> goto endwait \
+	:: else -> if :: lt -> goto disarm :: else -> goto endwait fi \
 	fi
 #ifdef GOEXIT
 #define callerAfter() goto cexit
@@ -642,7 +740,8 @@ gone:
 	od; \
 	assert(groupsOf(n) == 1 || groupsLeft == 0); \
 	assert(coordParked == 0);               /* peek.CoordinatorParked is false again */ \
-	task = 0; curGen = 0; \
+	assert(lateG == 0 && lateM == 0);       /* no Wake can wake for this run any more */ \
+	task = 0; curGen = 0; lt = 0; \
 	leaveRun(); \
 	n = 0; m = 0; c = 0; callerRuns = false; \
 	r++; \
@@ -709,9 +808,26 @@ gone:
 
 #define afterRoot0() if :: 1 < m -> goto wroot1 :: else -> goto caller fi
 
+/* armLate's timer: time.AfterFunc or Reset (its goroutine is a timer
+   process); BUG_NO_LATE_TIMER: none */
+#if defined(BUG_NO_LATE_TIMER) || defined(LATE_UNWOKEN)
+#define armTimer() skip
+#else
+#define armTimer() tArmed = gen; run timer(gen)
+#endif
+
+/* the caller's copy n-1 has started: with MEET its Work returns only once
+   copy 0 of the run started (it waits for that copy), else at once */
+#ifdef MEET
+#define callerWork() goto cmeet
+#else
+#define callerWork() goto cacct
+#endif
+
 proctype submitter(byte me) {
-	byte gen, n, m, c, k, old, lv, r;
+	byte gen, n, m, c, k, old, lv, r, lg, lm;
 	bool callerRuns;
+	bit lt;           /* this run is late (Run's late) */
 #ifdef SUBMIT
 	byte inlDone;     /* ghost: the copies of an inline run that ran */
 #endif
@@ -764,13 +880,21 @@ inlrun:
 #endif
 late:
 	/* Run: a late plan (Plan.Late, caller-runs only) leaves the roots
-	   parked, d.lateM = m; the caller's Wake from its copy is a wake of the
-	   roots made later, as a slow parent's; never waking them is the case
-	   that tests liveness: the caller claims every copy. With GOEXIT the
-	   caller may stop claiming, and runOnCaller's deferred Wake wakes the
-	   roots before its end wait, which is the woken case: not chosen */
+	   parked: d.armLate(word): d.late.Store(gen | m) after the run word,
+	   then the timer's AfterFunc or Reset (nothing reads the timer: one
+	   step). Whoever Wakes first wakes the roots: the caller's copy (at
+	   caller:, or never), runOnCaller's deferred function after a Goexit
+	   (cexit:), the timer's goroutine (timer); the caller claims the copies
+	   nobody took. Any other run: d.wakeChildren(-1, m) */
 	if
-#ifndef GOEXIT
+#ifndef LATE_UNWOKEN
+	:: atomic { callerRuns -> lt = 1; lateG = gen; lateM = m; armTimer(); goto caller }
+#elif !defined(GOEXIT)
+	/* LATE_UNWOKEN: the late run that nobody Wakes before the caller
+	   claimed every copy (the timer fires after the disarm, the copy never
+	   Wakes), the words of the Wake left out (nobody reads them); with
+	   GOEXIT a late run is not chosen (runOnCaller's deferred Wake wakes
+	   the roots: the woken case) */
 	:: atomic { callerRuns -> goto caller }
 #endif
 	:: atomic { true -> goto wroot0 }
@@ -783,10 +907,21 @@ caller:
 	   ever runs copy n-1 of a caller run; the ghost checks would see it) */
 	atomic {
 		if
-		:: callerRuns -> runCopy(n - 1, gen, n); c = n - 1; goto cacct  /* c = n-1 = m: the loop starts at m-1 */
+		:: callerRuns -> runCopy(n - 1, gen, n); c = n - 1;  /* c = n-1 = m: the loop starts at m-1 */
+			if
+			:: lt -> lateLoad(cwcas, callerWork())  /* the copy calls d.Wake (a loop's chunk claim) */
+			:: true -> callerWork()             /* ... or never */
+			fi
 		:: else -> goto endwait
 		fi
 	};
+	lateWake(cwcas, cwroot0, cw0sig, cw0send, cwroot1, cw1sig, cw1send, callerWork());
+#ifdef MEET
+cmeet:
+	/* MEET: copy n-1 waits for copy 0 of its run (set in runCopy by a
+	   worker: the caller claims copy 0 only after copy n-1 returned) */
+	atomic { (curDone & 1) -> goto cacct };
+#endif
 cload:
 	atomic {
 		old = claimv[c];                        /* d.claim(c, gen): old := s.claim.Load() */
@@ -808,10 +943,20 @@ cexit:
 	   and runOnCaller's deferred function waits for the end (the next run
 	   is made by another goroutine, modelled by this process) */
 	if
-	:: atomic { !goexited -> goexited = true; goto endwait }
+	:: atomic { !goexited -> goexited = true; if :: lt -> lateLoad(cgcas, goto cgstop) :: else -> goto endwait fi }
 	:: atomic { true -> callerNext() }
 	fi;
+	/* the deferred d.Wake() (a late run's workers must run the copies the
+	   caller left), then d.timer.Stop(); no disarm (Wake leaves the word
+	   0); outside a late run Wake loads 0 and the timer is stopped */
+	lateWake(cgcas, cgroot0, cg0sig, cg0send, cgroot1, cg1sig, cg1send, goto cgstop);
+cgstop:
+	atomic { tArmed = 0; goto endwait };
 #endif
+disarm:
+	/* Run: if late { d.disarmLate() }: d.late.Store(0), d.timer.Stop() (a
+	   timer that fired meanwhile still runs its Wake) */
+	atomic { lateG = 0; lateM = 0; tArmed = 0; goto endwait };
 endwait:
 	/* waitEnd(gen, n, m): if ended() { return }; spin.Until polling ended
 	   while the copies not yet returned leave a processor free (a poll that finds
