@@ -78,8 +78,8 @@ func TestIdleBudgets(t *testing.T) {
 
 // The rule for the coordinator: it spins while the copies that have not
 // returned are fewer than the processors, and parks (End returns false) as
-// soon as they are not, or at once on a contended view; End returns true
-// only for a run that ended.
+// soon as they are not, after a last look of endPolls polls, or at once on a
+// contended view; End returns true only for a run that ended.
 func TestEndSpinsWhileAProcessorIsFree(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -90,9 +90,10 @@ func TestEndSpinsWhileAProcessorIsFree(t *testing.T) {
 		polls     int
 	}{
 		{"a processor free: spins to the end", false, []int{1}, 50, true, 50},
-		{"every processor taken: parks at once", false, []int{2}, 0, false, 1},
-		{"copies take every processor later: parks then", false, []int{1, 1, 1, 2}, 0, false, 4},
+		{"every processor taken: parks after the last look", false, []int{2}, 0, false, 1 + endPolls},
+		{"copies take every processor later: parks then", false, []int{1, 1, 1, 2}, 0, false, 4 + endPolls},
 		{"ended at the first poll", false, []int{2}, 1, true, 1},
+		{"ended during the last look", false, []int{2}, 100, true, 100},
 		{"contended: parks at once", true, []int{0}, 50, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
