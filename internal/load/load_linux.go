@@ -14,7 +14,7 @@ var load struct {
 	opened  bool
 	cpus    int // CPUs online (others run on all of them), read once; 0 if unknown
 	crowded hysteresis
-	running [1]metrics.Sample // fields, so that a refresh allocates nothing
+	running [2]metrics.Sample // fields, so that a refresh allocates nothing
 	buf     [128]byte
 }
 
@@ -30,6 +30,7 @@ func OthersWaiting(procs int) bool {
 		}
 		load.cpus = onlineCPUs()
 		load.running[0].Name = "/sched/goroutines/running:goroutines"
+		load.running[1].Name = "/sched/goroutines/runnable:goroutines"
 	}
 	if load.fd < 0 || load.cpus < 1 {
 		return false
@@ -85,14 +86,20 @@ type hysteresis struct { // the answer, and the readings in a row behind it
 	busy, free int
 }
 
-// ourRunning returns how many of this process's goroutines run now, or procs
-// where the runtime does not tell (before go1.26).
+// ourRunning returns how many of this process's threads may be running Go
+// code now: its running goroutines plus its runnable ones, at most procs
+// (procs where the runtime does not tell, before go1.26). A runnable
+// goroutine waits on a processor of ours whose thread runs the scheduler
+// (a goroutine that yielded, in a spin loop) or for one that is busy: either
+// way that thread is the kernel's runnable, and counting only running
+// goroutines read our own spinners as other processes' threads.
 func ourRunning(procs int) int {
 	metrics.Read(load.running[:])
-	if v := load.running[0].Value; v.Kind() == metrics.KindUint64 {
-		return max(int(v.Uint64()), 1)
+	run, queued := load.running[0].Value, load.running[1].Value
+	if run.Kind() != metrics.KindUint64 || queued.Kind() != metrics.KindUint64 {
+		return procs
 	}
-	return procs
+	return max(min(int(run.Uint64()+queued.Uint64()), procs), 1)
 }
 
 // runnableField parses the "running" of "running/total" in /proc/loadavg

@@ -3,6 +3,8 @@ package load
 import (
 	"errors"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,4 +127,31 @@ func TestOurRunning(t *testing.T) {
 	got := ourRunning(procs)
 	assert.GreaterOrEqual(t, got, 1, "the caller runs Go code")
 	assert.LessOrEqual(t, got, procs)
+}
+
+// Goroutines waiting in our run queues count as ours: their processors'
+// threads are runnable to the kernel (a spin loop's yields keep them there),
+// and counting only running goroutines read our own spinners as other
+// processes' threads. At GOMAXPROCS=1, with three goroutines that only
+// yield, this one runs and those three are runnable.
+func TestOurRunningCountsQueuedGoroutines(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				runtime.Gosched()
+			}
+		}()
+	}
+	runtime.Gosched() // let them start
+	got, capped := ourRunning(64), ourRunning(2)
+	stop.Store(true)
+	wg.Wait()
+	if got < 4 || capped != 2 {
+		t.Errorf("ourRunning(64) = %d, ourRunning(2) = %d; want at least 4 (one running, three runnable) and 2 (at most procs)", got, capped)
+	}
 }
