@@ -157,11 +157,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		w.runAlone(t, held, busy)
 	} else {
 		plan, _ := gang.Prepare(t) // a loop task's CallerCanRun and Name cannot fail
-		if r.callerRuns && !r.fixed && spin.Late() {
+		if r.callerRuns && spin.Late() {
 			// The policy decides when the workers wake (claimed, and the
 			// dispatcher's timer); the caller claims every copy no worker has.
-			// Copies the caller chose (RunContext, WithCopies) are woken at
-			// once: it asked for them to run at the same time.
 			plan = plan.Late()
 			l.lateCopy, l.started = copies-1, time.Now()
 			l.late.Store(w.crew.Load().d)
