@@ -14,13 +14,9 @@ import (
 // the runtime keeps the main thread, whose settings tools report for the
 // whole process. Lowering nice back needs CAP_SYS_NICE or RLIMIT_NICE.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
-	var (
-		origSet   unix.CPUSet
-		pinned    bool
-		origNice  int
-		reniced   bool
-		placedCPU int
-	)
+	var origSet unix.CPUSet
+	var pinned, reniced bool
+	var origNice, placedCPU int
 	if p.affinity {
 		if err := unix.SchedGetaffinity(0, &origSet); err != nil {
 			errs = append(errs, fmt.Errorf("sched_getaffinity: %w", err))
@@ -30,9 +26,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			pinned, placedCPU = true, cpu
 		}
 	}
-	if p.nice != nil {
-		// PRIO_PROCESS, 0: the calling thread on Linux. The raw syscall
-		// returns 20 - nice.
+	if p.nice != nil { // PRIO_PROCESS, 0: the calling thread; the syscall gives 20 - nice
 		if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err != nil {
 			errs = append(errs, fmt.Errorf("getpriority: %w", err))
 		} else if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {
@@ -67,14 +61,9 @@ func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 		if cpu >= len(allowed)*64 || !allowed.IsSet(cpu) {
 			return 0, fmt.Errorf("affinity to CPU %d: not in the process's allowed set (%d CPUs)", cpu, allowed.Count())
 		}
-	} else {
-		k := i % allowed.Count()
-		for c := 0; ; c++ {
-			if allowed.IsSet(c) {
-				if k == 0 {
-					cpu = c
-					break
-				}
+	} else { // the (i mod count)-th allowed CPU
+		for k := i % allowed.Count(); k > 0 || !allowed.IsSet(cpu); cpu++ {
+			if allowed.IsSet(cpu) {
 				k--
 			}
 		}

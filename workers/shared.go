@@ -41,14 +41,11 @@ func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release f
 // acquire takes a reference to name's entry, making it with c if the name is
 // free; with grow, it first raises the set's MaxWorkers to maxWorkers.
 //
-// Growing waits for the run in progress, so it panics from inside a copy of
-// that run: it happens before the reference is taken, with shared.mu
-// released, and a panic leaves nothing behind. Without a reference the set
-// may be closed meanwhile (its last release removed the entry first, so
-// grow on it does nothing): the loop then finds the name free, or another
-// entry. An entry still registered is open (a set is closed only after its
-// entry is removed, under shared.mu), so the check after the lookup holds
-// until the reference is taken.
+// grow waits for the run in progress (and panics inside it), so it runs
+// before the reference is taken, outside shared.mu: a panic leaves nothing
+// behind. The set may then be closed meanwhile (grow does nothing); the loop
+// looks again. A registered entry is open (its last release removes it,
+// under shared.mu, before closing), so the lookup holds until the reference.
 func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
 	for {
 		shared.mu.Lock()
@@ -68,8 +65,7 @@ func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
 }
 
 // releaseShared drops a holder's reference, once. The last release closes
-// the set; from inside the set's own run that would wait for itself, so it
-// panics before changing anything.
+// the set, and panics, changing nothing, inside the set's own run.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {
@@ -95,9 +91,8 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 // DefaultName is the name of the set Default returns.
 const DefaultName = "default"
 
-// defaultSet is Default's set, made once. sync.Once orders the write of s
-// inside Do before every read after a Do returns, and its fast path is one
-// atomic load; the zero value costs nothing at init.
+// defaultSet is Default's set. Once orders the write of s in Do before every
+// read after a Do returns; its fast path is one atomic load.
 var defaultSet struct {
 	once sync.Once
 	s    *Workers
@@ -118,13 +113,11 @@ var defaultSet struct {
 //
 //	workers.Default().ForRange(len(xs), func(_, lo, hi int) { ... })
 func Default() *Workers {
-	defaultSet.once.Do(makeDefault)
+	defaultSet.once.Do(func() {
+		n := runtime.NumCPU()
+		defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
+	})
 	return defaultSet.s
-}
-
-func makeDefault() {
-	n := runtime.NumCPU()
-	defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
 }
 
 func newDefault(maxWorkers int, c config) *Workers {

@@ -17,22 +17,20 @@
 // Runs on a set from New wait for each other in FIFO order. A set that
 // independent goroutines share (a server's handlers, libraries) should be
 // Default, come from Acquire or be made WithConcurrentRuns: there a call that
-// finds the set busy runs on its caller instead of waiting. Default is made
-// on first use; a library calls it where it runs, never at init.
+// finds the set busy runs on its caller instead of waiting.
 //
-// On every machine, every index of a loop runs once, whatever a body call
-// does; the machine's load decides only how long goroutines spin before they
-// park. A call that would wait for itself panics instead: from inside a copy
-// of a run that holds the set, a plain run, RunTeam or Close of the same set,
-// or a run that closes a cycle of nested runs across sets.
+// Every index of a loop runs once, whatever a body call does; the machine's
+// load decides only how long goroutines spin before they park. A call that
+// would wait for itself panics instead: from inside a copy of a run that
+// holds the set, a plain run, RunTeam or Close of the same set, or a run
+// that closes a cycle of nested runs across sets.
 //
 // Once warm, Run, RunN, RunTeam, ForRange and Do allocate nothing of their
 // own; RunContext and ForRangeContext allocate their context (2), ForChunks
 // its task and each copy's iterator (5 at two copies). A body closure that
-// captures variables, written at the call, escapes to the workers and is
-// allocated on every call, as is a method value written there: build it
-// once outside the hot loop, store a method value once, or reuse a Task
-// value (docs/threading-model.md, "Allocations").
+// captures variables, or a method value, written at the call escapes and is
+// allocated on every call: build it once outside the hot loop, or reuse a
+// Task value (docs/threading-model.md, "Allocations").
 package workers
 
 import (
@@ -52,9 +50,9 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// PanicError is what a run panics with, once every copy has returned, if a
-// copy panicked or called runtime.Goexit on a worker, or a task method
-// panicked: it reports the first. The set stays usable.
+// PanicError is what a call panics with once every copy has returned: the
+// first copy (or loop body call) that panicked or called runtime.Goexit on a
+// worker, or task method that panicked. The set stays usable.
 type PanicError struct {
 	Task     string // the task's Name ("workers.ForRange" for the set's own calls)
 	Worker   int    // the copy's id (Do, RunContext: the i); -1 outside any copy
@@ -80,9 +78,8 @@ func repanic(p *gang.PanicError) {
 	}
 }
 
-// asSetPanic is deferred around gang calls that may raise gang's report
-// themselves (a caller copy's Goexit giving way to another copy's panic): it
-// re-raises it as the set's type, and any other value as it is.
+// asSetPanic, deferred around gang calls that may raise gang's report (a
+// caller copy's Goexit giving way to another's panic), converts it.
 func asSetPanic() {
 	if v := recover(); v != nil {
 		if p, ok := v.(*gang.PanicError); ok {
@@ -92,29 +89,25 @@ func asSetPanic() {
 	}
 }
 
-// Workers is a named set of persistent worker goroutines, made by New or
-// Acquire. Every method of a zero Workers or a nil *Workers panics, saying
-// which. All methods are safe for concurrent use. A Workers must not be
-// copied.
+// Workers is a named set of persistent worker goroutines, made by New,
+// Acquire or Default. Every method of a zero Workers or a nil *Workers
+// panics, saying which. All methods are safe for concurrent use. A Workers
+// must not be copied.
 type Workers struct {
-	// mu serializes runs, inline ones included, and Close; its word is the
+	// mu serializes runs (inline ones included) and Close; its word is the
 	// holder's token, read by the nested-run and cycle checks.
 	mu runLock
 
-	// Counters for Stats, atomic because runs that do not hold mu (inline,
-	// busy) add to them too. runs and callerCopies share mu's cache line,
-	// which the run's holder owns anyway.
+	// Counters for Stats, atomic because runs that do not hold mu add to
+	// them too; runs and callerCopies share mu's line, the holder's anyway.
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
-
-	// Inline runs, counted as they end: inlineRuns (atomic add; concurrent
-	// runs) or inlineHeld (written only by mu's holder) when the copy
-	// returned or panicked, inlineExits after a runtime.Goexit.
+	// Inline runs as they end (endAlone): returned or panicked, concurrent
+	// (inlineRuns) or under mu (inlineHeld); or by Goexit (inlineExits).
 	inlineRuns, inlineHeld, inlineExits atomic.Uint64
-
-	waits, waitNanos        atomic.Uint64 // runs that waited for mu, and how long
-	busyRuns                atomic.Uint64 // runs that found mu held (concurrent runs)
-	cappedLoops, callerOnly atomic.Uint64 // see Stats
+	waits, waitNanos                    atomic.Uint64 // runs that waited for mu, and how long
+	busyRuns                            atomic.Uint64 // runs that found mu held (concurrent runs)
+	cappedLoops, callerOnly             atomic.Uint64 // see Stats
 
 	// crew is replaced only by grow, under mu and createMu, once its workers
 	// exited; a run uses the crew it loaded under mu.
@@ -128,9 +121,9 @@ type Workers struct {
 
 	active atomic.Int32 // Run's copy count
 
-	// createMu guards worker creation, the closed transition, placementErrs
-	// and retired; created (the crew's workers) is written under it and read
-	// atomically. started counts every worker goroutine ever started.
+	// createMu guards worker creation, closing, placementErrs and retired;
+	// created (the crew's workers) is written under it. started counts every
+	// worker goroutine ever started.
 	createMu      sync.Mutex
 	created       atomic.Int32
 	started       atomic.Int32
@@ -145,14 +138,10 @@ type Workers struct {
 
 // crew is a set's dispatcher and its workers, sized for max.
 type crew struct {
-	d   *gang.Dispatcher
-	max int
-	// workers[i] is published (atomic store) once created; Stats and the
-	// nested-run checks read it without a lock.
-	workers []atomic.Pointer[worker]
-	// retiring is set by grow, under createMu, before it stops the workers:
-	// ensureCreated then waits for the next crew.
-	retiring atomic.Bool
+	d        *gang.Dispatcher
+	max      int
+	workers  []atomic.Pointer[worker] // stored once created, read without a lock
+	retiring atomic.Bool              // set by grow: ensureCreated waits for the next crew
 }
 
 func newCrew(max int, spin time.Duration) *crew {
@@ -175,10 +164,8 @@ func (c *crew) addWorkerStats(sum *gang.WorkerStats, k int) {
 
 // worker is one worker goroutine's identity; its counters are in gang.
 type worker struct {
-	g atomic.Uint64 // the goroutine's token while alive, else 0
-	// placed is closed once the worker applied its placement (nil on a set
-	// without placement): see ensureCreated.
-	placed chan struct{}
+	g      atomic.Uint64 // the goroutine's token while alive, else 0
+	placed chan struct{} // closed once placed (nil without placement): see ensureCreated
 }
 
 // New returns a set named name of at most maxWorkers workers. It panics if
@@ -202,8 +189,7 @@ func (w *Workers) check(op string) {
 	}
 }
 
-// made returns w, or panics naming op unless w was made by New or Acquire
-// (closed or not).
+// made returns w, or panics naming op unless w was made (closed or not).
 func (w *Workers) made(op string) *Workers {
 	if w == nil || w.crew.Load() == nil {
 		w.panicUnusable(op)
@@ -236,8 +222,7 @@ func (w *Workers) MaxWorkers() int { return w.made("MaxWorkers").crew.Load().max
 func (w *Workers) ActiveWorkers() int { return int(w.made("ActiveWorkers").active.Load()) }
 
 // CreatedWorkers returns the number of workers the set has: started when
-// first needed, kept until Close, never fewer than before (a grow by Acquire
-// starts as many in the new crew as the old one had).
+// first needed, kept until Close, never fewer than before.
 func (w *Workers) CreatedWorkers() int { return int(w.made("CreatedWorkers").created.Load()) }
 
 // SetActiveWorkers sets the number of copies Run runs, creates the workers it
@@ -259,10 +244,8 @@ func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.made("Run").active.
 // opts in to caller-runs (tasks.CallerRuns), the caller runs copy n-1, any
 // copy no worker has started, and a single copy inline. The set keeps no
 // reference to t. With runtime/trace on, the run and each copy are regions
-// named after t.
-//
-// With n = 0 it runs nothing, calls no method of t, counts nothing in Stats
-// and returns, as ForRange, Do and RunContext do for n = 0.
+// named after t. With n = 0 it runs nothing, calls no method of t and counts
+// nothing in Stats.
 //
 // If copies panic (or call runtime.Goexit on a worker), the others still
 // run, then RunN panics with a *PanicError for the first. It also panics if
@@ -293,9 +276,8 @@ func (w *Workers) runTraced(op string, plan gang.Plan, n int, name string) {
 	w.runPlan(op, plan, n)
 }
 
-// runPlan runs plan. A plain run waits for the set. A caller-runs run of one
-// copy runs inline; on a set with concurrent runs, one that finds the set
-// busy runs every copy on its caller (runBusy).
+// runPlan runs plan: a plain run waits for the set, a caller-runs one of one
+// copy runs inline, and one that finds a concurrent set busy on its caller.
 func (w *Workers) runPlan(op string, plan gang.Plan, n int) {
 	callerRuns := plan.CallerRuns()
 	switch {
@@ -314,19 +296,16 @@ func (w *Workers) runPlan(op string, plan gang.Plan, n int) {
 	repanic(w.runHeld(op, plan, n))
 }
 
-// runHeld runs plan through the dispatcher under the run lock, which its
-// caller releases. Workers are created here, under the lock, so that no run
-// meets a dispatcher it did not check.
+// runHeld runs plan on the dispatcher under the run lock, which its caller
+// releases; it creates the workers the run needs, under the lock.
 func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
+	need := n
 	if plan.CallerRuns() {
 		defer asSetPanic()
+		need-- // the caller runs copy n-1
 	}
 	if w.closed.Load() {
 		w.panicClosed(op)
-	}
-	need := n
-	if plan.CallerRuns() {
-		need-- // the caller runs copy n-1
 	}
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
@@ -345,11 +324,85 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	return p
 }
 
-// token is what the run lock records as its holder. A holder that runs user
-// code must be identified, or a nested run from its copy could not be told
-// from a concurrent one. Holders of plain runs are identified only where
-// goid.Get is cheap (amd64, arm64); elsewhere cycles through them hang
-// undetected.
+// Runs on their caller alone, using no worker or dispatcher. Inline ones
+// (one copy) hold the run lock unless the set has concurrent runs, as runs
+// share the ids users key data by; busy ones hold nothing, so Close and a
+// last release never wait for them.
+
+// runInline runs a run of one caller-runs copy on its caller.
+func (w *Workers) runInline(op string, plan gang.Plan) {
+	held := !w.concurrent
+	if held {
+		_ = w.lockContext(context.Background(), op, true)
+		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
+	}
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	ran := false
+	defer w.endAlone(held, false, &ran)
+	p := gang.RunOnCaller(plan, 1) // returns after a panic too
+	ran = true
+	repanic(p)
+}
+
+// runBusy runs the n copies of a caller-runs task that found the run lock
+// taken (by another run, Close, or the run it is nested in) on its caller.
+func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+	w.runs.Add(1)
+	w.busyRuns.Add(1)
+	defer asSetPanic()
+	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
+	w.callerCopies.Add(uint64(n))
+	repanic(p)
+}
+
+// runAlone runs a loop's one copy on its caller, under the run lock if held
+// (runLoop releases it); busy: the loop found the set busy.
+func (w *Workers) runAlone(t loopTask, held, busy bool) {
+	if busy {
+		w.runs.Add(1)
+		w.busyRuns.Add(1)
+	}
+	ran := false
+	defer w.endAlone(held, busy, &ran)
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+		why := "one copy planned: on the caller"
+		if busy {
+			why = "the set was busy: on the caller, as one copy"
+		}
+		trace.Log(context.Background(), "workgang", why)
+	}
+	t.Work(0)
+	ran = true
+}
+
+// endAlone counts a run on the caller alone as it ends (*ran: its copy
+// returned or panicked, else it called Goexit); held: under the run lock,
+// released after. inlineHeld's one writer is the lock's holder (the lock's
+// CAS orders successive holders): a load and a store suffice.
+func (w *Workers) endAlone(held, busy bool, ran *bool) {
+	switch {
+	case busy:
+		if *ran {
+			w.callerCopies.Add(1)
+		}
+	case !*ran:
+		w.inlineExits.Add(1)
+	case held:
+		w.inlineHeld.Store(w.inlineHeld.Load() + 1)
+	default:
+		w.inlineRuns.Add(1)
+	}
+}
+
+// token is the run lock's record of its holder. One that runs user code must
+// be identified (to tell a nested run from a concurrent one); plain runs'
+// holders are only where goid.Get is cheap, else cycles through them hang.
 func token(runsUserCode bool) uint64 {
 	if runsUserCode || goid.Fast {
 		return goid.Get()
@@ -384,7 +437,7 @@ func (w *Workers) close() {
 }
 
 // lockContext takes the run lock, or returns ctx's cause (see waitLock);
-// runsUserCode: this goroutine will run copies while it holds it (token).
+// runsUserCode: see token.
 func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
@@ -405,10 +458,6 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
 }
 
-// isRun reports whether op, a call that takes the run lock, is a run: Close
-// and Acquire (raising MaxWorkers) only wait for the runs before them.
-func isRun(op string) bool { return op != "Close" && op != "Acquire" }
-
 // selfWait says why op, called from inside a copy of the set's run, panics.
 func selfWait(op string) string {
 	switch op {
@@ -420,8 +469,7 @@ func selfWait(op string) string {
 	return "a nested run would deadlock"
 }
 
-// checkN panics unless n is in [1, MaxWorkers] (runs return before it for
-// n = 0).
+// checkN panics unless n is in [1, MaxWorkers] (runs return before for 0).
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
@@ -440,9 +488,8 @@ func (w *Workers) panicN(op string, n int) {
 	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [%d, %d]%s", op, w.name, n, lo, w.MaxWorkers(), hint))
 }
 
-// ensureCreated starts workers until at least n exist. A placed worker is
-// waited for until it applied its placement, so PlacementErrors is complete
-// once a run that used it returns.
+// ensureCreated starts workers until at least n exist, and waits until the
+// new ones are placed, so PlacementErrors is complete once a run returns.
 func (w *Workers) ensureCreated(op string, n int) {
 	w.createMu.Lock()
 	c := w.crew.Load()
@@ -481,9 +528,7 @@ func (w *Workers) ensureCreated(op string, n int) {
 func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine (restore is for
-		// the main thread: see applyPlacement).
-		runtime.LockOSThread()
+		runtime.LockOSThread() // for good: the thread ends with the goroutine
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
 		w.recordPlacement(i, errs)
@@ -515,10 +560,9 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	stopped = true
 }
 
-// grow raises MaxWorkers to max (Acquire). Under the run lock, so no run uses
-// the old crew: its workers are stopped and waited for, and a crew of max
-// slots replaces it, with as many workers (CreatedWorkers never goes down).
-// ActiveWorkers follows if it was MaxWorkers.
+// grow raises MaxWorkers to max (Acquire), under the run lock so no run uses
+// the old crew: its workers stop and a crew of max slots with as many
+// workers replaces it. ActiveWorkers follows if it was MaxWorkers.
 func (w *Workers) grow(op string, max int) {
 	_ = w.lockContext(context.Background(), op, false)
 	defer w.mu.unlock()
