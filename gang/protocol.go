@@ -17,18 +17,16 @@ import (
 // returns after all of them returned; with caller-runs the calling goroutine
 // runs copy n-1, then claims every copy no worker has started. It returns
 // how many copies the caller ran and the first failure of any copy (nil if
-// none; a panic takes precedence over a worker copy's runtime.Goexit). It
-// does not panic for a task's panic, except that when a caller copy calls
-// runtime.Goexit, Run, which cannot return, re-raises another copy's panic
-// rather than let the Goexit hide it.
+// none; a panic takes precedence over a worker copy's runtime.Goexit). When
+// a caller copy calls runtime.Goexit, Run re-raises another copy's panic
+// rather than let the Goexit hide it; it panics for no other copy's failure.
+// It panics if the plan is the zero Plan or n is out of range.
 //
 // Worker goroutines must serve slots 0..n-1 (0..n-2 with caller-runs), or
 // the run cannot finish. Run must not be called concurrently with Run or
-// Stop. It panics if the plan is the zero Plan or n is out of range.
-//
-// Memory model: the call of Run is synchronized before every copy's start;
-// every copy's return is synchronized before Run's return. When Run returns,
-// the Dispatcher keeps no reference to the task.
+// Stop. Memory model: the call of Run is synchronized before every copy's
+// start, and every copy's return before Run's return, by which time the
+// Dispatcher keeps no reference to the task.
 func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	if p.t == nil {
 		panic("gang: Run: zero Plan (make one with Prepare)")
@@ -147,9 +145,8 @@ func (d *Dispatcher) armLate(word uint64) {
 	d.timer.Reset(d.lateBound)
 }
 
-// disarmLate ends the late wake-up once the caller claimed every copy left.
-// A timer that fired meanwhile finds 0, or the next late run's word (waking
-// its workers early: timing only).
+// disarmLate ends the late wake-up once the caller claimed every copy left;
+// a timer that fired meanwhile finds 0 or the next late run's word (timing).
 func (d *Dispatcher) disarmLate() {
 	d.late.Store(0)
 	d.timer.Stop() // armLate made it
@@ -166,8 +163,7 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 		if gen&genMask == genOf(r) {
 			return r, gen
 		}
-		// The coordinator is between its two stores: let it finish them.
-		runtime.Gosched()
+		runtime.Gosched() // the coordinator is between its two stores
 	}
 }
 
@@ -183,12 +179,10 @@ func (d *Dispatcher) wakeChildren(p, m int) {
 
 // wake wakes worker i if it committed to park, and reports whether it did.
 // The CAS makes one waker owe the park its permit. The worker stays waking
-// until it runs, so awake goroutines may take its copy meanwhile.
-//
-// No wake-up is lost against park: the worker stores parked, then loads the
-// run word; a waker stores the run word, then loads state. Both sequentially
-// consistent, one sees the other's store: the worker sees the run, or the
-// waker signals.
+// until it runs, so awake goroutines may take its copy meanwhile. No wake-up
+// is lost: the worker stores parked, then loads the run word; a waker stores
+// the run word, then loads state. Sequentially consistent, one sees the
+// other's store: the worker sees the run, or the waker signals.
 func (d *Dispatcher) wake(i int) bool {
 	s := &d.slots[i]
 	if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
@@ -198,11 +192,10 @@ func (d *Dispatcher) wake(i int) bool {
 	return false
 }
 
-// Serve runs worker i: it runs the copies runs have for it until Stop, then
-// returns. If a copy calls runtime.Goexit, the copy is accounted for (and
-// reported to Run) before the goroutine exits; its owner should then call
-// Serve(i) on a new goroutine, which resumes where the old one stopped.
-// Serve(i) must be called by one goroutine at a time per slot.
+// Serve runs worker i's copies of every run until Stop. If a copy calls
+// runtime.Goexit, it is accounted for (and reported to Run) before the
+// goroutine exits; its owner should then call Serve(i) on a new goroutine,
+// which resumes where the old one stopped. One goroutine at a time per slot.
 func (d *Dispatcher) Serve(i int) {
 	s := &d.slots[i]
 	needed := true // whether the last run needed this worker (the wait policy asks)
@@ -217,8 +210,7 @@ func (d *Dispatcher) Serve(i int) {
 		if r&callerBit != 0 {
 			m--
 		}
-		// The wake-ups go out in parallel with the copies.
-		d.wakeChildren(i, m)
+		d.wakeChildren(i, m) // first: the wake-ups go out in parallel with the copies
 		if i < m {
 			needed = true // even if another took the copy
 			d.serveCopy(s, i, n, gen)
@@ -298,10 +290,9 @@ func (d *Dispatcher) park(s *slot) {
 	s.state.Store(awake)
 }
 
-// execute runs copy c of run gen (n copies), records how it failed, if it
-// did, and retires it.
+// execute runs copy c of run gen (n copies), records its failure, if any,
+// and retires it (deferred first, so last, whatever the copy does).
 func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
-	// First, so it runs last whatever the copy or the capture does.
 	defer d.retire(c, n, gen)
 	runCopy(d.task, d.name, c, onCaller, &d.fails)
 }

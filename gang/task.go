@@ -15,10 +15,10 @@ import (
 // A task's user code, apart from the protocol: Prepare, a copy's run and its
 // failures (runCopy, Record, PanicError), and RunOnCaller.
 
-// Plan is a task prepared for a run, with its answer to CallerCanRun, asked
-// once (an answer changed during the run would change the workers it needs).
-// Only Prepare makes a Plan, so no caller runs copies of a task that did not
-// opt in.
+// Plan is a task prepared for a run with its answer to CallerCanRun, asked
+// once (a changed answer would change the workers the run needs). Only
+// Prepare makes a valid Plan, so no Dispatcher runs caller copies of a task
+// that did not opt in.
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool

@@ -20,11 +20,10 @@ import (
 //
 // The wait-for graph is implicit: a set waits for the goroutines of its run
 // (workers, lock holder); a goroutine waits for the set whose lock it queues
-// for (waiting), and for the set whose end wait it is parked in (it holds
-// the set, whose coordinator is parked: internal/peek). A goroutine about to
-// block on W closes a cycle iff W reaches it. The graph changes as it is
-// read, so a nested waiter re-checks on a timer and panics only on a cycle
-// found for a millisecond: a real cycle never changes.
+// for (waiting), and for the held set whose parked coordinator it is
+// (internal/peek). A goroutine about to block on W closes a cycle iff W
+// reaches it. The graph changes as it is read, so a nested waiter re-checks
+// on a timer and panics only on a cycle found for a millisecond.
 //
 // Sets are held weakly from New to Close, so a set dropped without Close is
 // still collected; register prunes dead entries whenever the map doubled.

@@ -47,21 +47,20 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // ForRange calls body(worker, lo, hi) on chunks [lo, hi) covering [0, n)
 // once each and returns when all calls have returned, synchronized as in
 // RunN; worker is the claiming copy. Copies claim chunks one at a time, the
-// caller's copy among them unless WithWorkersOnly.
-//
-// It runs ActiveWorkers copies (or WithCopies), at most GOMAXPROCS and the
-// chunks; by default about eight chunks per copy (ranges.ChunkSize), and one
-// chunk [0, n) for one copy. A loop that plans one copy, or finds a set with
-// concurrent runs busy, runs as one copy on its caller.
+// caller's copy among them unless WithWorkersOnly. It runs ActiveWorkers
+// copies (or WithCopies), at most GOMAXPROCS and the chunks; by default
+// about eight chunks per copy (ranges.ChunkSize), one chunk [0, n) for one
+// copy. A loop that plans one copy, or finds a set with concurrent runs
+// busy, runs as one copy on its caller.
 //
 // A body call that panics ends that call only: its copy goes on claiming.
 // One that calls runtime.Goexit ends its copy's goroutine (a worker is
-// replaced), and the chunks it leaves run on the other copies, or once the
-// run is over on the workers (or a stand-in for the caller). Once all chunks
-// ran ForRange panics with a *PanicError for the first failure (a Goexit on
-// the caller goes on instead, unless a call panicked). It allocates nothing
-// once warm. It panics if n < 0, body is nil, an option is invalid or the
-// set is closed.
+// replaced), and the chunks it leaves run on the other copies, or after the
+// run on the workers (or a stand-in for the caller). Once all chunks ran
+// ForRange panics with a *PanicError for the first failure (a Goexit on the
+// caller goes on instead, unless a call panicked). It allocates nothing once
+// warm. It panics if n < 0, body is nil, an option is invalid or the set is
+// closed.
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	w.forRange("ForRange", n, body, nil, opts)
 }

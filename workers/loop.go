@@ -123,9 +123,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	if held {
 		defer w.mu.unlock() // last: drain runs under the lock
 	}
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
+	w.check(op) // closed meanwhile?
 	// Only a body call's Goexit on the caller unwinds through here, once the
 	// copies are done (runOnCaller waits for them): run the chunks left, then
 	// let it go on, unless a call panicked.

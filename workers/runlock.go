@@ -12,17 +12,15 @@ import (
 //
 // state is 0 when free, else token<<1 | queuedBit, the bit set iff the queue
 // is non-empty (outside queue's critical sections). Its writers: tryLock,
-// CAS 0 -> token<<1 (0: nobody waits, so it never overtakes); unlock's fast
-// path, CAS token<<1 -> 0 (fails once queuedBit is set); enqueue, under
-// queue, a CAS setting queuedBit before it appends; unlockSlow and abandon,
-// under queue with the bit set, where no CAS outside queue can succeed, so a
-// plain Store suffices.
+// CAS 0 -> token<<1 (0: nobody waits, so it never overtakes); unlock, CAS
+// token<<1 -> 0 (fails once queuedBit is set); enqueue, under queue, a CAS
+// setting queuedBit before it appends; unlockSlow and abandon, under queue
+// with the bit set, where no CAS outside queue can succeed: a plain Store.
 //
 // No hand-off is lost: the waiter's CAS setting queuedBit and the holder's
-// freeing CAS are RMWs on one word. If the waiter's comes first, the holder's
+// freeing CAS are RMWs on one word. If the waiter's is first, the holder's
 // fails and it unlocks under queue, after the append; else the waiter reads
-// the word again: 0, and it takes the lock, or a newcomer's token to queue
-// behind.
+// the word again and takes the lock (0) or queues behind a newcomer.
 type runLock struct {
 	state      atomic.Uint64
 	queue      sync.Mutex
@@ -93,14 +91,11 @@ func (l *runLock) abandon(wt *lockWaiter) (holds bool) {
 		return true
 	}
 	var prev *lockWaiter
-	for p := l.head; p != wt; p = p.next {
-		prev = p
+	link := &l.head
+	for *link != wt {
+		prev, link = *link, &(*link).next
 	}
-	if prev == nil {
-		l.head = wt.next
-	} else {
-		prev.next = wt.next
-	}
+	*link = wt.next
 	if l.tail == wt {
 		l.tail = prev
 	}

@@ -33,20 +33,11 @@ type sharedEntry struct {
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
 	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
-	e := acquire(name, maxWorkers, c, true)
-	released := new(bool) // guarded by shared.mu
-	return e.s, func() { releaseShared(name, e, released) }
-}
-
-// acquire takes a reference to name's entry, making it with c if the name is
-// free; with grow, it first raises the set's MaxWorkers to maxWorkers.
-//
-// grow waits for the run in progress (and panics inside it), so it runs
-// before the reference is taken, outside shared.mu: a panic leaves nothing
-// behind. The set may then be closed meanwhile (grow does nothing); the loop
-// looks again. A registered entry is open (its last release removes it,
-// under shared.mu, before closing), so the lookup holds until the reference.
-func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
+	// grow waits for the run in progress (and panics inside it), so it runs
+	// before the reference is taken, outside shared.mu: a panic leaves nothing
+	// behind. The set may be closed meanwhile (grow does nothing): look again.
+	// A registered entry is open (its last release removes it, under
+	// shared.mu, before closing), so a lookup holds until the reference.
 	for {
 		shared.mu.Lock()
 		e := shared.sets[name]
@@ -54,10 +45,11 @@ func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
 			e = &sharedEntry{s: newSet(name, maxWorkers, c)}
 			shared.sets[name] = e
 		}
-		if !grow || maxWorkers <= e.s.MaxWorkers() {
+		if maxWorkers <= e.s.MaxWorkers() {
 			e.refs++
 			shared.mu.Unlock()
-			return e
+			released := new(bool) // guarded by shared.mu
+			return e.s, func() { releaseShared(name, e, released) }
 		}
 		shared.mu.Unlock()
 		e.s.grow("Acquire", maxWorkers)
@@ -99,14 +91,12 @@ var defaultSet struct {
 }
 
 // Default returns the process-wide set for libraries and programs that do
-// not size their own: made on first use with runtime.NumCPU() MaxWorkers and
-// concurrent runs, as Acquire makes a set; later calls return it without
-// locking or allocating. Its workers start as runs need them. It is never
-// closed: Close on it panics. Its size does not follow later GOMAXPROCS
-// changes: loops (ForRange, ForChunks, ForRangeContext, Do) cut their
-// copies to GOMAXPROCS at each call; RunN, RunContext and RunTeam run up
-// to MaxWorkers copies at once whatever GOMAXPROCS. SetDefault sizes it
-// otherwise.
+// not size their own, made on first use as Acquire makes a set, with
+// runtime.NumCPU() MaxWorkers (SetDefault sizes it otherwise); later calls
+// neither lock nor allocate. Its workers start as runs need them. It is
+// never closed: Close on it panics. Its size does not follow GOMAXPROCS:
+// loops (ForRange, ForChunks, ForRangeContext, Do) cut their copies to
+// GOMAXPROCS at each call; RunN, RunContext and RunTeam run up to MaxWorkers.
 //
 // A library calls it where it runs, never at init, so that importing the
 // library does no work:

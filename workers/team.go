@@ -43,6 +43,5 @@ type teamTask struct {
 	fn   func(m *team.Member)
 }
 
-func (t *teamTask) Name() string   { return t.name }
-func (t *teamTask) Work(id int)    { t.t.Run(id, t.fn) }
-func (t *teamTask) String() string { return fmt.Sprintf("workers.RunTeam(%q)", t.name) }
+func (t *teamTask) Name() string { return t.name }
+func (t *teamTask) Work(id int)  { t.t.Run(id, t.fn) }

@@ -109,17 +109,14 @@ type Workers struct {
 	busyRuns                            atomic.Uint64 // runs that found mu held (concurrent runs)
 	cappedLoops, callerOnly             atomic.Uint64 // see Stats
 
-	// crew is replaced only by grow, under mu and createMu, once its workers
-	// exited; a run uses the crew it loaded under mu.
-	crew atomic.Pointer[crew]
+	crew atomic.Pointer[crew] // replaced by grow under mu and createMu: fixed for a run
 
 	name       string
 	place      placement
 	spin       time.Duration // WithSpin, for every crew's dispatcher
 	concurrent bool          // WithConcurrentRuns
 	acquired   bool          // from Acquire: only its last release closes it
-
-	active atomic.Int32 // Run's copy count
+	active     atomic.Int32  // Run's copy count
 
 	// createMu guards worker creation, closing, placementErrs and retired;
 	// created (the crew's workers) is written under it. started counts every
@@ -131,8 +128,7 @@ type Workers struct {
 	placementErrs []error
 	retired       gang.WorkerStats // counters of the crews grow replaced
 
-	wg sync.WaitGroup // every worker goroutine
-
+	wg   sync.WaitGroup           // every worker goroutine
 	team atomic.Pointer[teamTask] // kept between runs (see RunTeam)
 }
 
@@ -304,9 +300,7 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 		defer asSetPanic()
 		need-- // the caller runs copy n-1
 	}
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
+	w.check(op) // closed meanwhile?
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
@@ -324,21 +318,16 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	return p
 }
 
-// Runs on their caller alone, using no worker or dispatcher. Inline ones
-// (one copy) hold the run lock unless the set has concurrent runs, as runs
-// share the ids users key data by; busy ones hold nothing, so Close and a
-// last release never wait for them.
-
-// runInline runs a run of one caller-runs copy on its caller.
+// runInline runs a run of one caller-runs copy on its caller, using no
+// worker. It holds the run lock unless the set has concurrent runs, as runs
+// share the ids users key data by.
 func (w *Workers) runInline(op string, plan gang.Plan) {
 	held := !w.concurrent
 	if held {
 		_ = w.lockContext(context.Background(), op, true)
 		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
 	}
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
+	w.check(op) // closed meanwhile?
 	ran := false
 	defer w.endAlone(held, false, &ran)
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
@@ -347,11 +336,10 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 }
 
 // runBusy runs the n copies of a caller-runs task that found the run lock
-// taken (by another run, Close, or the run it is nested in) on its caller.
+// taken (by another run, Close, or the run it is nested in) on its caller,
+// holding nothing, so Close and a last release never wait for it.
 func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
+	w.check(op) // closed meanwhile?
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
 	defer asSetPanic()
@@ -412,8 +400,8 @@ func token(runsUserCode bool) uint64 {
 
 // Close waits for the run in progress (not for busy runs), stops the workers
 // and waits for them to exit; later runs panic, a second Close does nothing.
-// Close panics from inside a copy of the set's run, and on a set from
-// Acquire or Default.
+// It panics from inside a copy of the set's run, and on a shared set
+// (Acquire, Default).
 func (w *Workers) Close() {
 	if w.made("Close").acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close", w.name))
@@ -454,8 +442,8 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 	if slices.Contains(w.runGoroutines(), g) { // not the holder: a worker
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; %s", op, w.name, selfWait(op)))
 	}
-	// Only a goroutine inside some run can close a cycle.
-	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
+	nested := insideAnyRun(g) // only a goroutine inside some run can close a cycle
+	return w.waitLock(op, g, token(runsUserCode), nested, ctx)
 }
 
 // selfWait says why op, called from inside a copy of the set's run, panics.
@@ -543,13 +531,10 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
-		if restore != nil {
-			// Before Done: Close returns with the settings restored.
+		if restore != nil { // before Done: Close returns with them restored
 			w.recordPlacement(i, restore())
 		}
-		if !stopped {
-			// A copy called runtime.Goexit: replace this goroutine before
-			// its Done, so Close's Wait cannot return in between.
+		if !stopped { // a copy's Goexit: replace it before Done, so Close waits
 			w.wg.Add(1)
 			w.started.Add(1)
 			go w.work(d, i, wk, false)
@@ -603,4 +588,61 @@ func (w *Workers) PlacementErrors() []error {
 	w.made("PlacementErrors").createMu.Lock()
 	defer w.createMu.Unlock()
 	return append([]error(nil), w.placementErrs...)
+}
+
+// Stats is a snapshot of a set's counters since New, each read atomically;
+// no counter goes down. Runs and worker copies are counted as they start,
+// inline runs, caller copies and waits as they end. With runtime/trace on,
+// a run whose copies all ran on its caller logs why (category "workgang").
+type Stats struct {
+	Runs           uint64 // every run and loop
+	InlineRuns     uint64 // runs and loops of one copy that ran on the caller, not busy
+	BusyRuns       uint64 // runs that found the set busy and ran on their caller
+	CallerOnlyRuns uint64 // runs offered to workers whose caller ran every copy
+	CappedLoops    uint64 // loops run on the set whose copies were cut to GOMAXPROCS (busy loops run one copy: not counted)
+	CallerCopies   uint64 // copies run by the runs' callers
+	WorkerCopies   uint64 // copies run by workers
+
+	// How workers found the runs they looked at.
+	Ready   uint64 // posted before the worker looked
+	Spun    uint64 // posted while the worker spun
+	Parks   uint64 // the worker parked
+	Wakeups uint64 // a parked worker was woken
+
+	Created           int // worker goroutines started: those of crews a grow replaced and replacements after a runtime.Goexit included
+	PlacementFailures int // see PlacementErrors
+
+	Waits    uint64        // runs that queued for the set, those that gave up on a done context included (Close and Acquire's grow are not runs)
+	WaitTime time.Duration // their total time in the queue
+}
+
+// Stats returns the set's counters.
+func (w *Workers) Stats() Stats {
+	w.made("Stats")
+	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
+	inline := ended + w.inlineExits.Load()
+	s := Stats{
+		Runs:           w.runs.Load() + inline,
+		InlineRuns:     inline,
+		BusyRuns:       w.busyRuns.Load(),
+		CallerOnlyRuns: w.callerOnly.Load(),
+		CappedLoops:    w.cappedLoops.Load(),
+		CallerCopies:   w.callerCopies.Load() + ended,
+		Created:        int(w.started.Load()),
+		Waits:          w.waits.Load(),
+		WaitTime:       time.Duration(w.waitNanos.Load()),
+	}
+	w.createMu.Lock() // the crew and the retired counters, as grow leaves them
+	sum := w.retired
+	w.crew.Load().addWorkerStats(&sum, int(w.created.Load()))
+	s.PlacementFailures = len(w.placementErrs)
+	w.createMu.Unlock()
+	s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups = sum.Copies, sum.Ready, sum.Spun, sum.Parks, sum.Wakeups
+	return s
+}
+
+// String formats the snapshot as one log line.
+func (s Stats) String() string {
+	return fmt.Sprintf("runs=%d inline=%d busy=%d caller_only=%d capped=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.CallerOnlyRuns, s.CappedLoops, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }
