@@ -141,9 +141,8 @@ type Dispatcher struct {
 	fails Record // the current run's panics; written only when a copy panics
 }
 
-// New returns a Dispatcher for up to workers goroutines serving it (worker
-// indices 0..workers-1), with the default spin budget. It panics if workers
-// is outside [1, maxSlots].
+// New returns a Dispatcher for worker slots 0..workers-1, with the default
+// spin budget. It panics if workers is outside [1, maxSlots].
 func New(workers int) *Dispatcher {
 	if workers < 1 || workers > maxSlots {
 		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, maxSlots))
@@ -161,11 +160,10 @@ func New(workers int) *Dispatcher {
 }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
-// next run, and how long the coordinator polls for the end of the current
-// one, before parking; 0 parks at once. It may be called at any time; a
-// waiter already spinning keeps the budget it started with. The wait policy
-// (internal/spin) cuts it to 0 with one processor or while other processes
-// wait for the CPUs.
+// next run, and the coordinator for the end of its run, before parking; 0
+// parks at once. It may be called at any time; a waiter already spinning
+// keeps its budget. The wait policy (internal/spin) cuts it to 0 with one
+// processor or while other processes wait for the CPUs.
 func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
@@ -181,8 +179,8 @@ type WorkerStats struct {
 	Copies, Ready, Spun, Parks, Wakeups uint64
 }
 
-// WorkerStats returns worker i's counters. Each is read atomically; the set
-// is not a consistent snapshot.
+// WorkerStats returns worker i's counters, each read atomically, together
+// not a consistent snapshot.
 func (d *Dispatcher) WorkerStats(i int) WorkerStats {
 	s := &d.slots[i]
 	return WorkerStats{Copies: s.copies.Load(), Ready: s.ready.Load(), Spun: s.spun.Load(),

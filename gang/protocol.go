@@ -8,10 +8,10 @@ import (
 	"github.com/workgang/workgang/internal/peek"
 )
 
-// The dispatch protocol, all of it: README.md argues it, docs/model checks
-// it. The wait policy (d.policy, internal/spin) is asked only where a
-// goroutine waits (next, waitEnd) or has woken the coordinator (retire), and
-// only sets how long a waiter spins before it parks, or makes it yield.
+// The dispatch protocol, all of it: README.md argues it, docs/model checks it.
+// The wait policy (d.policy, internal/spin), asked only where a goroutine
+// waits (next, waitEnd) or woke the coordinator (retire), only sets how long
+// a waiter spins before it parks, or makes it yield.
 
 // Run runs n copies of the planned task on goroutines blocked in Serve and
 // returns after all of them returned; with caller-runs the calling goroutine
@@ -75,9 +75,8 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 }
 
 // runOnCaller runs the caller's copy n-1, which nobody else claims (workers
-// claim only copies below m = n-1, of this run or an older one), then claims
-// every worker copy not yet started, highest first (low ids are likeliest
-// awake).
+// claim only copies below m = n-1), then claims every worker copy not yet
+// started, highest first (low ids are likeliest awake).
 func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	// A caller copy's Goexit unwinds through here, its accounting done
 	// (execute's defer): wait for the worker copies and keep their panic.
@@ -107,26 +106,23 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	return ran
 }
 
-// claim takes copy c of run gen for the caller and reports whether it did:
-// only one CAS from a value older than gen to gen succeeds. A claim on a
-// stale run word k < gen fails: run k ended, so each of its copies was
-// claimed in run k or later, and its claim word is not older than k.
+// claim takes copy c of run gen and reports whether it did: one CAS from a
+// value older than gen succeeds. A claim from a stale run word k < gen fails:
+// every copy of run k, which ended, was claimed in run k or later.
 func (d *Dispatcher) claim(c int, gen uint64) bool {
 	s := &d.slots[c]
 	old := s.claim.Load() // a plain load first keeps a claimed line shared
 	return old < gen && s.claim.CompareAndSwap(old, gen)
 }
 
-// Wake wakes the workers the late run in progress (Plan.Late) left parked,
-// if nobody has yet; outside a late run it does nothing. Any goroutine may
-// call it at any time (the caller's copy, the run's timer). It changes no
-// claim: the caller claims whatever copies the workers do not.
+// Wake wakes the workers the late run in progress (Plan.Late) left parked, if
+// nobody has yet; else it does nothing. Any goroutine may call it at any time
+// (the caller's copy, the run's timer). It changes no claim.
 //
 // The CAS to 0 elects one waker per run. A Wake that loaded run k's word and
 // is delayed past its end fails the CAS (0, or a later run's word), or won it
-// just before the disarm and wakes workers that find run k's word or later:
-// a waker acting on an old run word, which the protocol allows. The run word
-// was stored before the late word, as wake's pairing with park requires.
+// just before the disarm: a waker acting on an old run word, which the
+// protocol allows. The run word precedes the late word, as wake requires.
 func (d *Dispatcher) Wake() {
 	w := d.late.Load()
 	if w != 0 && d.late.CompareAndSwap(w, 0) {
@@ -298,10 +294,9 @@ func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
 }
 
 // retire counts copy c of an n-copy run as finished. The decrements are
-// RMWs, so the one reaching zero follows every other decrement of its
-// counter (and that copy's writes); groupsLeft likewise. Once the last
-// counter is zero the next run may start: the copy touches no run state
-// after (finish reads only the park word, tagged with gen).
+// RMWs: the one reaching zero follows every other decrement of its counter
+// (and that copy's writes); groupsLeft likewise. Then the next run may start,
+// so the copy touches no run state after (finish: the gen-tagged park word).
 func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
@@ -319,10 +314,9 @@ func init() {
 	peek.CoordinatorParked = func(d any) bool { return d.(*Dispatcher).coordParked.Load() != 0 }
 }
 
-// finish wakes the coordinator if it sleeps for the end of run gen, which
-// the caller's decrement just made, and reports whether it did. The CAS from
-// gen makes the permit this run's: a finisher delayed past the next park
-// finds another generation and signals nothing.
+// finish wakes the coordinator if it sleeps for the end of run gen, which the
+// caller's decrement just made, and reports whether it did. The CAS from gen
+// makes the permit this run's: a finisher late past the next park signals none.
 func (d *Dispatcher) finish(gen uint64) bool {
 	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
 		d.coordWake.Signal(1)
@@ -335,8 +329,7 @@ func (d *Dispatcher) finish(gen uint64) bool {
 // workers) finished: it spins as the wait policy allows, then parks.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
 	// The run's last counter: the load that sees zero reads from the last
-	// decrement, after every copy's writes (retire). Polling it, not a flag
-	// stored after it, saves a transfer.
+	// decrement, after every copy's writes (retire); no flag, no transfer.
 	last := &d.groupsLeft
 	if n <= groupSize {
 		last = &d.groups[0].left

@@ -17,8 +17,7 @@ import (
 
 // Plan is a task prepared for a run with its answer to CallerCanRun, asked
 // once (a changed answer would change the workers the run needs). Only
-// Prepare makes a valid Plan, so no Dispatcher runs caller copies of a task
-// that did not opt in.
+// Prepare makes a valid Plan, so Run runs no caller copy of a plain task.
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool
@@ -31,10 +30,10 @@ type Plan struct {
 // CallerRuns reports whether the task opted in to caller-runs.
 func (p Plan) CallerRuns() bool { return p.callerRuns }
 
-// Late returns p made to leave parked workers parked until the run's caller
-// calls Wake from its copy (or the run's timer does), instead of waking them
-// as the run starts; the caller claims every copy no worker has. Run ignores
-// it on a plan that is not caller-runs.
+// Late returns p made to leave parked workers parked until the caller's copy
+// (or the run's timer) calls Wake, instead of waking them as the run starts;
+// the caller claims every copy no worker has. Run ignores it without
+// caller-runs.
 func (p Plan) Late() Plan { p.late = true; return p }
 
 // Name is the task's name if runtime/trace was on when Prepare made the plan
@@ -66,9 +65,8 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 	return p, nil
 }
 
-// askCallerCanRun is tasks.CallerCanRun(t) under catch.Call's recover,
-// without its call and closure (every run asks it): a panic is reported, a
-// Goexit goes on.
+// askCallerCanRun is tasks.CallerCanRun(t) with catch.Call's recover but not
+// its closure (every run asks it): a panic is reported, a Goexit goes on.
 func askCallerCanRun(t tasks.Task) (callerRuns bool, pe *PanicError) {
 	asked := false
 	defer func() {
@@ -82,13 +80,12 @@ func askCallerCanRun(t tasks.Task) (callerRuns bool, pe *PanicError) {
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,
-// ids 0..n-1 in order, using no worker and no Dispatcher: for a submitter
-// that must not wait for another's run, or a run of one copy. A copy's panic
-// does not stop the others; the first is returned, with the count, once all
-// have run. A copy's runtime.Goexit goes on once the others have run, unless
-// one panicked: that panic is raised instead. It panics if the plan is the
-// zero Plan, n is outside [1, tasks.MaxCopies], or n > 1 for a task that did
-// not opt in to caller-runs.
+// ids 0..n-1 in order, using no worker or Dispatcher: for a submitter that
+// must not wait for another's run, or a run of one copy. A copy's panic does
+// not stop the others; the first is returned, with the count, once all have
+// run. A copy's runtime.Goexit goes on once the others have run, unless one
+// panicked: that panic is raised instead. It panics if the plan is the zero
+// Plan, n is outside [1, tasks.MaxCopies], or n > 1 without caller-runs.
 func RunOnCaller(p Plan, n int) *PanicError {
 	if n == 1 && p.t != nil {
 		if p.name != nil && trace.IsEnabled() {
@@ -113,8 +110,7 @@ func runOne(t tasks.Task) (pe *PanicError) {
 	return nil
 }
 
-// runOneTraced is runOne in a trace region, in a frame of its own so that
-// the common path has no defer.
+// runOneTraced is runOne in a trace region (its own frame: runOne has no defer).
 func runOneTraced(p Plan) *PanicError {
 	defer trace.StartRegion(context.Background(), p.Name()).End()
 	return runOne(p.t)
@@ -204,9 +200,8 @@ type Record struct {
 	count atomic.Int64
 }
 
-// Add counts p and keeps it as the first failure if the Record has none or
-// only a Goexit. The adder may still write p's fields that are read after
-// the run (capture sets Task last).
+// Add counts p and keeps it if the Record keeps none or only a Goexit. The
+// adder may still write p's fields read after the run (capture: Task).
 func (r *Record) Add(p *PanicError) {
 	r.count.Add(1)
 	for { // the CAS makes the choice atomic against concurrent Adds
@@ -224,8 +219,7 @@ func (r *Record) Add(p *PanicError) {
 // so an adder may skip the stack of one it would only count.
 func (r *Record) KeepsGoexit() bool { return r.first.Load() == nil }
 
-// Take returns the kept failure with Panics set to the count, or nil, and
-// empties the record for the next run.
+// Take empties r and returns its failure with Panics set to the count, or nil.
 func (r *Record) Take() *PanicError {
 	if r.first.Load() == nil {
 		return nil
@@ -258,15 +252,13 @@ func safeName(t tasks.Task) (name string) {
 	return t.Name()
 }
 
-// methodPanic reports a panic in task method method (not Work), on the
-// caller, outside any copy.
+// methodPanic reports a panic in task method method, outside any copy.
 func methodPanic(t tasks.Task, method string, v any, stack []byte) *PanicError {
 	return &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v, Stack: stack, Panics: 1, Method: method}
 }
 
 // PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a
-// panic in its CallerCanRun or Name; Stack is the panicking goroutine's,
-// captured where it panicked.
+// panic in its CallerCanRun or Name, with the stack where it panicked.
 type PanicError struct {
 	Task     string // the task's Name ("?" if Name could not be called)
 	Worker   int    // the copy's id (-1 for a panic outside any copy)
@@ -308,8 +300,7 @@ func (p *PanicError) Error() string {
 	return fmt.Sprintf("task %q copy %d (on %s) %s%s\n\n%s", p.Task, p.Worker, where, what, more, p.Stack)
 }
 
-// Unwrap returns the panic value if it is an error, so errors.Is and errors.As
-// see through a re-raised panic.
+// Unwrap returns the panic value if it is an error (for errors.Is and As).
 func (p *PanicError) Unwrap() error {
 	err, _ := p.Value.(error)
 	return err

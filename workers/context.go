@@ -66,8 +66,7 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 	return w.runContext(ctx, "ForRangeContext", n, r, body, nil)
 }
 
-// runContext runs ForRangeContext (body) or RunContext (each) over [0, n)
-// with a context derived from parent.
+// runContext runs ForRangeContext (body) or RunContext (each) over [0, n).
 func (w *Workers) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
 	ctx, cancel := withCancelCause(parent)
 	defer cancel(nil) // the run's context ends with the call
@@ -128,9 +127,8 @@ var stdTypes = func() [4]reflect.Type {
 
 // shield is the parent the context package sees for a run's context: the
 // caller's ctx, Done asked once, on the caller. For it the context package
-// calls AfterFunc instead of starting its own goroutine, where a panic in
-// ctx's Err or Value would crash the program and a Goexit leave the run's
-// context live; watch makes those calls, guarded.
+// calls AfterFunc (watch), not a goroutine of its own where a panic in ctx's
+// Err or Value would crash the program and a Goexit leave the context live.
 type shield struct {
 	context.Context
 	done <-chan struct{} // ctx.Done()

@@ -9,8 +9,7 @@ import (
 )
 
 // A RangeOption tunes a loop; a later option overrides an earlier one of its
-// kind (WithChunk and WithGuided are both the schedule). The zero
-// RangeOption is invalid.
+// kind (WithChunk and WithGuided are both the schedule). The zero one is invalid.
 type RangeOption struct {
 	kind rangeOptionKind
 	n    int
@@ -27,17 +26,15 @@ const (
 )
 
 // WithChunk sets the schedule to chunks of n iterations, chunk k being
-// [k*n, min((k+1)*n, len)); each body call gets exactly one. The loop panics
-// if n < 1.
+// [k*n, min((k+1)*n, len)), one per body call. The loop panics if n < 1.
 func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
 
-// WithGuided makes chunks shrink as the loop drains, max(minChunk,
-// remaining/(2*copies)) iterations each (OpenMP's guided schedule). The loop
-// panics if minChunk < 1.
+// WithGuided makes chunks shrink as the loop drains, to max(minChunk,
+// remaining/(2*copies)) (OpenMP's guided). The loop panics if minChunk < 1.
 func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
-// WithCopies sets the number of copies (never more than the chunks). The loop
-// panics if n is outside [1, MaxWorkers].
+// WithCopies sets the number of copies (at most the chunks). The loop panics
+// if n is outside [1, MaxWorkers].
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
 // WithWorkersOnly keeps the body off the caller (for placed workers): the
@@ -59,8 +56,7 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // run on the workers (or a stand-in for the caller). Once all chunks ran
 // ForRange panics with a *PanicError for the first failure (a Goexit on the
 // caller goes on instead, unless a call panicked). It allocates nothing once
-// warm. It panics if n < 0, body is nil, an option is invalid or the set is
-// closed.
+// warm. It panics if n < 0, body is nil, an option is invalid or the set is closed.
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	w.forRange("ForRange", n, body, nil, opts)
 }
@@ -69,9 +65,7 @@ func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOp
 // sync.WaitGroup on the set. At most ActiveWorkers calls (and GOMAXPROCS)
 // run at once, so they must not wait for each other. Otherwise Do is
 // ForRange with one i per chunk, a *PanicError naming the i.
-func (w *Workers) Do(n int, fn func(i int)) {
-	w.forRange("Do", n, nil, fn, doOptions)
-}
+func (w *Workers) Do(n int, fn func(i int)) { w.forRange("Do", n, nil, fn, doOptions) }
 
 var doOptions = []RangeOption{WithChunk(1)} // one i per claim
 
@@ -184,8 +178,7 @@ type rangeTask struct {
 	ctxEach func(ctx context.Context, i int) error
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
-	// failed's CAS elects the first error's copy, which alone writes err
-	// and then cancels ctx with it.
+	// failed's CAS elects the first error's copy: it writes err, cancels ctx.
 	failed atomic.Bool
 	err    error
 }
@@ -204,16 +197,14 @@ func (t *rangeTask) Name() string {
 
 func (t *rangeTask) CallerCanRun() bool { return t.l.callerRuns }
 
-// callFailed cancels a context loop's context once a call panicked or
-// exited.
+// callFailed cancels a context loop's context: a call panicked or exited.
 func (t *rangeTask) callFailed() {
 	if t.cancel != nil {
 		t.cancel(errCopyPanicked)
 	}
 }
 
-// Work drains the loop for copy c in passes, a new one after a body call's
-// panic (a Goexit ends the copy).
+// Work drains the loop for copy c, a new pass after each body call's panic.
 func (t *rangeTask) Work(c int) {
 	id := c
 	for !t.l.protect(t, &id, func() { t.pass(c, &id) }) {

@@ -124,9 +124,8 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		defer w.mu.unlock() // last: drain runs under the lock
 	}
 	w.check(op) // closed meanwhile?
-	// Only a body call's Goexit on the caller unwinds through here, once the
-	// copies are done (runOnCaller waits for them): run the chunks left, then
-	// let it go on, unless a call panicked.
+	// A body call's Goexit on the caller unwinds here after the copies (gang
+	// waits for them): run the chunks left; go on unless a call panicked.
 	normal := false
 	defer func() {
 		if !normal {

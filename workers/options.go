@@ -46,9 +46,8 @@ type placement struct {
 }
 
 // WithSpin sets how long an idle worker, or a caller waiting for its run's
-// end, polls before parking (default 1 ms, spin.Idle; 0, as with one
-// processor or while other processes wait for the CPUs, parks at once). It
-// panics if d is negative.
+// end, polls before parking (default 1 ms; 0, as with one processor or while
+// other processes wait for the CPUs, parks at once). It panics if d < 0.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
@@ -83,9 +82,8 @@ func WithAffinity(cpus ...int) Option {
 	return func(c *config) { c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus }
 }
 
-// WithNice sets each worker thread's nice value and implies
-// WithLockOSThread; PlacementErrors reports failures. It panics if nice is
-// outside [-20, 19].
+// WithNice sets each worker thread's nice value and implies WithLockOSThread;
+// PlacementErrors reports failures. It panics if nice is outside [-20, 19].
 func WithNice(nice int) Option {
 	if nice < -20 || nice > 19 {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))

@@ -9,10 +9,9 @@ import (
 )
 
 // applyPlacement pins and prioritizes the calling, locked thread for worker
-// i, returning each failure (the worker carries on unplaced). restore, called
-// on the same thread before the goroutine ends, puts back what it changed:
-// the runtime keeps the main thread, whose settings tools report for the
-// whole process. Lowering nice back needs CAP_SYS_NICE or RLIMIT_NICE.
+// i, returning each failure (the worker carries on unplaced). restore, run on
+// that thread before the goroutine ends, undoes it: the runtime keeps a main
+// thread, whose settings tools report. Lowering nice needs CAP_SYS_NICE or RLIMIT_NICE.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
 	var origSet unix.CPUSet
 	var pinned, reniced bool
@@ -52,8 +51,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 	return restore, errs
 }
 
-// pin sets the calling thread's affinity to worker i's CPU out of cpus (or,
-// if empty, out of allowed) and returns it.
+// pin pins the calling thread to worker i's CPU of cpus (or allowed) and returns it.
 func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 	var cpu int
 	if len(cpus) > 0 {

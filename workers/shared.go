@@ -115,11 +115,10 @@ func newDefault(maxWorkers int, c config) *Workers {
 	return newSet(DefaultName, maxWorkers, c)
 }
 
-// SetDefault makes the set Default returns with maxWorkers and opts, as New
-// checks them. An application calls it at most once, at the start of main,
-// before anything uses Default; once the default set exists (a library's
-// init that called Default, a second SetDefault) it panics, changing
-// nothing.
+// SetDefault makes the set Default returns with maxWorkers and opts, checked
+// as New does. An application calls it at most once, at the start of main,
+// before anything uses Default; once the set exists (a library's init called
+// Default, a second SetDefault) it panics, changing nothing.
 func SetDefault(maxWorkers int, opts ...Option) {
 	c := newConfig("SetDefault", DefaultName, maxWorkers, opts) // panics before Do: Default stays unmade
 	made := false

@@ -19,10 +19,9 @@ func (w *Workers) RunTeam(name string, n int, fn func(m *team.Member)) {
 		return
 	}
 	w.checkN("RunTeam", n)
-	// One cached task per set, taken with a Swap so that concurrent RunTeams
-	// never share one, and put back after the run (not after a panic): the
-	// run's end precedes the Store, which the next Swap reads, so the next
-	// user sees a finished team.
+	// One cached task per set, taken by a Swap (concurrent RunTeams never
+	// share it) and put back after the run (not a panic): the run's end
+	// precedes the Store the next Swap reads, so it finds a finished team.
 	c := w.team.Swap(nil)
 	if c == nil {
 		c = &teamTask{t: team.New(n)}

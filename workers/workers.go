@@ -2,12 +2,11 @@
 // goroutines that run n copies of a task and wait for them.
 //
 // Make one set per process and run every CPU-bound parallel phase on it:
-// ForRange for loops (ForChunks when each copy needs scratch memory), Do for
-// a fork-join of n calls, RunContext for fan-outs of n calls that return
-// errors, RunN for tasks that use their worker id, RunTeam for copies that
-// meet at barriers. Workers start when first needed, spin briefly between
-// runs, then park; the caller runs copies too, so a run of one copy wakes
-// nobody.
+// ForRange for loops (ForChunks when each copy needs scratch memory), Do for a
+// fork-join of n calls, RunContext for fan-outs of n calls that return errors,
+// RunN for tasks that use their worker id, RunTeam for copies that meet at
+// barriers. Workers start when first needed, spin briefly between runs, then
+// park; the caller runs copies too, so a run of one copy wakes nobody.
 //
 // A set runs at most MaxWorkers calls at once. Calls that block (I/O, a lock
 // held elsewhere, a reply) want a goroutine each, as errgroup gives them:
@@ -16,8 +15,8 @@
 //
 // Runs on a set from New wait for each other in FIFO order. A set that
 // independent goroutines share (a server's handlers, libraries) should be
-// Default, come from Acquire or be made WithConcurrentRuns: there a call that
-// finds the set busy runs on its caller instead of waiting.
+// Default, from Acquire or made WithConcurrentRuns: there a call that finds
+// the set busy runs on its caller instead of waiting.
 //
 // Every index of a loop runs once, whatever a body call does; the machine's
 // load decides only how long goroutines spin before they park. A call that
@@ -90,9 +89,8 @@ func asSetPanic() {
 }
 
 // Workers is a named set of persistent worker goroutines, made by New,
-// Acquire or Default. Every method of a zero Workers or a nil *Workers
-// panics, saying which. All methods are safe for concurrent use. A Workers
-// must not be copied.
+// Acquire or Default. Every method of a zero Workers or a nil *Workers panics,
+// saying which. All methods are safe for concurrent use. It must not be copied.
 type Workers struct {
 	// mu serializes runs (inline ones included) and Close; its word is the
 	// holder's token, read by the nested-run and cycle checks.
@@ -119,11 +117,10 @@ type Workers struct {
 	active     atomic.Int32  // Run's copy count
 
 	// createMu guards worker creation, closing, placementErrs and retired;
-	// created (the crew's workers) is written under it. started counts every
-	// worker goroutine ever started.
+	// created (the crew's workers) is written under it.
 	createMu      sync.Mutex
 	created       atomic.Int32
-	started       atomic.Int32
+	started       atomic.Int32 // every worker goroutine ever started
 	closed        atomic.Bool
 	placementErrs []error
 	retired       gang.WorkerStats // counters of the crews grow replaced
@@ -221,9 +218,8 @@ func (w *Workers) ActiveWorkers() int { return int(w.made("ActiveWorkers").activ
 // first needed, kept until Close, never fewer than before.
 func (w *Workers) CreatedWorkers() int { return int(w.made("CreatedWorkers").created.Load()) }
 
-// SetActiveWorkers sets the number of copies Run runs, creates the workers it
-// needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
-// is closed.
+// SetActiveWorkers sets the copies Run runs, creates the workers it needs,
+// and returns n. It panics if n is outside [1, MaxWorkers] or the set is closed.
 func (w *Workers) SetActiveWorkers(n int) int {
 	w.check("SetActiveWorkers")
 	w.checkN("SetActiveWorkers", n)
@@ -235,18 +231,16 @@ func (w *Workers) SetActiveWorkers(n int) int {
 // Run is RunN(t, ActiveWorkers()).
 func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.made("Run").active.Load())) }
 
-// RunN runs n copies of t, ids 0..n-1, on the workers and returns when all
-// have returned: every copy's return is synchronized before RunN's. If t
-// opts in to caller-runs (tasks.CallerRuns), the caller runs copy n-1, any
-// copy no worker has started, and a single copy inline. The set keeps no
-// reference to t. With runtime/trace on, the run and each copy are regions
-// named after t. With n = 0 it runs nothing, calls no method of t and counts
-// nothing in Stats.
+// RunN runs n copies of t, ids 0..n-1, on the workers and returns when all have
+// returned: every copy's return is synchronized before RunN's. If t opts in to
+// caller-runs (tasks.CallerRuns), the caller runs copy n-1, any copy no worker
+// has started, and a single copy inline. The set keeps no reference to t. With
+// runtime/trace on, the run and each copy are regions named after t. With n = 0
+// it runs nothing, calls no method of t and counts nothing in Stats.
 //
-// If copies panic (or call runtime.Goexit on a worker), the others still
-// run, then RunN panics with a *PanicError for the first. It also panics if
-// t is nil, n is outside [0, MaxWorkers], the set is closed, or the run would
-// wait for itself.
+// If copies panic (or call runtime.Goexit on a worker), the others still run,
+// then RunN panics with a *PanicError for the first. It also panics if t is nil,
+// n is outside [0, MaxWorkers], the set is closed, or the run waits for itself.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
 
 func (w *Workers) runN(op string, t tasks.Task, n int) {
@@ -318,9 +312,8 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	return p
 }
 
-// runInline runs a run of one caller-runs copy on its caller, using no
-// worker. It holds the run lock unless the set has concurrent runs, as runs
-// share the ids users key data by.
+// runInline runs a run of one caller-runs copy on its caller, holding the run
+// lock unless the set has concurrent runs (runs share the ids users key data by).
 func (w *Workers) runInline(op string, plan gang.Plan) {
 	held := !w.concurrent
 	if held {
@@ -400,8 +393,7 @@ func token(runsUserCode bool) uint64 {
 
 // Close waits for the run in progress (not for busy runs), stops the workers
 // and waits for them to exit; later runs panic, a second Close does nothing.
-// It panics from inside a copy of the set's run, and on a shared set
-// (Acquire, Default).
+// It panics inside a copy of the set's run, and on Acquire's and Default's sets.
 func (w *Workers) Close() {
 	if w.made("Close").acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close", w.name))
@@ -424,8 +416,7 @@ func (w *Workers) close() {
 	unregister(w)
 }
 
-// lockContext takes the run lock, or returns ctx's cause (see waitLock);
-// runsUserCode: see token.
+// lockContext takes the run lock, or returns ctx's cause (see waitLock).
 func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
@@ -582,8 +573,7 @@ func (w *Workers) recordPlacement(i int, errs []error) {
 	}
 }
 
-// PlacementErrors returns the placement failures so far (those workers run
-// unplaced).
+// PlacementErrors returns the placement failures so far (those run unplaced).
 func (w *Workers) PlacementErrors() []error {
 	w.made("PlacementErrors").createMu.Lock()
 	defer w.createMu.Unlock()
