@@ -21,16 +21,15 @@
 // time per slot; one that left Serve by a copy's runtime.Goexit is replaced
 // by calling Serve(i) again.
 //
-// Besides Run's memory model: a started copy runs to its end on the
-// goroutine that claimed it, which claims another copy of the run only after
-// it returned; every copy not yet started can be started by its own worker
-// (copy c by worker c), which runs nothing else of the run before it. So the
-// copies of a plain run may wait for each other (a barrier: tasks/team)
-// without deadlock, though copies may also run one after another on a worker
-// that finished its own. A caller-runs run gives no such promise: its caller
-// runs copies one after another.
+// Besides Run's memory model: a started copy runs to its end on the goroutine
+// that claimed it, which claims another copy of the run only after it
+// returned; every copy not yet started can be started by its own worker (copy
+// c by worker c), which runs nothing else of the run before it. So the copies
+// of a plain run may wait for each other (a barrier: tasks/team) without
+// deadlock, though a worker that finished its own copy may run others. A
+// caller-runs run gives no such promise: its caller runs copies in turn.
 //
 // Waiters spin only while a processor would otherwise idle, then park on a
-// semaphore (README.md beside this file argues the protocol;
+// semaphore (README.md beside this file argues the protocol, and
 // docs/model/dispatch.pml model-checks it with SPIN).
 package gang

@@ -95,8 +95,7 @@ type runLine struct {
 	name string
 }
 
-// coordLine is the coordinator's, written on every run; workers read only
-// groupsLeft (last copies of runs of more than groupSize copies).
+// coordLine is the coordinator's, written on every run (workers: groupsLeft).
 type coordLine struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64

@@ -217,8 +217,7 @@ func (d *Dispatcher) Serve(i int) {
 			}
 			continue
 		}
-		// A surplus worker that is awake takes copies whose workers are
-		// parked or still waking: they are the ones the run would wait for.
+		// A surplus worker takes copies of parked or waking workers.
 		needed = false
 		for c := range m {
 			if d.slots[c].state.Load() != awake && d.serveCopy(s, c, n, gen) {

@@ -45,10 +45,9 @@ func (p Plan) Name() string {
 	return *p.name
 }
 
-// Prepare asks t once whether it opts in to caller-runs and, while
-// runtime/trace is on, its name. A panic in CallerCanRun or Name is returned
-// as a *PanicError (Worker -1, on the caller, Method naming it); a
-// runtime.Goexit in them proceeds. It panics if t is nil.
+// Prepare asks t once whether it opts in to caller-runs and, while tracing,
+// its name. A panic there is returned as a *PanicError (Worker -1, on the
+// caller, Method naming it); a runtime.Goexit proceeds. It panics if t is nil.
 func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 	if t == nil {
 		panic("gang: Prepare: nil task")
@@ -190,11 +189,10 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	}
 }
 
-// A Record keeps the first failure of a run's copies and counts them all; a
-// panic displaces a kept Goexit. Run and RunOnCaller keep one per run; code
-// that runs copies of its own (a loop calling a body many times) can report
-// through one. Add is safe for concurrent use; Take is for after the run,
-// which every Add precedes. The zero Record is empty.
+// A Record, empty as a zero value, keeps the first failure of a run's copies
+// and counts them all; a panic displaces a kept Goexit. Run and RunOnCaller
+// keep one per run, as may code running copies of its own (a loop's body
+// calls). Add is safe for concurrent use; Take follows the run and all Adds.
 type Record struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64

@@ -168,9 +168,14 @@ func (s *shield) watch(cancel context.CancelCauseFunc) {
 	}
 	ok := false
 	defer func() {
-		if !ok {
-			cancel(parentFailed(recover()))
+		if ok {
+			return
 		}
+		cause := errors.New("workers: the context's Err or Value called runtime.Goexit once it was done")
+		if v := recover(); v != nil { // nil: a Goexit (panic(nil) panics with a non-nil value)
+			cause = fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
+		}
+		cancel(cause)
 	}()
 	if s.Context.Err() == nil {
 		cancel(errBrokenParent) // f would panic in the context package
@@ -181,12 +186,3 @@ func (s *shield) watch(cancel context.CancelCauseFunc) {
 }
 
 var errBrokenParent = errors.New("workers: the parent context broke its contract: its Done channel is closed but its Err returns nil")
-
-// parentFailed is the cause for ctx's Err or Value panicking with v, or
-// calling runtime.Goexit (v nil: panic(nil) panics with a non-nil value).
-func parentFailed(v any) error {
-	if v == nil {
-		return errors.New("workers: the context's Err or Value called runtime.Goexit once it was done")
-	}
-	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
-}

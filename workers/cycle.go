@@ -14,9 +14,8 @@ import (
 
 // The cycle check. A copy of a run on set A that starts a run on B waits for
 // B; if B's run, or one it waits for in turn, has a copy that starts a run on
-// A, none can finish. lockSlow catches A -> A; longer cycles need this view
-// of every set, consulted only by a goroutine inside a run that finds a lock
-// taken.
+// A, none can finish. lockSlow catches A -> A; longer cycles need this view of
+// every set, consulted only by a goroutine inside a run that finds a lock taken.
 //
 // The wait-for graph is implicit: a set waits for the goroutines of its run
 // (workers, lock holder); a goroutine waits for the set whose lock it queues
@@ -78,10 +77,9 @@ func insideAnyRun(g uint64) bool {
 	return false
 }
 
-// insideRunOf reports whether goroutine g is part of w's current run,
-// directly or through nested runs. It errs towards "inside" (which of two
-// held sets is the outer one is recorded nowhere): a last release then
-// panics rather than close a set under a run.
+// insideRunOf reports whether goroutine g is part of w's run, directly or
+// through nested runs. It errs towards "inside" (nothing records which of two
+// held sets is the outer): a last release panics rather than close a run's set.
 func insideRunOf(w *Workers, g uint64) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

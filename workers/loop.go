@@ -55,8 +55,7 @@ func (l *loop) claimed(c int) {
 	}
 }
 
-// loopTask is a loop's task: its copies drain the loop, calling the body in
-// protect, which tells callFailed of each failed call.
+// loopTask is a loop's task; protect tells callFailed of each failed call.
 type loopTask interface {
 	tasks.Task
 	callFailed()
@@ -99,20 +98,17 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 		}
 	}
 	copies = l.plan(n, r, copies)
+	// A caller-runs loop holds a concurrent set if free, whatever its copies,
+	// so a call from its body nests the same with one copy as with many.
 	held, busy := false, false
-	switch {
-	case !w.concurrent || !r.callerRuns:
+	if !w.concurrent || !r.callerRuns {
 		if err := w.lockContext(ctx, op, r.callerRuns); err != nil {
 			return err
 		}
 		held = true
-	default:
-		// A loop that finds the set free holds it, whatever its copies, so
-		// a call from its body nests the same with one copy as with many.
-		if held = w.mu.tryLock(token(true)); !held {
-			busy = true
-			copies = l.plan(n, r, 1)
-		}
+	} else if held = w.mu.tryLock(token(true)); !held {
+		busy = true
+		copies = l.plan(n, r, 1)
 	}
 	if capped && !busy { // a busy loop runs one copy whatever GOMAXPROCS
 		w.cappedLoops.Add(1)

@@ -34,7 +34,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			origNice, reniced = 20-prio, true
 		}
 	}
-	restore = func() []error {
+	return func() []error {
 		var errs []error
 		if reniced {
 			if err := unix.Setpriority(unix.PRIO_PROCESS, 0, origNice); err != nil {
@@ -47,8 +47,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			}
 		}
 		return errs
-	}
-	return restore, errs
+	}, errs
 }
 
 // pin pins the calling thread to worker i's CPU of cpus (or allowed) and returns it.

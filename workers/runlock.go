@@ -29,11 +29,9 @@ type runLock struct {
 
 // lockWaiter is one goroutine waiting for the lock.
 type lockWaiter struct {
-	token uint64
-	next  *lockWaiter // guarded by the lock's queue mutex
-	// granted is set by the unlock that hands the lock over, in the critical
-	// section of its send on ready (capacity 1: one send per grant).
-	granted bool
+	token   uint64
+	next    *lockWaiter // guarded by the lock's queue mutex
+	granted bool        // set with the hand-off's send on ready (capacity 1), under queue
 	ready   chan struct{}
 }
 
