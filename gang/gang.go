@@ -178,8 +178,7 @@ type WorkerStats struct {
 	Copies, Ready, Spun, Parks, Wakeups uint64
 }
 
-// WorkerStats returns worker i's counters, each read atomically, together
-// not a consistent snapshot.
+// WorkerStats returns worker i's counters, each read atomically (no snapshot).
 func (d *Dispatcher) WorkerStats(i int) WorkerStats {
 	s := &d.slots[i]
 	return WorkerStats{Copies: s.copies.Load(), Ready: s.ready.Load(), Spun: s.spun.Load(),

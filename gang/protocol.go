@@ -107,8 +107,8 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 }
 
 // claim takes copy c of run gen and reports whether it did: one CAS from a
-// value older than gen succeeds. A claim from a stale run word k < gen fails:
-// every copy of run k, which ended, was claimed in run k or later.
+// value older than gen succeeds. A claim from a stale run word k fails: run k
+// ended, so each of its copies was claimed in run k or later (claim >= k).
 func (d *Dispatcher) claim(c int, gen uint64) bool {
 	s := &d.slots[c]
 	old := s.claim.Load() // a plain load first keeps a claimed line shared
@@ -122,7 +122,7 @@ func (d *Dispatcher) claim(c int, gen uint64) bool {
 // The CAS to 0 elects one waker per run. A Wake that loaded run k's word and
 // is delayed past its end fails the CAS (0, or a later run's word), or won it
 // just before the disarm: a waker acting on an old run word, which the
-// protocol allows. The run word precedes the late word, as wake requires.
+// protocol allows. The run word precedes the late word (wake's pairing).
 func (d *Dispatcher) Wake() {
 	w := d.late.Load()
 	if w != 0 && d.late.CompareAndSwap(w, 0) {
@@ -191,7 +191,7 @@ func (d *Dispatcher) wake(i int) bool {
 // Serve runs worker i's copies of every run until Stop. If a copy calls
 // runtime.Goexit, it is accounted for (and reported to Run) before the
 // goroutine exits; its owner should then call Serve(i) on a new goroutine,
-// which resumes where the old one stopped. One goroutine at a time per slot.
+// which resumes where the old one stopped; no two goroutines may serve i at once.
 func (d *Dispatcher) Serve(i int) {
 	s := &d.slots[i]
 	needed := true // whether the last run needed this worker (the wait policy asks)
@@ -315,7 +315,7 @@ func init() {
 
 // finish wakes the coordinator if it sleeps for the end of run gen, which the
 // caller's decrement just made, and reports whether it did. The CAS from gen
-// makes the permit this run's: a finisher late past the next park signals none.
+// makes the permit this run's: a finisher delayed past the next park signals nothing.
 func (d *Dispatcher) finish(gen uint64) bool {
 	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
 		d.coordWake.Signal(1)
@@ -328,7 +328,7 @@ func (d *Dispatcher) finish(gen uint64) bool {
 // workers) finished: it spins as the wait policy allows, then parks.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
 	// The run's last counter: the load that sees zero reads from the last
-	// decrement, after every copy's writes (retire); no flag, no transfer.
+	// decrement, after every copy's writes (retire); polling it saves a flag's transfer.
 	last := &d.groupsLeft
 	if n <= groupSize {
 		last = &d.groups[0].left

@@ -192,14 +192,14 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 // A Record, empty as a zero value, keeps the first failure of a run's copies
 // and counts them all; a panic displaces a kept Goexit. Run and RunOnCaller
 // keep one per run, as may code running copies of its own (a loop's body
-// calls). Add is safe for concurrent use; Take follows the run and all Adds.
+// calls). Add is safe for concurrent use; Take is for after the run and its Adds.
 type Record struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64
 }
 
-// Add counts p and keeps it if the Record keeps none or only a Goexit. The
-// adder may still write p's fields read after the run (capture: Task).
+// Add counts p and keeps it if r keeps none, or p is a panic and r keeps a
+// Goexit. The adder may still write p's fields read after the run (Task).
 func (r *Record) Add(p *PanicError) {
 	r.count.Add(1)
 	for { // the CAS makes the choice atomic against concurrent Adds

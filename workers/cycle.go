@@ -19,7 +19,7 @@ import (
 //
 // The wait-for graph is implicit: a set waits for the goroutines of its run
 // (workers, lock holder); a goroutine waits for the set whose lock it queues
-// for (waiting), and for the held set whose parked coordinator it is
+// for (waiting), and for the set it holds while parked in its end wait
 // (internal/peek). A goroutine about to block on W closes a cycle iff W
 // reaches it. The graph changes as it is read, so a nested waiter re-checks
 // on a timer and panics only on a cycle found for a millisecond.

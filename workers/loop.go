@@ -159,9 +159,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	return nil
 }
 
-// drain runs the chunks that copies ended by runtime.Goexit left. After a
-// Goexit its goroutine runs only deferred calls, above its frames, which
-// claiming there would keep for every Goexit; so the chunks left run as the
+// drain runs the chunks that copies ended by runtime.Goexit left. A goroutine
+// after a Goexit runs only deferred calls, above its frames: claiming there
+// would keep the frames of every Goexit. So the chunks left run as the
 // caller's copy (copies-1) on fresh goroutines, each ended by the next
 // Goexit, or, off the caller, in runs of their own on the workers.
 func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {

@@ -52,7 +52,7 @@ import (
 
 // PanicError is what a call panics with once every copy has returned: the
 // first copy (or loop body call) that panicked or called runtime.Goexit on a
-// worker, or task method that panicked. The set stays usable.
+// worker, or a task method that panicked. The set stays usable.
 type PanicError struct {
 	Task     string // the task's Name ("workers.ForRange" for the set's own calls)
 	Worker   int    // the copy's id (Do, RunContext: the i); -1 outside any copy
