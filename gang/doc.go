@@ -16,25 +16,20 @@
 //
 // Run and Stop must not be called concurrently with each other: one
 // coordinator at a time, as in HotSpot (package workers serializes them with
-// its run lock). A submitter that must not wait for the coordinator runs its
-// copies on its own goroutine with RunOnCaller, which uses no worker and no
-// state of the Dispatcher. Serve(i) must be called by exactly one goroutine
-// at a time per slot; a goroutine that left Serve because a copy called
-// runtime.Goexit is replaced by calling Serve(i) again.
+// its run lock). A submitter that must not wait runs its copies on its own
+// goroutine with RunOnCaller. Serve(i) must be called by one goroutine at a
+// time per slot; one that left Serve by a copy's runtime.Goexit is replaced
+// by calling Serve(i) again.
 //
-// Guarantees, besides Run's memory model (see Run): a copy that is started
-// runs to its end on the goroutine that claimed it, and a goroutine claims
-// another copy of the same run only after the previous one returned; every
-// copy not yet started can be started by the worker it is meant for (copy c
-// by worker c), which runs nothing else of the run before it. So the copies
-// of a plain run may wait for each other (at a barrier: see tasks/team)
-// without deadlock. Copies that never wait for each other may still run one
-// after another on one goroutine: a worker that finished its own copy takes
-// the next copies whose workers have not started them. A caller-runs run
-// gives no such promise: the caller runs copies one after another.
+// Besides Run's memory model: a started copy runs to its end on the goroutine
+// that claimed it, which claims another copy of the run only after it
+// returned; every copy not yet started can be started by its own worker (copy
+// c by worker c), which runs nothing else of the run before it. So the copies
+// of a plain run may wait for each other (a barrier: tasks/team) without
+// deadlock, though a worker that finished its own copy may run others. A
+// caller-runs run gives no such promise: its caller runs copies in turn.
 //
 // Waiters spin only while a processor would otherwise idle, then park on a
-// semaphore of package semaphore (README.md beside this file has the rule,
-// the protocol and why no wake-up is lost; docs/model/dispatch.pml
-// model-checks it with SPIN).
+// semaphore (README.md beside this file argues the protocol, and
+// docs/model/dispatch.pml model-checks it with SPIN).
 package gang

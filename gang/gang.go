@@ -25,9 +25,8 @@ const (
 	genBits   = 64 - genShift
 	genMask   = 1<<genBits - 1
 
-	// maxSlots is the most worker slots, the module's one cap. A caller-runs
-	// run on every slot (n = maxSlots+1) must fit in the n field: the array
-	// below fails to compile if it would not.
+	// maxSlots is the module's one cap; a caller-runs run on every slot
+	// (n = maxSlots+1) must fit the n field (the array below checks it).
 	maxSlots = tasks.MaxCopies
 
 	groupSize  = 8 // copies that share one countdown line at a run's end
@@ -36,8 +35,7 @@ const (
 
 var _ [nMask - (maxSlots + 1)]struct{} // see maxSlots
 
-// genOf returns the low genBits bits of the generation in run word r; the
-// full 64-bit generation is in Dispatcher.runGen (see snapshot).
+// genOf returns run word r's generation, its low genBits bits (see snapshot).
 func genOf(r uint64) uint64 { return r >> genShift }
 
 // Worker slot states.
@@ -47,32 +45,28 @@ const (
 	waking uint32 = 2 // a waker signalled it; the worker is not running yet
 )
 
-// slotWake is the first line of worker i's slot: what wakers and helpers read
-// on every run and what changes only when the worker parks or is woken, so
-// while the worker stays awake the line stays shared in their caches.
+// slotWake is worker i's first line, read by wakers and helpers on every run
+// and written only when the worker parks or is woken.
 type slotWake struct {
-	// state is awake, parked or waking: the Dekker pair of park and wake
-	// (wakers act only on parked), and what helpers read to find copies
-	// that no running worker will take soon.
+	// state (awake, parked, waking) is the Dekker pair of park and wake;
+	// helpers read it to find copies no running worker will take soon.
 	state atomic.Uint32
-	// sem is where the worker blocks once parked: the waker that wins the
-	// CAS to waking owes it exactly one permit (see wake), so its count is
-	// only ever -1, 0 or 1. Spin budget 0: the worker has spun already.
+	// sem is where the parked worker blocks; only the waker whose CAS won
+	// owes it a permit (see wake), so its count stays in -1..1. Spin 0.
 	sem semaphore.Semaphore
 }
 
-// slotRun is the second line: the claim word (written by the claimer) and
-// what only worker i's goroutine writes (or its replacement, which receives
-// it with the go statement that starts it).
+// slotRun is the second line: the claim word, and what only worker i's
+// goroutine writes (a replacement receives it with its go statement).
 type slotRun struct {
-	claim atomic.Uint64 // the last run (full generation) that claimed copy i: see claim
+	claim atomic.Uint64 // the last run (full generation) that claimed copy i
 	seen  uint64        // the generation of the last run word this worker acted on
 	wait  spin.Waiter   // the wait policy's state for this worker
 	// Counters: single writer (the worker), atomics so Stats may read them.
 	copies, ready, spun, parks, wakeups atomic.Uint64
 }
 
-// slot is worker i's state, two lines: see slotWake and slotRun.
+// slot is worker i's state, two lines.
 type slot struct {
 	slotWake
 	_ [cacheLine - unsafe.Sizeof(slotWake{})]byte
@@ -86,52 +80,36 @@ type group struct {
 	_    [cacheLine - unsafe.Sizeof(atomic.Int64{})]byte
 }
 
-// runLine is written by the coordinator once per run (and cleared after it)
-// and read by every worker that looks for a run, so one transfer brings a
-// worker the run word and the task.
+// runLine is written by the coordinator once per run and read by every
+// worker that looks for one: one transfer brings the run word and the task.
 type runLine struct {
-	// run is the run word, stored only by the coordinator (once per run or
-	// Stop): the Store publishes task, name, runGen and the countdowns,
-	// written before it, to every goroutine that loads the word.
+	// run is stored only by the coordinator (per run, or Stop); the Store
+	// publishes what it wrote before (task, name, runGen, the countdowns).
 	run atomic.Uint64
-	// runGen is the run word's full generation, stored just before it (see
-	// snapshot): claims compare full generations, which never wrap.
+	// runGen is run's full generation, stored just before it (snapshot):
+	// claims compare full generations, which never wrap.
 	runGen atomic.Uint64
-	// task (and its name, when tracing) is written before the run word's
-	// Store and read by a copy only after its claim; cleared after the end.
+	// task (and its name, when tracing): set before run's Store, read by a
+	// copy after its claim, cleared after the end.
 	task tasks.Task
 	name string
 }
 
-// endLine holds the coordinator's end-wait word, written when it parks and
-// read by a run's last copy.
-type endLine struct {
-	// coordParked is 0 while the coordinator does not sleep, else the
-	// generation of the run whose end it sleeps for (see waitEnd, finish).
-	coordParked atomic.Uint64
-}
-
-// coordLine is the coordinator's own, written on every run; of workers only
-// the last copies of runs of more than groupSize copies read it (groupsLeft).
+// coordLine is the coordinator's, written on every run (workers: groupsLeft).
 type coordLine struct {
 	gen        uint64 // the current run's generation
 	groupsLeft atomic.Int64
-	// A late run's wake-up (Plan.Late): the word says whom to wake, the
-	// timer makes sure somebody does; touched only by late runs.
-	//
-	// late is (gen&genMask)<<genShift | m while run gen's m worker copies
-	// wait for Wake, else 0. Stored by the coordinator (arm, disarm);
-	// Wake's CAS to 0 makes exactly one waker of the run wake the roots.
+	// late is (gen&genMask)<<genShift | m while late run gen's m worker
+	// copies wait for Wake (Plan.Late), else 0. The coordinator stores it
+	// (armLate, disarmLate); Wake's CAS to 0 elects one waker per run.
 	late atomic.Uint64
-	// timer calls Wake lateBound after a late run starts, so its workers
-	// are woken whatever the caller's copy does (blocks on another copy, or
-	// never claims again). Made, reset and stopped by the coordinator only.
+	// timer calls Wake lateBound after a late run starts, whatever the
+	// caller's copy does. Made, reset and stopped by the coordinator only.
 	timer     *time.Timer
 	lateBound time.Duration // spin.LateBound; tests set it
 }
 
-// readLine is set by New and read by workers on every run, so it stays
-// shared in their caches.
+// readLine is set by New and read by workers on every run.
 type readLine struct {
 	slots  []slot
 	groups []group
@@ -144,26 +122,26 @@ type Dispatcher struct {
 	_ pad.Line
 	runLine
 	_ [cacheLine - unsafe.Sizeof(runLine{})]byte
-	endLine
-	_ [cacheLine - unsafe.Sizeof(endLine{})]byte
+	// coordParked, the end line, is 0 unless the coordinator sleeps, then the
+	// generation of the run whose end it waits for (waitEnd, finish).
+	coordParked atomic.Uint64
+	_           [cacheLine - unsafe.Sizeof(atomic.Uint64{})]byte
 	coordLine
 	_ [cacheLine - unsafe.Sizeof(coordLine{})]byte
 	readLine
 	_ [cacheLine - unsafe.Sizeof(readLine{})]byte
 
-	// coordWake is where the coordinator blocks in its end wait: only the
-	// finisher whose CAS took coordParked from the run's generation signals
-	// it (finish), once, so its count is only ever -1, 0 or 1. Written only
-	// when the coordinator parks, so it has a line of its own.
+	// coordWake is where the coordinator parks in its end wait (a line of
+	// its own): only the finisher whose CAS took coordParked from the run's
+	// generation signals it, once, so its count stays in -1..1.
 	coordWake semaphore.Semaphore
 	_         [cacheLine - unsafe.Sizeof(semaphore.Semaphore{})]byte
 
 	fails Record // the current run's panics; written only when a copy panics
 }
 
-// New returns a Dispatcher for up to workers goroutines serving it (worker
-// indices 0..workers-1), with the default spin budget. It panics if workers
-// is outside [1, maxSlots].
+// New returns a Dispatcher for worker slots 0..workers-1, with the default
+// spin budget. It panics if workers is outside [1, maxSlots].
 func New(workers int) *Dispatcher {
 	if workers < 1 || workers > maxSlots {
 		panic(fmt.Sprintf("gang: New: workers = %d out of range [1, %d]", workers, maxSlots))
@@ -181,11 +159,10 @@ func New(workers int) *Dispatcher {
 }
 
 // SetSpin sets how long an idle worker that recent runs needed polls for the
-// next run, and how long the coordinator polls for the end of the current
-// one, before parking; 0 parks at once. It may be called at any time; a
-// waiter already spinning keeps the budget it started with. The wait policy
-// (internal/spin) cuts it to 0 with one processor or while other processes
-// wait for the CPUs.
+// next run, and the coordinator for the end of its run, before parking; 0
+// parks at once. It may be called at any time; a waiter already spinning
+// keeps its budget. The wait policy (internal/spin) cuts it to 0 with one
+// processor or while other processes wait for the CPUs.
 func (d *Dispatcher) SetSpin(s time.Duration) {
 	if s < 0 {
 		panic(fmt.Sprintf("gang: SetSpin: negative spin budget %v", s))
@@ -201,8 +178,7 @@ type WorkerStats struct {
 	Copies, Ready, Spun, Parks, Wakeups uint64
 }
 
-// WorkerStats returns worker i's counters. Each is read atomically; the set
-// is not a consistent snapshot.
+// WorkerStats returns worker i's counters, each read atomically (no snapshot).
 func (d *Dispatcher) WorkerStats(i int) WorkerStats {
 	s := &d.slots[i]
 	return WorkerStats{Copies: s.copies.Load(), Ready: s.ready.Load(), Spun: s.spun.Load(),

@@ -8,28 +8,25 @@ import (
 	"github.com/workgang/workgang/internal/peek"
 )
 
-// The dispatch protocol, all of it: README.md argues it, docs/model checks
-// it. The wait policy (d.policy, internal/spin) is asked only where a
-// goroutine waits (next, waitEnd) or has woken the coordinator (retire), and
-// only sets how long a waiter spins before it parks, or makes it yield.
+// The dispatch protocol, all of it: README.md argues it, docs/model checks it.
+// The wait policy (d.policy, internal/spin), asked only where a goroutine
+// waits (next, waitEnd) or woke the coordinator (retire), only sets how long
+// a waiter spins before it parks, or makes it yield.
 
-// Run runs n copies of the planned task and returns after all of them
-// returned. Copies run on goroutines blocked in Serve; when the task opted in
-// to caller-runs the calling goroutine runs copy n-1 itself and then claims
-// every copy that no worker has started. Run returns how many copies the
-// caller ran and the first panic of any copy (nil if none panicked; a panic
-// takes precedence over a worker copy's runtime.Goexit). It does not panic
-// for a task's panic, with one exception: when a caller copy calls
-// runtime.Goexit, Run cannot return, and it re-raises a panic of another copy
-// of the run instead of letting the Goexit hide it.
+// Run runs n copies of the planned task on goroutines blocked in Serve and
+// returns after all of them returned; with caller-runs the calling goroutine
+// runs copy n-1, then claims every copy no worker has started. It returns
+// how many copies the caller ran and the first failure of any copy (nil if
+// none; a panic takes precedence over a worker copy's runtime.Goexit). When
+// a caller copy calls runtime.Goexit, Run re-raises another copy's panic
+// rather than let the Goexit hide it; it panics for no other copy's failure.
+// It panics if the plan is the zero Plan or n is out of range.
 //
 // Worker goroutines must serve slots 0..n-1 (0..n-2 with caller-runs), or
 // the run cannot finish. Run must not be called concurrently with Run or
-// Stop. It panics if the plan is the zero Plan or n is out of range.
-//
-// Memory model: the call of Run is synchronized before every copy's start;
-// every copy's return is synchronized before Run's return. When Run returns,
-// the Dispatcher keeps no reference to the task.
+// Stop. Memory model: the call of Run is synchronized before every copy's
+// start, and every copy's return before Run's return, by which time the
+// Dispatcher keeps no reference to the task.
 func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	if p.t == nil {
 		panic("gang: Run: zero Plan (make one with Prepare)")
@@ -77,14 +74,12 @@ func (d *Dispatcher) Run(p Plan, n int) (callerCopies int, pe *PanicError) {
 	return callerCopies, d.fails.Take()
 }
 
-// runOnCaller runs the caller's copy n-1, which nobody else ever claims
-// (workers claim only copies below m = n-1, in this run or, with a stale run
-// word, in an older one), then claims every worker copy not yet started,
-// highest first (the workers of low ids are the ones most likely awake).
+// runOnCaller runs the caller's copy n-1, which nobody else claims (workers
+// claim only copies below m = n-1), then claims every worker copy not yet
+// started, highest first (low ids are likeliest awake).
 func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
-	// A caller copy's runtime.Goexit unwinds through here: its accounting
-	// ran (execute's defer), but worker copies may still run, and Run's caller
-	// must not release the dispatcher before they end (nor lose their panic).
+	// A caller copy's Goexit unwinds through here, its accounting done
+	// (execute's defer): wait for the worker copies and keep their panic.
 	normal := false
 	defer func() {
 		if !normal {
@@ -111,29 +106,23 @@ func (d *Dispatcher) runOnCaller(n, m int, gen uint64) (ran int) {
 	return ran
 }
 
-// claim takes copy c of run gen for the caller and reports whether it did:
-// only one CAS from a value older than gen to gen succeeds. A claim on a
-// stale run word k < gen fails: run k ended, so each of its copies was
-// claimed in run k or later, and its claim word is not older than k.
+// claim takes copy c of run gen and reports whether it did: one CAS from a
+// value older than gen succeeds. A claim from a stale run word k fails: run k
+// ended, so each of its copies was claimed in run k or later (claim >= k).
 func (d *Dispatcher) claim(c int, gen uint64) bool {
 	s := &d.slots[c]
 	old := s.claim.Load() // a plain load first keeps a claimed line shared
 	return old < gen && s.claim.CompareAndSwap(old, gen)
 }
 
-// Wake wakes the parked workers that the late run in progress (Plan.Late)
-// left parked, if nobody has yet; outside a late run it does nothing. Any
-// goroutine may call it at any time: the run's caller from its copy, the
-// run's timer. It changes no claim: whichever copies the workers do not
-// claim, the caller does after its own.
+// Wake wakes the workers the late run in progress (Plan.Late) left parked, if
+// nobody has yet; else it does nothing. Any goroutine may call it at any time
+// (the caller's copy, the run's timer). It changes no claim.
 //
-// The CAS from the run's word to 0 makes one waker per run wake the roots; a
-// Wake that loaded the word of run k and is delayed past its end fails the
-// CAS (disarm stored 0, or a later run's word), or, if it won it just before
-// the disarm, wakes workers that find the run word of k or later: a waker
-// acting on an old run word, which the protocol allows (they park again).
-// The run word was stored before the late word, as wake's pairing with park
-// requires.
+// The CAS to 0 elects one waker per run. A Wake that loaded run k's word and
+// is delayed past its end fails the CAS (0, or a later run's word), or won it
+// just before the disarm: a waker acting on an old run word, which the
+// protocol allows. The run word precedes the late word (wake's pairing).
 func (d *Dispatcher) Wake() {
 	w := d.late.Load()
 	if w != 0 && d.late.CompareAndSwap(w, 0) {
@@ -142,8 +131,7 @@ func (d *Dispatcher) Wake() {
 }
 
 // armLate marks the run just published late (word: its generation and m)
-// and sets the timer that wakes its workers lateBound from now. Only the
-// coordinator calls it, after the run word's Store.
+// and sets the timer that Wakes lateBound from now. Coordinator only.
 func (d *Dispatcher) armLate(word uint64) {
 	d.late.Store(word)
 	if d.timer == nil {
@@ -153,20 +141,17 @@ func (d *Dispatcher) armLate(word uint64) {
 	d.timer.Reset(d.lateBound)
 }
 
-// disarmLate ends the late wake-up once the caller has claimed every copy no
-// worker took: the workers are not needed any more. A timer that fired
-// meanwhile runs a Wake that finds 0, or the next late run's word (waking
-// that run's workers early: timing only).
+// disarmLate ends the late wake-up once the caller claimed every copy left;
+// a timer that fired meanwhile finds 0 or the next late run's word (timing).
 func (d *Dispatcher) disarmLate() {
 	d.late.Store(0)
 	d.timer.Stop() // armLate made it
 }
 
-// snapshot returns a consistent pair of the run word and its full
-// generation. The coordinator stores runGen, then run; a reader loads run,
-// then runGen. If their low bits agree, runGen is r's: a newer runGen with
-// the same low bits needs 2^genBits runs between the two loads, each of which
-// waits for the run before it to end. If they disagree, r is stale: reread.
+// snapshot returns the run word and its full generation, consistently. The
+// coordinator stores runGen, then run; a reader loads run, then runGen. If
+// their low bits agree, runGen is r's (a newer one with the same low bits
+// needs 2^genBits runs between the loads); else r is stale: reread.
 func (d *Dispatcher) snapshot() (r, gen uint64) {
 	for {
 		r = d.run.Load()
@@ -174,16 +159,14 @@ func (d *Dispatcher) snapshot() (r, gen uint64) {
 		if gen&genMask == genOf(r) {
 			return r, gen
 		}
-		// The coordinator is between its two stores: let it finish them.
-		runtime.Gosched()
+		runtime.Gosched() // the coordinator is between its two stores
 	}
 }
 
-// wakeChildren wakes the children of node p of the wake tree (2p+2 and 2p+3;
-// the coordinator is p = -1, with children 0 and 1) that the run's m worker
-// copies need, if they are parked. Worker c < m has a parent below it, also
-// needed, or the coordinator: every needed worker is awake or woken, with
-// O(log k) wake-ups of k workers on the critical path.
+// wakeChildren wakes node p's children in the wake tree (2p+2, 2p+3; the
+// coordinator is p = -1) if the run's m worker copies need them. Worker c < m
+// has a needed parent below it, or the coordinator: every needed worker is
+// woken, O(log k) wake-ups of k workers on the critical path.
 func (d *Dispatcher) wakeChildren(p, m int) {
 	for c := 2*p + 2; c < min(2*p+4, m); c++ {
 		d.wake(c)
@@ -191,14 +174,11 @@ func (d *Dispatcher) wakeChildren(p, m int) {
 }
 
 // wake wakes worker i if it committed to park, and reports whether it did.
-// The CAS makes exactly one waker owe the worker a permit, so a park is woken
-// once. The worker stays waking until it runs again, so awake goroutines may
-// take its copy meanwhile (a wake-up takes microseconds).
-//
-// Against park, no wake-up is lost: the worker stores parked, then loads the
-// run word; a waker stores the run word (before calling this), then loads
-// state. The atomics being sequentially consistent, one sees the other's
-// store: the worker sees the new run and does not block, or the waker signals.
+// The CAS makes one waker owe the park its permit. The worker stays waking
+// until it runs, so awake goroutines may take its copy meanwhile. No wake-up
+// is lost: the worker stores parked, then loads the run word; a waker stores
+// the run word, then loads state. Sequentially consistent, one sees the
+// other's store: the worker sees the run, or the waker signals.
 func (d *Dispatcher) wake(i int) bool {
 	s := &d.slots[i]
 	if s.state.Load() == parked && s.state.CompareAndSwap(parked, waking) {
@@ -208,12 +188,10 @@ func (d *Dispatcher) wake(i int) bool {
 	return false
 }
 
-// Serve runs worker i: it waits for runs and executes the copies they have
-// for it until Stop, then returns. If a copy calls runtime.Goexit, the copy
-// is accounted for (and reported to Run) before the goroutine exits; the
-// owner of the goroutine should start a replacement calling Serve(i), which
-// resumes where the old one stopped. Serve(i) must be called by one
-// goroutine at a time per slot.
+// Serve runs worker i's copies of every run until Stop. If a copy calls
+// runtime.Goexit, it is accounted for (and reported to Run) before the
+// goroutine exits; its owner should then call Serve(i) on a new goroutine,
+// which resumes where the old one stopped; no two goroutines may serve i at once.
 func (d *Dispatcher) Serve(i int) {
 	s := &d.slots[i]
 	needed := true // whether the last run needed this worker (the wait policy asks)
@@ -228,21 +206,18 @@ func (d *Dispatcher) Serve(i int) {
 		if r&callerBit != 0 {
 			m--
 		}
-		// The wake-ups go out in parallel with the copies.
-		d.wakeChildren(i, m)
+		d.wakeChildren(i, m) // first: the wake-ups go out in parallel with the copies
 		if i < m {
 			needed = true // even if another took the copy
 			d.serveCopy(s, i, n, gen)
-			// Then the next few copies whose workers have not started them (an
-			// awake worker whose processor is busy would hold up the run): a
-			// bounded look, so no worker of a large run reads every slot.
+			// Then a bounded look at the next copies not yet started (their
+			// workers' processors may be busy), not every slot of a large run.
 			for k := 1; k <= stealAhead && k < m; k++ {
 				d.serveCopy(s, (i+k)%m, n, gen)
 			}
 			continue
 		}
-		// A surplus worker that is awake takes copies whose workers are
-		// parked or still waking: they are the ones the run would wait for.
+		// A surplus worker takes copies of parked or waking workers.
 		needed = false
 		for c := range m {
 			if d.slots[c].state.Load() != awake && d.serveCopy(s, c, n, gen) {
@@ -252,8 +227,7 @@ func (d *Dispatcher) Serve(i int) {
 	}
 }
 
-// serveCopy claims copy c of run gen for worker s and runs it if the claim
-// succeeds, which it reports.
+// serveCopy claims copy c of run gen for worker s and, if it did, runs it.
 func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 	if !d.claim(c, gen) {
 		return false
@@ -263,10 +237,9 @@ func (d *Dispatcher) serveCopy(s *slot, c, n int, gen uint64) bool {
 	return true
 }
 
-// next waits for a run word newer than the last one worker s acted on and
-// returns it with its full generation: worker i spins as long as the wait
-// policy allows (needed: the last run needed this worker), then parks until
-// woken, and again if a slow waker of an older run woke it.
+// next waits for a run word newer than worker s's seen and returns it with
+// its full generation: it spins as the wait policy allows (needed: the last
+// run needed worker i), then parks, again if a stale waker woke it.
 func (d *Dispatcher) next(s *slot, i int, needed bool) (r, gen uint64) {
 	ready := d.fresh(s)
 	if d.policy.Idle(&s.wait, i, needed, func() bool { return d.fresh(s) }) {
@@ -285,8 +258,8 @@ func (d *Dispatcher) next(s *slot, i int, needed bool) (r, gen uint64) {
 	}
 }
 
-// fresh reports whether the run word is newer than the last one worker s
-// acted on: an idle worker's poll, a load of a line shared until the next run.
+// fresh reports whether the run word is newer than worker s's seen: an idle
+// worker's poll of a line that stays shared until the next run.
 func (d *Dispatcher) fresh(s *slot) bool {
 	return genOf(d.run.Load()) != s.seen&genMask
 }
@@ -297,38 +270,32 @@ func (d *Dispatcher) park(s *slot) {
 	s.parks.Add(1)
 	s.state.Store(parked)
 	if d.fresh(s) {
-		// A run arrived between the spin and the commit. Withdraw; if a
-		// waker got there first, it owes (and signals) a permit: take it so
-		// the semaphore is empty for the next park.
+		// A run arrived before the commit. Withdraw; a waker that got there
+		// first owes a permit: take it, leaving the semaphore empty.
 		if !s.state.CompareAndSwap(parked, awake) {
 			s.sem.Wait()
 			s.state.Store(awake)
 		}
 		return
 	}
-	// The waker stored the run word before its CAS to waking and its
-	// Signal; the Signal is synchronized before the return of the Wait that
-	// takes its permit (package semaphore), so the run is visible.
+	// The waker stored the run word before its CAS and Signal, which is
+	// synchronized before this Wait's return: the run is visible.
 	s.sem.Wait()
 	s.wakeups.Add(1)
 	s.state.Store(awake)
 }
 
-// execute runs copy c of run gen (n copies), captures a panic, panic(nil) or
-// Goexit, and retires the copy.
+// execute runs copy c of run gen (n copies), records its failure, if any,
+// and retires it (deferred first, so last, whatever the copy does).
 func (d *Dispatcher) execute(c, n int, gen uint64, onCaller bool) {
-	// Registered first, so it runs last, whatever the copy or the capture
-	// does (even a Goexit from a hostile Name during capture).
 	defer d.retire(c, n, gen)
 	runCopy(d.task, d.name, c, onCaller, &d.fails)
 }
 
-// retire counts copy c of an n-copy run as finished. Decrements are
-// read-modify-writes, so the one that reaches zero follows every other
-// copy's decrement of its counter (and so that copy's writes) in the
-// counter's modification order; groupsLeft likewise. Once the run's last
-// counter is zero Run may return and the next run start, so the copy then
-// touches no run state (finish reads only the park word, tagged with gen).
+// retire counts copy c of an n-copy run as finished. The decrements are
+// RMWs: the one reaching zero follows every other decrement of its counter
+// (and that copy's writes); groupsLeft likewise. Then the next run may start,
+// so the copy touches no run state after (finish: the gen-tagged park word).
 func (d *Dispatcher) retire(c, n int, gen uint64) {
 	if d.groups[c/groupSize].left.Add(-1) != 0 {
 		return
@@ -346,10 +313,9 @@ func init() {
 	peek.CoordinatorParked = func(d any) bool { return d.(*Dispatcher).coordParked.Load() != 0 }
 }
 
-// finish wakes the coordinator if it sleeps for the end of run gen, which
-// the caller's decrement just made, and reports whether it did. The CAS from
-// gen makes the permit this run's: a finisher delayed past the coordinator's
-// next park finds another generation there and signals nothing.
+// finish wakes the coordinator if it sleeps for the end of run gen, which the
+// caller's decrement just made, and reports whether it did. The CAS from gen
+// makes the permit this run's: a finisher delayed past the next park signals nothing.
 func (d *Dispatcher) finish(gen uint64) bool {
 	if d.coordParked.Load() == gen && d.coordParked.CompareAndSwap(gen, 0) {
 		d.coordWake.Signal(1)
@@ -358,14 +324,11 @@ func (d *Dispatcher) finish(gen uint64) bool {
 	return false
 }
 
-// waitEnd waits until the last copy of run gen (n copies, m of them meant
-// for workers) finished: it spins as long as the wait policy allows (the m
-// worker copies need processors; the caller of a caller-runs run has claimed
-// every copy it could), then parks.
+// waitEnd waits until the last copy of run gen (n copies, m meant for
+// workers) finished: it spins as the wait policy allows, then parks.
 func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
-	// The run's last counter (its one group's, or groupsLeft): the load that
-	// sees zero reads from the last decrement, after every copy's writes (see
-	// retire). Polling it, not a flag stored after it, saves a transfer.
+	// The run's last counter: the load that sees zero reads from the last
+	// decrement, after every copy's writes (retire); polling it saves a flag's transfer.
 	last := &d.groupsLeft
 	if n <= groupSize {
 		last = &d.groups[0].left
@@ -374,8 +337,7 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
 	if ended() {
 		return
 	}
-	// Copies not returned yet: the countdown's, or all of them while any
-	// group has copies left (a run of more than groupSize copies).
+	// Copies not returned yet: the countdown, or all m with several groups.
 	running := func() int { return m }
 	if n <= groupSize {
 		running = func() int { return int(last.Load()) }
@@ -392,14 +354,13 @@ func (d *Dispatcher) waitEnd(gen uint64, n, m int) {
 		}
 		return
 	}
-	// Only run gen's finisher signals (its CAS from gen), once, after its
-	// decrement; the Signal is synchronized before this Wait's return.
+	// Only run gen's finisher signals, once, after its decrement; the
+	// Signal is synchronized before this Wait's return.
 	d.coordWake.Wait()
 }
 
 // Stop makes every goroutine serving one of the first k slots return from
-// Serve. It must not be called while a run is in
-// progress.
+// Serve. It must not be called while a run is in progress.
 func (d *Dispatcher) Stop(k int) {
 	if k < 0 || k > len(d.slots) {
 		panic(fmt.Sprintf("gang: Stop: k = %d out of range [0, %d]", k, len(d.slots)))

@@ -12,33 +12,28 @@ import (
 	"github.com/workgang/workgang/tasks"
 )
 
-// A task's user code, kept apart from the protocol: the methods a run asks
-// once (Prepare), a copy's run and how it failed (runCopy, Record,
-// PanicError), and the copies a submitter runs on its own goroutine
-// (RunOnCaller). Every call of user code goes through catch.Call.
+// A task's user code, apart from the protocol: Prepare, a copy's run and its
+// failures (runCopy, Record, PanicError), and RunOnCaller.
 
-// Plan is a task prepared for a run: the task and whether the caller may run
-// its copies, as the task answered once (CallerCanRun may not be asked again
-// during the run: a task that changed its answer would change how many
-// workers the run needs). Only Prepare makes a Plan, so a Dispatcher never
-// runs caller copies of a task that did not opt in.
+// Plan is a task prepared for a run with its answer to CallerCanRun, asked
+// once (a changed answer would change the workers the run needs). Only
+// Prepare makes a valid Plan, so Run runs no caller copy of a plain task.
 type Plan struct {
 	t          tasks.Task
 	callerRuns bool
-	late       bool // Late: wake parked workers when the caller says so
-	// name is set only while tracing; a pointer, not a string, keeps a Plan
-	// at four words, as the inline run needs (BenchmarkRun, n=1/workers+caller).
+	late       bool // Late
+	// name is set only while tracing; a pointer keeps a Plan at four words,
+	// as the inline run needs (BenchmarkRun, n=1/workers+caller).
 	name *string
 }
 
 // CallerRuns reports whether the task opted in to caller-runs.
 func (p Plan) CallerRuns() bool { return p.callerRuns }
 
-// Late returns p made to leave parked workers parked until the run's caller
-// calls Wake from its own copy, instead of waking them as the run starts. A
-// late run runs the same copies: the caller claims every copy no worker has.
-// Only a caller-runs plan can be late (Run ignores it on a plain one, whose
-// copies need the workers).
+// Late returns p made to leave parked workers parked until the caller's copy
+// (or the run's timer) calls Wake, instead of waking them as the run starts;
+// the caller claims every copy no worker has. Run ignores it without
+// caller-runs.
 func (p Plan) Late() Plan { p.late = true; return p }
 
 // Name is the task's name if runtime/trace was on when Prepare made the plan
@@ -50,10 +45,9 @@ func (p Plan) Name() string {
 	return *p.name
 }
 
-// Prepare asks t once whether it opts in to caller-runs and, while
-// runtime/trace is on, its name. A panic in CallerCanRun or Name is returned
-// as a *PanicError (Worker -1, on the caller, Method naming it); a
-// runtime.Goexit in them proceeds. It panics if t is nil.
+// Prepare asks t once whether it opts in to caller-runs and, while tracing,
+// its name. A panic there is returned as a *PanicError (Worker -1, on the
+// caller, Method naming it); a runtime.Goexit proceeds. It panics if t is nil.
 func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 	if t == nil {
 		panic("gang: Prepare: nil task")
@@ -70,10 +64,8 @@ func Prepare(t tasks.Task) (p Plan, pe *PanicError) {
 	return p, nil
 }
 
-// askCallerCanRun asks t once whether it opts in to caller-runs, as
-// catch.Call would, without its call and closure (every run asks it,
-// BenchmarkRun n=1/workers+caller included): a panic is recovered and
-// reported; a Goexit leaves without a return, its result unread.
+// askCallerCanRun is tasks.CallerCanRun(t) with catch.Call's recover but not
+// its closure (every run asks it): a panic is reported, a Goexit goes on.
 func askCallerCanRun(t tasks.Task) (callerRuns bool, pe *PanicError) {
 	asked := false
 	defer func() {
@@ -87,14 +79,12 @@ func askCallerCanRun(t tasks.Task) (callerRuns bool, pe *PanicError) {
 }
 
 // RunOnCaller runs the n copies of the planned task on the calling goroutine,
-// ids 0..n-1 in order, without any worker: for a submitter that must not wait
-// for the dispatcher's coordinator (another goroutine's run is in progress),
-// or a run of one copy. A copy's panic does not stop the others; the first
-// one is returned with the count once every copy has run. A copy's
-// runtime.Goexit proceeds once the other copies have run, unless one of them
+// ids 0..n-1 in order, using no worker or Dispatcher: for a submitter that
+// must not wait for another's run, or a run of one copy. A copy's panic does
+// not stop the others; the first is returned, with the count, once all have
+// run. A copy's runtime.Goexit goes on once the others have run, unless one
 // panicked: that panic is raised instead. It panics if the plan is the zero
-// Plan, n is outside [1, tasks.MaxCopies], or n > 1 for a task that did not
-// opt in to caller-runs.
+// Plan, n is outside [1, tasks.MaxCopies], or n > 1 without caller-runs.
 func RunOnCaller(p Plan, n int) *PanicError {
 	if n == 1 && p.t != nil {
 		if p.name != nil && trace.IsEnabled() {
@@ -105,12 +95,9 @@ func RunOnCaller(p Plan, n int) *PanicError {
 	return runAll(p, n)
 }
 
-// runOne runs the single copy of t on the caller: nothing to go on with
-// after a Goexit, and no record to keep (a record on the stack would escape
-// through its atomics: one allocation per run).
+// runOne runs the single copy of t on the caller, with catch.Call's recover
+// but neither its closure nor a record (which would escape: an allocation).
 func runOne(t tasks.Task) (pe *PanicError) {
-	// catch.Call's recover, without its call and closure: the copy returns,
-	// or panics (recovered and reported), or calls Goexit (no return).
 	returned := false
 	defer func() {
 		if !returned {
@@ -122,8 +109,7 @@ func runOne(t tasks.Task) (pe *PanicError) {
 	return nil
 }
 
-// runOneTraced is runOne inside a trace region named after the task, in a
-// frame of its own so that the common path has no defer.
+// runOneTraced is runOne in a trace region (its own frame: runOne has no defer).
 func runOneTraced(p Plan) *PanicError {
 	defer trace.StartRegion(context.Background(), p.Name()).End()
 	return runOne(p.t)
@@ -137,9 +123,7 @@ func runAll(p Plan, n int) (pe *PanicError) {
 	if n < 1 || n > tasks.MaxCopies {
 		panic(fmt.Sprintf("gang: RunOnCaller: n = %d out of range [1, %d]", n, tasks.MaxCopies))
 	}
-	if !p.callerRuns && n > 1 {
-		// A plain task's copies may wait for each other (a barrier): one
-		// after another on one goroutine they would deadlock.
+	if !p.callerRuns && n > 1 { // its copies may wait for each other
 		panic(fmt.Sprintf("gang: RunOnCaller: task %q did not opt in to caller-runs (n = %d)", safeName(p.t), n))
 	}
 	// From a pool, not the stack (see runOne); take clears it before Put.
@@ -159,11 +143,9 @@ func runAll(p Plan, n int) (pe *PanicError) {
 
 var recordPool = sync.Pool{New: func() any { return new(Record) }}
 
-// copiesFrom runs copies c..n-1 of p on the caller. After a copy's
-// runtime.Goexit the goroutine runs only deferred calls, above the frames of
-// the Goexit, so a copy run there that exits too would keep them all: the
-// deferred call runs the rest aside (catch.Aside), each goroutine ended by
-// the next Goexit.
+// copiesFrom runs copies c..n-1 of p on the caller. After a copy's Goexit,
+// copies run in a deferred call would keep the frames of every later Goexit:
+// the rest run aside (catch.Aside), each goroutine ended by the next Goexit.
 func copiesFrom(p Plan, c, n int, f *Record) {
 	returned := false
 	defer func() {
@@ -177,22 +159,19 @@ func copiesFrom(p Plan, c, n int, f *Record) {
 	returned = true
 }
 
-// runCopies runs copies *c..n-1 of p as the caller's, *c naming the copy in
-// progress.
+// runCopies runs copies *c..n-1 of p on the caller, *c the one in progress.
 func runCopies(p Plan, c *int, n int, f *Record) {
 	for ; *c < n; *c++ {
 		runCopy(p.t, p.Name(), *c, true, f)
 	}
 }
 
-// runCopy runs copy c of t in a trace region named name (set only while
-// tracing) and records in f how it failed, if it did: a panic, panic(nil) or
-// a Goexit, which then goes on unwinding the caller (and its deferred retire).
+// runCopy runs copy c of t, in a trace region if name is set, and records in
+// f how it failed, if it did; a Goexit then goes on unwinding.
 func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	returned := false
 	defer func() {
-		if !returned {
-			// call returns after a panic too: this is a Goexit, no panic.
+		if !returned { // catch.Call returns after a panic: a Goexit
 			var stack []byte
 			if !onCaller && f.KeepsGoexit() { // else not kept: no stack
 				stack = debug.Stack()
@@ -200,9 +179,7 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 			capture(f, t, c, onCaller, nil, true, stack)
 		}
 	}()
-	if name != "" && trace.IsEnabled() {
-		// One region per copy, on the goroutine that runs it, so a trace
-		// shows which goroutine ran which copy and for how long.
+	if name != "" && trace.IsEnabled() { // which goroutine ran the copy, how long
 		defer trace.StartRegion(context.Background(), name).End()
 	}
 	panicked, v, stack := catch.Call(func() { t.Work(c) })
@@ -212,24 +189,20 @@ func runCopy(t tasks.Task, name string, c int, onCaller bool, f *Record) {
 	}
 }
 
-// A Record keeps the first failure of a run's copies and counts them all; a
-// panic displaces a recorded Goexit, so a Goexit never hides a panic. Run and
-// RunOnCaller keep one per run; code that runs copies of its own, such as a
-// loop whose copies call a body many times, reports through one the same
-// way. Add is safe for concurrent use; Take is for the run's submitter once
-// the run has ended, which every Add precedes. The zero Record is empty.
+// A Record, empty as a zero value, keeps the first failure of a run's copies
+// and counts them all; a panic displaces a kept Goexit. Run and RunOnCaller
+// keep one per run, as may code running copies of its own (a loop's body
+// calls). Add is safe for concurrent use; Take is for after the run and its Adds.
 type Record struct {
 	first atomic.Pointer[PanicError]
 	count atomic.Int64
 }
 
-// Add counts p and keeps it if it is the run's first failure, or a panic
-// where only a Goexit was kept. The adder may still write p's fields that
-// Take's caller reads only after the run's end (capture sets Task last).
+// Add counts p and keeps it if r keeps none, or p is a panic and r keeps a
+// Goexit. The adder may still write p's fields read after the run (Task).
 func (r *Record) Add(p *PanicError) {
 	r.count.Add(1)
-	// The CAS loop makes the choice atomic against copies adding at once.
-	for {
+	for { // the CAS makes the choice atomic against concurrent Adds
 		cur := r.first.Load()
 		if cur != nil && !(cur.Goexit && !p.Goexit) {
 			return
@@ -240,13 +213,11 @@ func (r *Record) Add(p *PanicError) {
 	}
 }
 
-// KeepsGoexit reports whether Add would keep a Goexit now: only while no
-// failure is kept, and none is until Take. An adder may skip the stack of
-// one it would only count.
+// KeepsGoexit reports whether Add would keep a Goexit now (no failure kept),
+// so an adder may skip the stack of one it would only count.
 func (r *Record) KeepsGoexit() bool { return r.first.Load() == nil }
 
-// Take returns the kept failure with Panics set to the count, or nil, and
-// empties the record for the next run.
+// Take empties r and returns its failure with Panics set to the count, or nil.
 func (r *Record) Take() *PanicError {
 	if r.first.Load() == nil {
 		return nil
@@ -256,18 +227,16 @@ func (r *Record) Take() *PanicError {
 	return p
 }
 
-// capture records a failed copy in r.
+// capture records a failed copy in r; the caller's own Goexit is no failure
+// to report to that caller: it goes on unwinding it.
 func capture(r *Record, t tasks.Task, c int, onCaller bool, v any, goexit bool, stack []byte) {
 	if goexit && onCaller {
-		// The caller's own Goexit goes on unwinding the caller: it is not a
-		// failure to report to that same caller.
 		return
 	}
 	p := &PanicError{Task: "?", Worker: c, OnCaller: onCaller, Value: v, Goexit: goexit, Stack: stack}
 	r.Add(p)
-	// Last, because a hostile Name may panic (caught) or Goexit (then the
-	// record above stands, with "?" for the name). The run's submitter reads
-	// Task after the run's end, which this copy's retire precedes.
+	// Last: a hostile Name may Goexit, leaving "?". The submitter reads Task
+	// after the run's end, which this copy's retire precedes.
 	p.Task = safeName(t)
 }
 
@@ -281,16 +250,13 @@ func safeName(t tasks.Task) (name string) {
 	return t.Name()
 }
 
-// methodPanic reports a panic in task method method (not Work), on the
-// caller, outside any copy.
+// methodPanic reports a panic in task method method, outside any copy.
 func methodPanic(t tasks.Task, method string, v any, stack []byte) *PanicError {
 	return &PanicError{Task: safeName(t), Worker: -1, OnCaller: true, Value: v, Stack: stack, Panics: 1, Method: method}
 }
 
 // PanicError reports a panic (or a runtime.Goexit) in a copy of a task, or a
-// panic in the task's CallerCanRun. Run re-raises the first one with this
-// type; its Stack is the stack of the panicking goroutine, captured where it
-// panicked.
+// panic in its CallerCanRun or Name, with the stack where it panicked.
 type PanicError struct {
 	Task     string // the task's Name ("?" if Name could not be called)
 	Worker   int    // the copy's id (-1 for a panic outside any copy)
@@ -332,8 +298,7 @@ func (p *PanicError) Error() string {
 	return fmt.Sprintf("task %q copy %d (on %s) %s%s\n\n%s", p.Task, p.Worker, where, what, more, p.Stack)
 }
 
-// Unwrap returns the panic value if it is an error, so errors.Is and errors.As
-// see through a re-raised panic.
+// Unwrap returns the panic value if it is an error (for errors.Is and As).
 func (p *PanicError) Unwrap() error {
 	err, _ := p.Value.(error)
 	return err

@@ -12,8 +12,7 @@ import (
 )
 
 // errCopyPanicked is the cause of a run's context cancelled because a call
-// panicked or called runtime.Goexit; the panic reaches the caller as a
-// *PanicError.
+// panicked or called runtime.Goexit (the caller gets a *PanicError).
 var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 
 // RunContext calls fn(ctx, i) for each i in [0, n), as errgroup.Group
@@ -26,12 +25,12 @@ var errCopyPanicked = errors.New("workers: a copy of the run panicked")
 // machine's load, so calls may wait for each other (their copies start
 // within a bounded time); it is for CPU-bound calls, though (blocking ones
 // want a goroutine each). The exception: on a set with concurrent runs
-// (WithConcurrentRuns, Acquire) that another run holds, RunContext runs on
-// its caller alone, one call after another, as ForRange does; calls that
-// wait for each other need a set of their own there. If ctx is done while the run waits for the set,
-// RunContext returns context.Cause(ctx) having run nothing. Otherwise it is
-// ForRange with one i per chunk, a *PanicError naming the i. It panics if ctx
-// or fn is nil, n < 0 or the set is closed.
+// (WithConcurrentRuns, Acquire, Default) that another run holds, RunContext
+// runs on its caller alone, one call after another, as ForRange does; calls
+// that wait for each other need a set of their own there. If ctx is done
+// while the run waits for the set, it returns context.Cause(ctx) having run
+// nothing. Otherwise it is ForRange with one i per chunk, a *PanicError
+// naming the i. It panics if ctx or fn is nil, n < 0 or the set is closed.
 func (w *Workers) RunContext(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	w.check("RunContext")
 	if ctx == nil {
@@ -67,8 +66,7 @@ func (w *Workers) ForRangeContext(ctx context.Context, n int, body func(ctx cont
 	return w.runContext(ctx, "ForRangeContext", n, r, body, nil)
 }
 
-// runContext runs ForRangeContext (body) or RunContext (each) over [0, n)
-// with a context derived from parent.
+// runContext runs ForRangeContext (body) or RunContext (each) over [0, n).
 func (w *Workers) runContext(parent context.Context, op string, n int, r rangeConfig, body func(ctx context.Context, worker, lo, hi int) error, each func(ctx context.Context, i int) error) error {
 	ctx, cancel := withCancelCause(parent)
 	defer cancel(nil) // the run's context ends with the call
@@ -83,9 +81,7 @@ func (w *Workers) runContext(parent context.Context, op string, n int, r rangeCo
 	if err == nil {
 		err = t.err
 	}
-	if err == nil && !t.l.Drained() {
-		// Copies stopped early with no error, so only parent can have
-		// made the context done (a failed call makes the loop panic).
+	if err == nil && !t.l.Drained() { // stopped early: parent made ctx done
 		err = context.Cause(ctx)
 	}
 	t.ctxBody, t.ctxEach, t.ctx, t.cancel, t.err = nil, nil, nil, nil, nil // the pool keeps nothing of the call
@@ -93,19 +89,16 @@ func (w *Workers) runContext(parent context.Context, op string, n int, r rangeCo
 	return err
 }
 
-// withCancelCause is context.WithCancelCause(parent), except that a parent
-// whose type is not the standard library's (stdTypes) sits behind a shield,
-// so that a panic or Goexit in its methods cannot hang or crash anything but
-// the caller or a copy.
+// withCancelCause is context.WithCancelCause(parent), with a parent not of
+// the standard library's types behind a shield, so that a panic or Goexit in
+// its methods hangs or crashes nothing but the caller or a copy.
 func withCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
 	if slices.Contains(stdTypes[:], reflect.TypeOf(parent)) {
 		return context.WithCancelCause(parent)
 	}
 	s := &shield{Context: parent, done: parent.Done()}
 	select {
-	case <-s.done:
-		// The context package would panic on a done parent whose Err is
-		// nil: name the parent's fault instead.
+	case <-s.done: // the context package would panic on a nil Err
 		if parent.Err() == nil {
 			ctx, cancel := context.WithCancelCause(&shield{Context: parent}) // no Done: never linked
 			cancel(errBrokenParent)
@@ -114,9 +107,7 @@ func withCancelCause(parent context.Context) (context.Context, context.CancelCau
 	default:
 	}
 	ctx, cancel := context.WithCancelCause(s)
-	if s.f != nil {
-		// The go statement publishes s.f and s.stop, written by AfterFunc
-		// during WithCancelCause, to watch.
+	if s.f != nil { // the go statement publishes AfterFunc's s.f and s.stop
 		go s.watch(cancel)
 	}
 	return ctx, cancel
@@ -135,22 +126,16 @@ var stdTypes = func() [4]reflect.Type {
 }()
 
 // shield is the parent the context package sees for a run's context: the
-// caller's ctx, whose Done is asked once, on the caller. For such a parent
-// the context package calls AfterFunc instead of starting a goroutine of
-// its own, where a panic in ctx's Err or Value would crash the program and a
-// Goexit leave the run's context live; watch makes those calls, guarded.
+// caller's ctx, Done asked once, on the caller. For it the context package
+// calls AfterFunc (watch), not a goroutine of its own where a panic in ctx's
+// Err or Value would crash the program and a Goexit leave the context live.
 type shield struct {
 	context.Context
 	done <-chan struct{} // ctx.Done()
-
-	// f cancels the run's context with ctx's Err and cause; written only by
-	// AfterFunc, before watch starts.
-	f    func()
-	stop chan struct{} // closed by stopWatch
-
-	// claimed goes from false to true once, by a CAS, by watch before it
-	// runs f or by stopWatch before it closes stop: so f runs at most once,
-	// never after a stop that reported it prevented it.
+	f    func()          // cancels the run's context; set by AfterFunc
+	stop chan struct{}   // closed by stopWatch
+	// claimed's CAS, by watch before it runs f or by stopWatch before it
+	// closes stop, lets f run at most once, never after a successful stop.
 	claimed atomic.Bool
 }
 
@@ -171,7 +156,7 @@ func (s *shield) stopWatch() bool {
 }
 
 // watch waits for ctx to be done and runs f; if ctx's Err or Value panics or
-// calls runtime.Goexit there, it cancels the run's context saying so.
+// calls runtime.Goexit, it cancels the run's context saying so.
 func (s *shield) watch(cancel context.CancelCauseFunc) {
 	select {
 	case <-s.done:
@@ -183,9 +168,14 @@ func (s *shield) watch(cancel context.CancelCauseFunc) {
 	}
 	ok := false
 	defer func() {
-		if !ok {
-			cancel(parentFailed(recover()))
+		if ok {
+			return
 		}
+		cause := errors.New("workers: the context's Err or Value called runtime.Goexit once it was done")
+		if v := recover(); v != nil { // nil: a Goexit (panic(nil) panics with a non-nil value)
+			cause = fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
+		}
+		cancel(cause)
 	}()
 	if s.Context.Err() == nil {
 		cancel(errBrokenParent) // f would panic in the context package
@@ -196,12 +186,3 @@ func (s *shield) watch(cancel context.CancelCauseFunc) {
 }
 
 var errBrokenParent = errors.New("workers: the parent context broke its contract: its Done channel is closed but its Err returns nil")
-
-// parentFailed is the cause for ctx's Err or Value panicking with v, or
-// calling runtime.Goexit (v is nil: panic(nil) panics with a non-nil value).
-func parentFailed(v any) error {
-	if v == nil {
-		return errors.New("workers: the context's Err or Value called runtime.Goexit once it was done")
-	}
-	return fmt.Errorf("workers: the context's Err or Value panicked once it was done: %v\n\n%s", v, debug.Stack())
-}

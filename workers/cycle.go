@@ -14,18 +14,15 @@ import (
 
 // The cycle check. A copy of a run on set A that starts a run on B waits for
 // B; if B's run, or one it waits for in turn, has a copy that starts a run on
-// A, none can finish. lockSlow catches A -> A; longer cycles need a view of
-// every set, kept here, and consulted only by a goroutine inside a run that
-// finds a lock taken.
+// A, none can finish. lockSlow catches A -> A; longer cycles need this view of
+// every set, consulted only by a goroutine inside a run that finds a lock taken.
 //
-// The wait-for graph is implicit: a set waits for the goroutines of its
-// current run (its workers and its lock's holder); a goroutine waits for the
-// set whose lock it is queued for (waiting), and for the set in whose end
-// wait it is parked (it holds that set and its coordinator is parked:
-// internal/peek; one still spinning has no out-edge). A goroutine about to
-// block on W closes a cycle iff W reaches it. The graph changes while it is
-// read, so a nested waiter re-checks on a timer and panics only on a cycle
-// found for a millisecond: a real cycle never changes.
+// The wait-for graph is implicit: a set waits for the goroutines of its run
+// (workers, lock holder); a goroutine waits for the set whose lock it queues
+// for (waiting), and for the set it holds while parked in its end wait
+// (internal/peek). A goroutine about to block on W closes a cycle iff W
+// reaches it. The graph changes as it is read, so a nested waiter re-checks
+// on a timer and panics only on a cycle found for a millisecond.
 //
 // Sets are held weakly from New to Close, so a set dropped without Close is
 // still collected; register prunes dead entries whenever the map doubled.
@@ -68,8 +65,7 @@ func liveSets() []*Workers {
 	return sets
 }
 
-// insideAnyRun reports whether goroutine g runs a copy of some set's run (as
-// one of its workers) or holds some set's lock.
+// insideAnyRun reports whether goroutine g is some set's worker or holder.
 func insideAnyRun(g uint64) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -81,10 +77,9 @@ func insideAnyRun(g uint64) bool {
 	return false
 }
 
-// insideRunOf reports whether goroutine g is part of w's current run,
-// directly or through nested runs on sets held by its goroutines. It errs
-// towards "inside" (which of two held sets is the outer one is recorded
-// nowhere): a last release then panics rather than close a set under a run.
+// insideRunOf reports whether goroutine g is part of w's run, directly or
+// through nested runs. It errs towards "inside" (nothing records which of two
+// held sets is the outer): a last release panics rather than close a run's set.
 func insideRunOf(w *Workers, g uint64) bool {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -92,10 +87,9 @@ func insideRunOf(w *Workers, g uint64) bool {
 }
 
 // waitLock queues goroutine g (token tok) for w's lock. A nested waiter
-// also checks for a cycle, backing off from 10 us to a millisecond, and
-// panics once one is confirmed, unless the lock was handed to it meanwhile.
-// With ctx done it returns ctx's cause holding nothing. Runs' waits are
-// counted in Stats, those that gave up too; Close's and grow's are not.
+// checks for a cycle, backing off from 10 us to a millisecond, and panics
+// once one is confirmed, unless it got the lock meanwhile. With ctx done it
+// returns ctx's cause holding nothing. Stats counts runs' waits.
 func (w *Workers) waitLock(op string, g, tok uint64, nested bool, ctx context.Context) error {
 	done := ctx.Done() // nil for a ctx that is never done
 	if done != nil && ctx.Err() != nil {
@@ -107,14 +101,14 @@ func (w *Workers) waitLock(op string, g, tok uint64, nested bool, ctx context.Co
 		return nil // freed meanwhile: taken without waiting
 	}
 	defer w.mu.done(wt)
-	if isRun(op) {
+	if op != "Close" && op != "Acquire" { // a run: count its wait
 		defer func() {
 			w.waits.Add(1)
 			w.waitNanos.Add(uint64(time.Since(start)))
 		}()
 	}
 	var timer *time.Timer
-	var check <-chan time.Time // the cycle check's timer; nil (never ready) unless nested
+	var check <-chan time.Time // nil (never ready) unless nested
 	backoff := 10 * time.Microsecond
 	if nested {
 		registry.mu.Lock()
@@ -129,12 +123,12 @@ func (w *Workers) waitLock(op string, g, tok uint64, nested bool, ctx context.Co
 		defer timer.Stop()
 		check = timer.C
 	}
-	var since time.Time // when the check first found a cycle, zero if the last one did not
+	var since time.Time // since when the checks found a cycle
 	for {
 		select {
 		case <-wt.ready:
 			return w.gotLock(ctx)
-		case <-done: // never ready if nil
+		case <-done:
 			if w.mu.abandon(wt) {
 				w.mu.unlock() // handed to it meanwhile: pass it on
 			}
@@ -175,10 +169,9 @@ func (w *Workers) gotLock(ctx context.Context) error {
 	return nil
 }
 
-// pathTo returns the sets on a path from w (first) to a set whose current
-// run g is part of, or nil. x leads to every set whose lock a goroutine of
-// x's run holds; with waits, only to those that goroutine waits for (queued
-// for, or parked in the end wait of). Called with registry.mu held.
+// pathTo returns the sets on a path from w to a set whose run g is part of,
+// or nil. x leads to every set whose lock a goroutine of x's run holds; with
+// waits, only to those it waits for. Called with registry.mu held.
 func pathTo(w *Workers, g uint64, waits bool) []*Workers {
 	type step struct {
 		set  *Workers
@@ -190,10 +183,8 @@ func pathTo(w *Workers, g uint64, waits bool) []*Workers {
 	for k := 0; k < len(steps); k++ {
 		for _, c := range steps[k].set.runGoroutines() {
 			if waits && c == anonToken {
-				// Every unidentified holder (see token) has this token: an
-				// edge through it would join unrelated sets into a false
-				// cycle, and a panic. Such cycles hang undetected instead.
-				// insideRunOf keeps the edge: it errs towards "inside".
+				// Every unidentified holder has it: an edge would join
+				// unrelated sets into a false cycle (insideRunOf keeps it).
 				continue
 			}
 			if c == g {
@@ -218,9 +209,8 @@ func pathTo(w *Workers, g uint64, waits bool) []*Workers {
 	return nil
 }
 
-// runGoroutines returns the goroutines x's current run waits for: its
-// lock's holder and its live workers (an idle one adds no false edge).
-// Slow paths only: it allocates.
+// runGoroutines returns the goroutines x's run waits for: its lock's holder
+// and its live workers (an idle one adds no false edge). It allocates.
 func (x *Workers) runGoroutines() []uint64 {
 	var gs []uint64
 	if o := x.mu.owner(); o != 0 {

@@ -9,8 +9,7 @@ import (
 )
 
 // A RangeOption tunes a loop; a later option overrides an earlier one of its
-// kind (WithChunk and WithGuided are both the schedule). The zero
-// RangeOption is invalid.
+// kind (WithChunk and WithGuided are both the schedule). The zero one is invalid.
 type RangeOption struct {
 	kind rangeOptionKind
 	n    int
@@ -27,17 +26,15 @@ const (
 )
 
 // WithChunk sets the schedule to chunks of n iterations, chunk k being
-// [k*n, min((k+1)*n, len)); each body call gets exactly one. The loop panics
-// if n < 1.
+// [k*n, min((k+1)*n, len)), one per body call. The loop panics if n < 1.
 func WithChunk(n int) RangeOption { return RangeOption{optChunk, n} }
 
-// WithGuided makes chunks shrink as the loop drains, max(minChunk,
-// remaining/(2*copies)) iterations each (OpenMP's guided schedule). The loop
-// panics if minChunk < 1.
+// WithGuided makes chunks shrink as the loop drains, to max(minChunk,
+// remaining/(2*copies)) (OpenMP's guided). The loop panics if minChunk < 1.
 func WithGuided(minChunk int) RangeOption { return RangeOption{optGuided, minChunk} }
 
-// WithCopies sets the number of copies (never more than the chunks). The loop
-// panics if n is outside [1, MaxWorkers].
+// WithCopies sets the number of copies (at most the chunks). The loop panics
+// if n is outside [1, MaxWorkers].
 func WithCopies(n int) RangeOption { return RangeOption{optCopies, n} }
 
 // WithWorkersOnly keeps the body off the caller (for placed workers): the
@@ -47,21 +44,19 @@ func WithWorkersOnly() RangeOption { return RangeOption{kind: optWorkersOnly} }
 // ForRange calls body(worker, lo, hi) on chunks [lo, hi) covering [0, n)
 // once each and returns when all calls have returned, synchronized as in
 // RunN; worker is the claiming copy. Copies claim chunks one at a time, the
-// caller's copy among them unless WithWorkersOnly.
-//
-// It runs ActiveWorkers copies (or WithCopies), at most GOMAXPROCS and the
-// chunks; by default about eight chunks per copy (ranges.ChunkSize), and one
-// chunk [0, n) for one copy. A loop that plans one copy, or finds a set with
-// concurrent runs busy, runs as one copy on its caller.
+// caller's copy among them unless WithWorkersOnly. It runs ActiveWorkers
+// copies (or WithCopies), at most GOMAXPROCS and the chunks; by default
+// about eight chunks per copy (ranges.ChunkSize), one chunk [0, n) for one
+// copy. A loop that plans one copy, or finds a set with concurrent runs
+// busy, runs as one copy on its caller.
 //
 // A body call that panics ends that call only: its copy goes on claiming.
 // One that calls runtime.Goexit ends its copy's goroutine (a worker is
-// replaced), and the chunks it leaves run on the other copies, or on the
-// workers once the run is over (on the caller's stand-in goroutine if the
-// loop found the set busy). Once all chunks ran ForRange panics with a
-// *PanicError for the first failure (a Goexit on the caller goes on
-// instead, unless a call panicked). ForRange allocates nothing once warm. It panics if n < 0,
-// body is nil, an option is invalid or the set is closed.
+// replaced), and the chunks it leaves run on the other copies, or after the
+// run on the workers (or a stand-in for the caller). Once all chunks ran
+// ForRange panics with a *PanicError for the first failure (a Goexit on the
+// caller goes on instead, unless a call panicked). It allocates nothing once
+// warm. It panics if n < 0, body is nil, an option is invalid or the set is closed.
 func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOption) {
 	w.forRange("ForRange", n, body, nil, opts)
 }
@@ -70,9 +65,7 @@ func (w *Workers) ForRange(n int, body func(worker, lo, hi int), opts ...RangeOp
 // sync.WaitGroup on the set. At most ActiveWorkers calls (and GOMAXPROCS)
 // run at once, so they must not wait for each other. Otherwise Do is
 // ForRange with one i per chunk, a *PanicError naming the i.
-func (w *Workers) Do(n int, fn func(i int)) {
-	w.forRange("Do", n, nil, fn, doOptions)
-}
+func (w *Workers) Do(n int, fn func(i int)) { w.forRange("Do", n, nil, fn, doOptions) }
 
 var doOptions = []RangeOption{WithChunk(1)} // one i per claim
 
@@ -93,15 +86,12 @@ func (w *Workers) forRange(op string, n int, body func(worker, lo, hi int), each
 // each call of body ranges over the chunks its copy claims, and must range
 // until they run out, or ForChunks panics once the loop is done. body runs at
 // most once per copy, and again after a call that panicked or called
-// runtime.Goexit with chunks left.
-// Options and panics are those of ForRange.
+// runtime.Goexit with chunks left. Options and panics are those of ForRange.
 func (w *Workers) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts ...RangeOption) {
 	r := w.rangeSetup("ForChunks", n, body != nil, opts)
 	if n == 0 {
 		return
 	}
-	// Not pooled: an iterator kept past its call must find its own, drained
-	// loop, never a later call's.
 	t := &chunksTask{body: body}
 	w.runLoop(context.Background(), "ForChunks", t, &t.l, n, r)
 	if t.early.Load() {
@@ -109,8 +99,8 @@ func (w *Workers) ForChunks(n int, body func(chunks iter.Seq2[int, int]), opts .
 	}
 }
 
-// rangeConfig is a loop's options applied. The schedule is chunk (dynamic),
-// minChunk (guided) or, with both 0, the default.
+// rangeConfig is a loop's options applied; the schedule is chunk (dynamic),
+// minChunk (guided) or, both 0, the default.
 type rangeConfig struct {
 	copies, chunk, minChunk int
 	fixed                   bool // copies chosen: GOMAXPROCS does not cut them
@@ -173,15 +163,13 @@ func (w *Workers) panicRangeOption(op string, i int, o RangeOption) {
 	panic(fmt.Sprintf("workers: %s on %q: option %d is the zero RangeOption", op, w.name, i))
 }
 
-// rangePool recycles the tasks of ForRange, Do, RunContext and
-// ForRangeContext. A task goes back only after its loop returned, that is
-// after every copy returned; a loop that panics puts nothing back.
+// rangePool recycles rangeTasks, each put back after its loop, and so every
+// copy, returned (a loop that panics puts nothing back).
 var rangePool = sync.Pool{New: func() any { return new(rangeTask) }}
 
 // rangeTask is the loop task of ForRange (body), Do (each), ForRangeContext
-// (ctxBody) and RunContext (ctxEach); exactly one is set. The context loops'
-// ctx and cancel are written before the run, which is synchronized before
-// every copy starts, and err is read after it.
+// (ctxBody) and RunContext (ctxEach); exactly one is set. ctx and cancel are
+// written before the run, which publishes them; err is read after it.
 type rangeTask struct {
 	l       loop
 	body    func(worker, lo, hi int)
@@ -190,9 +178,7 @@ type rangeTask struct {
 	ctxEach func(ctx context.Context, i int) error
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
-	// failed elects, by a CAS, the copy whose error is the first: it alone
-	// writes err and then cancels ctx with it, so no copy sees ctx
-	// cancelled by a later error.
+	// failed's CAS elects the first error's copy: it writes err, cancels ctx.
 	failed atomic.Bool
 	err    error
 }
@@ -211,17 +197,14 @@ func (t *rangeTask) Name() string {
 
 func (t *rangeTask) CallerCanRun() bool { return t.l.callerRuns }
 
-// callFailed cancels a context loop's context once a call panicked or
-// exited, so the other copies can stop early or see it.
+// callFailed cancels a context loop's context: a call panicked or exited.
 func (t *rangeTask) callFailed() {
 	if t.cancel != nil {
 		t.cancel(errCopyPanicked)
 	}
 }
 
-// Work drains the loop for copy c in passes: a pass ends when the chunks run
-// out or a body call panics, and then the next pass goes on claiming (a
-// Goexit ends the copy).
+// Work drains the loop for copy c, a new pass after each body call's panic.
 func (t *rangeTask) Work(c int) {
 	id := c
 	for !t.l.protect(t, &id, func() { t.pass(c, &id) }) {
@@ -229,12 +212,11 @@ func (t *rangeTask) Work(c int) {
 }
 
 // pass claims and runs chunks until none is left or, for ForRangeContext,
-// until ctx is done or a call returned an error. The each functions' chunks
-// hold one i, so a failed call leaves nothing of its chunk behind.
+// ctx is done or a call failed. each's and ctxEach's chunks hold one i: a
+// failed call leaves nothing of its chunk behind.
 func (t *rangeTask) pass(c int, id *int) {
 	for {
-		// Err is an atomic load; one that sees ctx done is synchronized
-		// after the cancel that made it so.
+		// Err synchronizes after the cancel that made ctx done.
 		if t.ctxBody != nil && t.ctx.Err() != nil {
 			return
 		}
@@ -270,7 +252,8 @@ func (t *rangeTask) fail(err error) {
 	}
 }
 
-// chunksTask is the loop task of ForChunks.
+// chunksTask is the loop task of ForChunks, not pooled: an iterator kept past
+// its call must find its own drained loop, never a later call's.
 type chunksTask struct {
 	l     loop
 	body  func(chunks iter.Seq2[int, int])
@@ -282,7 +265,7 @@ func (t *chunksTask) CallerCanRun() bool { return t.l.callerRuns }
 func (t *chunksTask) callFailed()        {}
 
 // Work calls the body while chunks are left: once, unless a call panics
-// with chunks left (a Goexit ends the copy). Each call's iterator has its own claims.
+// with chunks left (a Goexit ends the copy).
 func (t *chunksTask) Work(c int) {
 	for !t.l.Drained() {
 		out := false

@@ -16,34 +16,31 @@ import (
 	"github.com/workgang/workgang/tasks/ranges"
 )
 
-// loop is the state one loop call's copies share: the claims and the
-// schedule (ranges.Loop), and the failures of its body calls. A loop plans
-// its copies as it starts, then runs as a run of them under the run lock,
-// or with one copy on its caller alone; either way every iteration runs
-// once, and the first failure is reported once every copy has returned.
+// loop is the state one loop call's copies share: the claims and schedule
+// (ranges.Loop) and its body calls' failures. It runs as a run of its copies
+// under the run lock, or as one copy on its caller alone; either way every
+// iteration runs once, and the first failure is reported after all copies.
 type loop struct {
 	ranges.Loop
 	n          int
 	callerRuns bool
-	// caller is the goid of the goroutine that runs the caller's copy, for
-	// OnCaller: the loop's caller, written before the copies start (the run
-	// publishes it), or one that stands in for it after its Goexit (standIn);
-	// read by record in any copy.
+	// caller is the goid that runs the caller's copy, for OnCaller: the
+	// loop's caller, written before the run (which publishes it), or its
+	// stand-in after a Goexit (standIn); read by record in any copy.
 	caller uint64
 	fails  gang.Record
-	// late is the dispatcher of a late run (spin.Late) until its caller
-	// decided whether to wake the workers early (claimed); lateCopy is the
-	// caller's copy of that run (-1 if none), started its start: both
-	// written before the run starts (the run publishes them). late is an
-	// atomic because a hostile ForChunks body may claim from any goroutine.
+	// late is a late run's dispatcher (spin.Late) until its caller decided
+	// whether to wake the workers early (claimed); lateCopy is the caller's
+	// copy (-1 if none), started its start; all written before the run. late
+	// is atomic: a hostile ForChunks body may claim from any goroutine.
 	late     atomic.Pointer[gang.Dispatcher]
 	lateCopy int
 	started  time.Time
 }
 
-// claimed is called after each chunk that copy c claims: on the caller's copy
-// of a late run, it asks the policy whether to wake the workers now, once.
-// The dispatcher's timer wakes them by spin.LateBound anyway.
+// claimed is called after each chunk copy c claims: on the caller's copy of a
+// late run, it asks the policy, once, whether to wake the workers now (the
+// dispatcher's timer wakes them by spin.LateBound anyway).
 func (l *loop) claimed(c int) {
 	if c != l.lateCopy {
 		return
@@ -58,8 +55,7 @@ func (l *loop) claimed(c int) {
 	}
 }
 
-// loopTask is a loop's task: its copies drain the loop, calling the body in
-// protect; callFailed is told of each failed call.
+// loopTask is a loop's task; protect tells callFailed of each failed call.
 type loopTask interface {
 	tasks.Task
 	callFailed()
@@ -73,9 +69,7 @@ func (l *loop) Drained() bool { return l.Claimed() >= l.n }
 func (l *loop) plan(n int, r rangeConfig, copies int) int {
 	l.n = n
 	switch {
-	case r.minChunk > 0:
-		// Guided chunk sizes depend on the copies: reset again if there are
-		// fewer chunks than copies.
+	case r.minChunk > 0: // guided sizes depend on the copies: fewer chunks, reset
 		l.ResetGuided(n, r.minChunk, copies)
 		if c := min(copies, l.NumChunks()); c < copies {
 			copies = c
@@ -92,39 +86,29 @@ func (l *loop) plan(n int, r rangeConfig, copies int) int {
 	return min(copies, l.NumChunks())
 }
 
-// copiesFor returns the copies r plans: fixed ones, or ActiveWorkers cut to
-// GOMAXPROCS (capped).
-func copiesFor(r rangeConfig) (copies int, capped bool) {
-	if r.fixed || r.copies == 1 {
-		return r.copies, false
-	}
-	if p := runtime.GOMAXPROCS(0); p < r.copies {
-		return p, true
-	}
-	return r.copies, false
-}
-
 // runLoop runs the loop of task t (its state l) over [0, n) as r plans it,
 // and panics with the first failure of a body call. If ctx is done while it
 // waits for the set, it returns ctx's cause having run nothing.
 func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
 	l.callerRuns, l.caller, l.lateCopy = r.callerRuns, goid.Get(), -1
-	copies, capped := copiesFor(r)
+	copies, capped := r.copies, false
+	if !r.fixed && copies > 1 {
+		if p := runtime.GOMAXPROCS(0); p < copies { // ActiveWorkers cut to GOMAXPROCS
+			copies, capped = p, true
+		}
+	}
 	copies = l.plan(n, r, copies)
+	// A caller-runs loop holds a concurrent set if free, whatever its copies,
+	// so a call from its body nests the same with one copy as with many.
 	held, busy := false, false
-	switch {
-	case !w.concurrent || !r.callerRuns:
+	if !w.concurrent || !r.callerRuns {
 		if err := w.lockContext(ctx, op, r.callerRuns); err != nil {
 			return err
 		}
 		held = true
-	default:
-		// A loop that finds the set free holds it, whatever its copies, so
-		// a call from its body nests the same with one copy as with many.
-		if held = w.mu.tryLock(token(true)); !held {
-			busy = true
-			copies = l.plan(n, r, 1)
-		}
+	} else if held = w.mu.tryLock(token(true)); !held {
+		busy = true
+		copies = l.plan(n, r, 1)
 	}
 	if capped && !busy { // a busy loop runs one copy whatever GOMAXPROCS
 		w.cappedLoops.Add(1)
@@ -135,13 +119,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	if held {
 		defer w.mu.unlock() // last: drain runs under the lock
 	}
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
-	// From here only a body call's Goexit on the caller leaves the copies
-	// without a return: it unwinds through here once they are done (gang's
-	// runOnCaller waits for them), and goes on once the chunks left ran,
-	// unless a call panicked.
+	w.check(op) // closed meanwhile?
+	// A body call's Goexit on the caller unwinds here after the copies (gang
+	// waits for them): run the chunks left; go on unless a call panicked.
 	normal := false
 	defer func() {
 		if !normal {
@@ -179,14 +159,11 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	return nil
 }
 
-// drain runs the chunks that copies ended by runtime.Goexit left unclaimed.
-// A Goexit ends its goroutine: whatever runs after it
-// on that goroutine runs in deferred calls, above its frames, so a loop that
-// went on claiming there would keep the frames of every Goexit. So no
-// goroutine calls a body after its Goexit: the loop runs the chunks left as
-// the caller's copy (copies-1) on fresh goroutines, one after another, each
-// ended by the next Goexit; a loop that keeps its body off the caller, on
-// the workers, in runs of its own. Either way, again as long as calls exit.
+// drain runs the chunks that copies ended by runtime.Goexit left. A goroutine
+// after a Goexit runs only deferred calls, above its frames: claiming there
+// would keep the frames of every Goexit. So the chunks left run as the
+// caller's copy (copies-1) on fresh goroutines, each ended by the next
+// Goexit, or, off the caller, in runs of their own on the workers.
 func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
 	for exited := true; exited && !l.Drained(); {
 		if l.callerRuns {
@@ -202,10 +179,9 @@ func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
 
 // standIn runs copy c of t on a new goroutine that stands in for the loop's
 // caller, waits for it, and reports whether it returned (catch.Aside). It is
-// the caller for OnCaller (l.caller) and, while it runs, the run lock's
-// holder if the caller holds the lock (a held loop, or a busy one nested in
-// a run of its caller's): a nested run from it panics as one from the
-// caller would. The caller, waiting, can neither unlock nor act meanwhile.
+// the caller for OnCaller and, while it runs, the run lock's holder if the
+// caller holds it, so a nested run from it panics as the caller's would. The
+// caller, waiting, can neither unlock nor act meanwhile.
 func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
 	caller, self, held := l.caller, uint64(0), false
 	returned := catch.Aside(func() {
@@ -221,10 +197,8 @@ func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
 
 // protect runs f, which makes body calls of t, and reports whether it
 // returned; *id names the call in progress (the copy, or the i). A panic is
-// recorded and protect returns false, so the copy goes on claiming in a new
-// pass. A runtime.Goexit, recorded too, goes on and ends the copy: the
-// chunks it leaves are the other copies' or drain's. Protecting a pass, not
-// each call, keeps a defer out of every chunk.
+// recorded and the copy goes on in a new pass; a Goexit is recorded and ends
+// the copy. Protecting a pass, not each call, keeps defers out of chunks.
 func (l *loop) protect(t loopTask, id *int, f func()) (returned bool) {
 	exited := true
 	defer func() {
@@ -251,6 +225,5 @@ func (l *loop) record(id int, v any, goexit bool, stack []byte) {
 	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack, Calls: true})
 }
 
-// take returns and clears the loop's first failure, or nil; it runs after
-// the copies, which every record precedes.
+// take returns and clears the loop's first failure, or nil, after the copies.
 func (l *loop) take() *PanicError { return (*PanicError)(l.fails.Take()) }

@@ -46,9 +46,8 @@ type placement struct {
 }
 
 // WithSpin sets how long an idle worker, or a caller waiting for its run's
-// end, polls before parking (default 1 ms, spin.Idle; 0, as with one processor or
-// while other processes wait for the CPUs, parks at once). It panics if d is
-// negative.
+// end, polls before parking (default 1 ms; 0, as with one processor or while
+// other processes wait for the CPUs, parks at once). It panics if d < 0.
 func WithSpin(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("workers: WithSpin: negative spin budget %v", d))
@@ -58,23 +57,17 @@ func WithSpin(d time.Duration) Option {
 
 // WithActiveWorkers sets the initial ActiveWorkers (default maxWorkers); it
 // does not create workers. New panics if n is outside [1, maxWorkers].
-func WithActiveWorkers(n int) Option {
-	return func(c *config) { c.active = n }
-}
+func WithActiveWorkers(n int) Option { return func(c *config) { c.active = n } }
 
 // WithConcurrentRuns is for a set that independent goroutines share (sets
 // from Acquire have it): a caller-runs run that finds the set busy, or is
 // nested in one of its copies, runs on its caller instead of waiting, a loop
 // as one copy; plain runs still wait. Overlapping runs share copy ids.
-func WithConcurrentRuns() Option {
-	return func(c *config) { c.concurrent = true }
-}
+func WithConcurrentRuns() Option { return func(c *config) { c.concurrent = true } }
 
 // WithLockOSThread locks each worker goroutine to an OS thread for life, so
 // thread settings stay with it; hand-offs then cost thread switches.
-func WithLockOSThread() Option {
-	return func(c *config) { c.place.lockThread = true }
-}
+func WithLockOSThread() Option { return func(c *config) { c.place.lockThread = true } }
 
 // WithAffinity pins worker i to CPU cpus[i % len(cpus)] (by default the
 // process's CPUs, in turn) and implies WithLockOSThread; PlacementErrors
@@ -89,9 +82,8 @@ func WithAffinity(cpus ...int) Option {
 	return func(c *config) { c.place.lockThread, c.place.affinity, c.place.cpus = true, true, cpus }
 }
 
-// WithNice sets each worker thread's nice value and implies
-// WithLockOSThread; PlacementErrors reports failures. It panics if nice is
-// outside [-20, 19].
+// WithNice sets each worker thread's nice value and implies WithLockOSThread;
+// PlacementErrors reports failures. It panics if nice is outside [-20, 19].
 func WithNice(nice int) Option {
 	if nice < -20 || nice > 19 {
 		panic(fmt.Sprintf("workers: WithNice: nice = %d out of range [-20, 19]", nice))

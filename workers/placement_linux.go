@@ -9,18 +9,13 @@ import (
 )
 
 // applyPlacement pins and prioritizes the calling, locked thread for worker
-// i, returning each failure (the worker carries on unplaced). restore, called
-// on the same thread before the goroutine ends, puts back what it changed:
-// the runtime keeps the main thread, whose settings tools report for the
-// whole process. Lowering nice back needs CAP_SYS_NICE or RLIMIT_NICE.
+// i, returning each failure (the worker carries on unplaced). restore, run on
+// that thread before the goroutine ends, undoes it: the runtime keeps a main
+// thread, whose settings tools report. Lowering nice needs CAP_SYS_NICE or RLIMIT_NICE.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
-	var (
-		origSet   unix.CPUSet
-		pinned    bool
-		origNice  int
-		reniced   bool
-		placedCPU int
-	)
+	var origSet unix.CPUSet
+	var pinned, reniced bool
+	var origNice, placedCPU int
 	if p.affinity {
 		if err := unix.SchedGetaffinity(0, &origSet); err != nil {
 			errs = append(errs, fmt.Errorf("sched_getaffinity: %w", err))
@@ -30,9 +25,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			pinned, placedCPU = true, cpu
 		}
 	}
-	if p.nice != nil {
-		// PRIO_PROCESS, 0: the calling thread on Linux. The raw syscall
-		// returns 20 - nice.
+	if p.nice != nil { // PRIO_PROCESS, 0: the calling thread; the syscall gives 20 - nice
 		if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err != nil {
 			errs = append(errs, fmt.Errorf("getpriority: %w", err))
 		} else if err := unix.Setpriority(unix.PRIO_PROCESS, 0, *p.nice); err != nil {
@@ -41,7 +34,7 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			origNice, reniced = 20-prio, true
 		}
 	}
-	restore = func() []error {
+	return func() []error {
 		var errs []error
 		if reniced {
 			if err := unix.Setpriority(unix.PRIO_PROCESS, 0, origNice); err != nil {
@@ -54,12 +47,10 @@ func applyPlacement(p *placement, i int) (restore func() []error, errs []error) 
 			}
 		}
 		return errs
-	}
-	return restore, errs
+	}, errs
 }
 
-// pin sets the calling thread's affinity to worker i's CPU out of cpus (or,
-// if empty, out of allowed) and returns it.
+// pin pins the calling thread to worker i's CPU of cpus (or allowed) and returns it.
 func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 	var cpu int
 	if len(cpus) > 0 {
@@ -67,14 +58,9 @@ func pin(allowed *unix.CPUSet, cpus []int, i int) (int, error) {
 		if cpu >= len(allowed)*64 || !allowed.IsSet(cpu) {
 			return 0, fmt.Errorf("affinity to CPU %d: not in the process's allowed set (%d CPUs)", cpu, allowed.Count())
 		}
-	} else {
-		k := i % allowed.Count()
-		for c := 0; ; c++ {
-			if allowed.IsSet(c) {
-				if k == 0 {
-					cpu = c
-					break
-				}
+	} else { // the (i mod count)-th allowed CPU
+		for k := i % allowed.Count(); k > 0 || !allowed.IsSet(cpu); cpu++ {
+			if allowed.IsSet(cpu) {
 				k--
 			}
 		}

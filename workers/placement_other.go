@@ -8,9 +8,8 @@ var errPlacementUnsupported = errors.New("thread placement is supported only on 
 
 // applyPlacement reports that WithAffinity and WithNice are unsupported.
 func applyPlacement(p *placement, i int) (restore func() []error, errs []error) {
-	restore = func() []error { return nil }
 	if p.affinity || p.nice != nil {
-		return restore, []error{errPlacementUnsupported}
+		errs = []error{errPlacementUnsupported}
 	}
-	return restore, nil
+	return func() []error { return nil }, errs
 }

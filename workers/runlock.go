@@ -5,26 +5,22 @@ import (
 	"sync/atomic"
 )
 
-// runLock serializes a set's runs. Its word holds the holder's token, so
-// taking the lock records who holds it (the nested-run and cycle checks read
-// it) at the cost of one CAS to lock and one to unlock. Waiters queue in FIFO
-// order and unlock hands the lock to the first directly, so none starves; a
-// waiter may leave (abandon) without losing a hand-off, as both are decided
-// under queue.
+// runLock serializes a set's runs. Its word holds the holder's token (read
+// by the nested-run and cycle checks) for one CAS to lock and one to unlock.
+// Waiters queue in FIFO order and unlock hands the lock to the first, so
+// none starves; abandon and hand-off are both decided under queue.
 //
 // state is 0 when free, else token<<1 | queuedBit, the bit set iff the queue
-// is non-empty (outside queue's critical sections). The writers: lock's fast
-// path, CAS 0 -> token<<1 (0 means nobody waits, so it never overtakes);
-// unlock's fast path, CAS token<<1 -> 0 (fails once queuedBit is set);
-// enqueue, under queue, CAS to set queuedBit before appending itself; the
-// slow unlock and abandon, under queue with the bit set, when no CAS outside
-// queue can succeed, so a plain Store suffices there.
+// is non-empty (outside queue's critical sections). Its writers: tryLock,
+// CAS 0 -> token<<1 (0: nobody waits, so it never overtakes); unlock, CAS
+// token<<1 -> 0 (fails once queuedBit is set); enqueue, under queue, a CAS
+// setting queuedBit before it appends; unlockSlow and abandon, under queue
+// with the bit set, where no CAS outside queue can succeed: a plain Store.
 //
 // No hand-off is lost: the waiter's CAS setting queuedBit and the holder's
-// freeing CAS are RMWs on one word. If the waiter's comes first, the holder's
-// fails and it unlocks under queue, after the append; if the holder's comes
-// first, the waiter's fails and it reads the word again: 0, and it takes the
-// lock, or a newcomer's token, and it queues behind that holder.
+// freeing CAS are RMWs on one word. If the waiter's is first, the holder's
+// fails and it unlocks under queue, after the append; else the waiter reads
+// the word again and takes the lock (0) or queues behind a newcomer.
 type runLock struct {
 	state      atomic.Uint64
 	queue      sync.Mutex
@@ -33,12 +29,9 @@ type runLock struct {
 
 // lockWaiter is one goroutine waiting for the lock.
 type lockWaiter struct {
-	token uint64
-	next  *lockWaiter // guarded by the lock's queue mutex
-	// granted is set by the unlock that hands the lock to this waiter, in
-	// the same critical section of queue as its send on ready (capacity 1:
-	// one send per grant, never blocking).
-	granted bool
+	token   uint64
+	next    *lockWaiter // guarded by the lock's queue mutex
+	granted bool        // set with the hand-off's send on ready (capacity 1), under queue
 	ready   chan struct{}
 }
 
@@ -61,9 +54,7 @@ func (l *runLock) enqueue(token uint64) *lockWaiter {
 	l.queue.Lock()
 	for {
 		s := l.state.Load()
-		if s == 0 {
-			// Free, so nobody waits: take it, unless a fast-path lock
-			// gets there first.
+		if s == 0 { // free, so nobody waits: take it, unless tryLock does
 			if l.state.CompareAndSwap(0, token<<1) {
 				l.queue.Unlock()
 				return nil
@@ -71,8 +62,7 @@ func (l *runLock) enqueue(token uint64) *lockWaiter {
 			continue
 		}
 		// Announce the queue before joining it: from this CAS on, the
-		// holder's fast unlock fails and it unlocks under queue, after
-		// the append below. If the word changed meanwhile, look again.
+		// holder's fast unlock fails. If the word changed, look again.
 		if s&queuedBit != 0 || l.state.CompareAndSwap(s, s|queuedBit) {
 			break
 		}
@@ -95,25 +85,19 @@ func (l *runLock) abandon(wt *lockWaiter) (holds bool) {
 	l.queue.Lock()
 	defer l.queue.Unlock()
 	if wt.granted {
-		// The grant's send was in an earlier critical section: no block.
-		<-wt.ready
+		<-wt.ready // sent in the grant's critical section: no block
 		return true
 	}
 	var prev *lockWaiter
-	for p := l.head; p != wt; p = p.next {
-		prev = p
+	link := &l.head
+	for *link != wt {
+		prev, link = *link, &(*link).next
 	}
-	if prev == nil {
-		l.head = wt.next
-	} else {
-		prev.next = wt.next
-	}
+	*link = wt.next
 	if l.tail == wt {
 		l.tail = prev
 	}
-	if l.head == nil {
-		// The last waiter left: clear queuedBit so the holder's fast
-		// unlock works again (a plain Store: see runLock).
+	if l.head == nil { // the last waiter left: clear queuedBit (see runLock)
 		l.state.Store(l.state.Load() &^ queuedBit)
 	}
 	return false
@@ -127,8 +111,7 @@ func (l *runLock) done(wt *lockWaiter) {
 
 // unlock releases the lock, to the first waiter if there is one.
 func (l *runLock) unlock() {
-	// Only a waiter setting queuedBit changes the holder's word: if the
-	// CAS fails, the bit is set.
+	// Only a waiter setting queuedBit changes the holder's word.
 	if s := l.state.Load(); s&queuedBit == 0 && l.state.CompareAndSwap(s, 0) {
 		return
 	}
@@ -140,9 +123,7 @@ func (l *runLock) unlockSlow() {
 	l.queue.Lock()
 	defer l.queue.Unlock()
 	wt := l.head
-	if wt == nil {
-		// abandon cleared queuedBit; no fast-path lock writes a word
-		// that is not 0.
+	if wt == nil { // abandon cleared queuedBit; tryLock needs 0
 		l.state.Store(0)
 		return
 	}
@@ -151,8 +132,7 @@ func (l *runLock) unlockSlow() {
 		l.tail = nil
 	}
 	// Straight to the waiter's token, never through 0, so no newcomer
-	// overtakes it; a plain Store, as queuedBit is set. The checks see the
-	// new holder before it wakes.
+	// overtakes it; a plain Store, as queuedBit is set.
 	next := wt.token << 1
 	if l.head != nil {
 		next |= queuedBit
@@ -164,8 +144,7 @@ func (l *runLock) unlockSlow() {
 
 // handOver makes tok the holder's token if old holds the lock, and reports
 // whether it did: for a holder that waits while tok's goroutine acts for it.
-// Under queue, only the holder's fast unlock could change a held word (see
-// runLock), and old, waiting, does not unlock: a load and a store suffice.
+// Under queue only the holder (old, waiting) could change a held word.
 func (l *runLock) handOver(old, tok uint64) bool {
 	l.queue.Lock()
 	defer l.queue.Unlock()

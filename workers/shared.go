@@ -33,23 +33,11 @@ type sharedEntry struct {
 func Acquire(name string, maxWorkers int, opts ...Option) (s *Workers, release func()) {
 	c := newConfig("Acquire", name, maxWorkers, opts) // panics before any change
 	c.concurrent, c.acquired = true, true             // independent holders cannot coordinate copy ids
-	e := acquire(name, maxWorkers, c, true)
-	released := new(bool) // guarded by shared.mu
-	return e.s, func() { releaseShared(name, e, released) }
-}
-
-// acquire takes a reference to name's entry, making it with c if the name is
-// free; with grow, it first raises the set's MaxWorkers to maxWorkers.
-//
-// Growing waits for the run in progress, so it panics from inside a copy of
-// that run: it happens before the reference is taken, with shared.mu
-// released, and a panic leaves nothing behind. Without a reference the set
-// may be closed meanwhile (its last release removed the entry first, so
-// grow on it does nothing): the loop then finds the name free, or another
-// entry. An entry still registered is open (a set is closed only after its
-// entry is removed, under shared.mu), so the check after the lookup holds
-// until the reference is taken.
-func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
+	// grow waits for the run in progress (and panics inside it), so it runs
+	// before the reference is taken, outside shared.mu: a panic leaves nothing
+	// behind. The set may be closed meanwhile (grow does nothing): look again.
+	// A registered entry is open (its last release removes it, under
+	// shared.mu, before closing), so a lookup holds until the reference.
 	for {
 		shared.mu.Lock()
 		e := shared.sets[name]
@@ -57,10 +45,11 @@ func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
 			e = &sharedEntry{s: newSet(name, maxWorkers, c)}
 			shared.sets[name] = e
 		}
-		if !grow || maxWorkers <= e.s.MaxWorkers() {
+		if maxWorkers <= e.s.MaxWorkers() {
 			e.refs++
 			shared.mu.Unlock()
-			return e
+			released := new(bool) // guarded by shared.mu
+			return e.s, func() { releaseShared(name, e, released) }
 		}
 		shared.mu.Unlock()
 		e.s.grow("Acquire", maxWorkers)
@@ -68,8 +57,7 @@ func acquire(name string, maxWorkers int, c config, grow bool) *sharedEntry {
 }
 
 // releaseShared drops a holder's reference, once. The last release closes
-// the set; from inside the set's own run that would wait for itself, so it
-// panics before changing anything.
+// the set, and panics, changing nothing, inside the set's own run.
 func releaseShared(name string, e *sharedEntry, released *bool) {
 	shared.mu.Lock()
 	if *released {
@@ -95,36 +83,31 @@ func releaseShared(name string, e *sharedEntry, released *bool) {
 // DefaultName is the name of the set Default returns.
 const DefaultName = "default"
 
-// defaultSet is Default's set, made once. sync.Once orders the write of s
-// inside Do before every read after a Do returns, and its fast path is one
-// atomic load; the zero value costs nothing at init.
+// defaultSet is Default's set. Once orders the write of s in Do before every
+// read after a Do returns; its fast path is one atomic load.
 var defaultSet struct {
 	once sync.Once
 	s    *Workers
 }
 
 // Default returns the process-wide set for libraries and programs that do
-// not size their own: made on first use with runtime.NumCPU() MaxWorkers and
-// concurrent runs, as Acquire makes a set; later calls return it without
-// locking or allocating. Its workers start as runs need them. It is never
-// closed: Close on it panics. Its size does not follow later GOMAXPROCS
-// changes: loops (ForRange, ForChunks, ForRangeContext, Do) cut their
-// copies to GOMAXPROCS at each call; RunN, RunContext and RunTeam run up
-// to MaxWorkers copies at once whatever GOMAXPROCS. SetDefault sizes it
-// otherwise.
+// not size their own, made on first use as Acquire makes a set, with
+// runtime.NumCPU() MaxWorkers (SetDefault sizes it otherwise); later calls
+// neither lock nor allocate. Its workers start as runs need them. It is
+// never closed: Close on it panics. Its size does not follow GOMAXPROCS:
+// loops (ForRange, ForChunks, ForRangeContext, Do) cut their copies to
+// GOMAXPROCS at each call; RunN, RunContext and RunTeam run up to MaxWorkers.
 //
 // A library calls it where it runs, never at init, so that importing the
 // library does no work:
 //
 //	workers.Default().ForRange(len(xs), func(_, lo, hi int) { ... })
 func Default() *Workers {
-	defaultSet.once.Do(makeDefault)
+	defaultSet.once.Do(func() {
+		n := runtime.NumCPU()
+		defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
+	})
 	return defaultSet.s
-}
-
-func makeDefault() {
-	n := runtime.NumCPU()
-	defaultSet.s = newDefault(n, newConfig("Default", DefaultName, n, nil))
 }
 
 func newDefault(maxWorkers int, c config) *Workers {
@@ -132,11 +115,10 @@ func newDefault(maxWorkers int, c config) *Workers {
 	return newSet(DefaultName, maxWorkers, c)
 }
 
-// SetDefault makes the set Default returns with maxWorkers and opts, as New
-// checks them. An application calls it at most once, at the start of main,
-// before anything uses Default; once the default set exists (a library's
-// init that called Default, a second SetDefault) it panics, changing
-// nothing.
+// SetDefault makes the set Default returns with maxWorkers and opts, checked
+// as New does. An application calls it at most once, at the start of main,
+// before anything uses Default; once the set exists (a library's init called
+// Default, a second SetDefault) it panics, changing nothing.
 func SetDefault(maxWorkers int, opts ...Option) {
 	c := newConfig("SetDefault", DefaultName, maxWorkers, opts) // panics before Do: Default stays unmade
 	made := false

@@ -2,12 +2,11 @@
 // goroutines that run n copies of a task and wait for them.
 //
 // Make one set per process and run every CPU-bound parallel phase on it:
-// ForRange for loops (ForChunks when each copy needs scratch memory), Do for
-// a fork-join of n calls, RunContext for fan-outs of n calls that return
-// errors, RunN for tasks that use their worker id, RunTeam for copies that
-// meet at barriers. Workers start when first needed, spin briefly between
-// runs, then park; the caller runs copies too, so a run of one copy wakes
-// nobody.
+// ForRange for loops (ForChunks when each copy needs scratch memory), Do for a
+// fork-join of n calls, RunContext for fan-outs of n calls that return errors,
+// RunN for tasks that use their worker id, RunTeam for copies that meet at
+// barriers. Workers start when first needed, spin briefly between runs, then
+// park; the caller runs copies too, so a run of one copy wakes nobody.
 //
 // A set runs at most MaxWorkers calls at once. Calls that block (I/O, a lock
 // held elsewhere, a reply) want a goroutine each, as errgroup gives them:
@@ -16,23 +15,21 @@
 //
 // Runs on a set from New wait for each other in FIFO order. A set that
 // independent goroutines share (a server's handlers, libraries) should be
-// Default, come from Acquire or be made WithConcurrentRuns: there a call that
-// finds the set busy runs on its caller instead of waiting. Default is made
-// on first use; a library calls it where it runs, never at init.
+// Default, from Acquire or made WithConcurrentRuns: there a call that finds
+// the set busy runs on its caller instead of waiting.
 //
-// On every machine, every index of a loop runs once, whatever a body call
-// does; the machine's load decides only how long goroutines spin before they
-// park. A call that would wait for itself panics instead: from inside a copy
-// of a run that holds the set, a plain run, RunTeam or Close of the same set,
-// or a run that closes a cycle of nested runs across sets.
+// Every index of a loop runs once, whatever a body call does; the machine's
+// load decides only how long goroutines spin before they park. A call that
+// would wait for itself panics instead: from inside a copy of a run that
+// holds the set, a plain run, RunTeam or Close of the same set, or a run
+// that closes a cycle of nested runs across sets.
 //
 // Once warm, Run, RunN, RunTeam, ForRange and Do allocate nothing of their
 // own; RunContext and ForRangeContext allocate their context (2), ForChunks
 // its task and each copy's iterator (5 at two copies). A body closure that
-// captures variables, written at the call, escapes to the workers and is
-// allocated on every call, as is a method value written there: build it
-// once outside the hot loop, store a method value once, or reuse a Task
-// value (docs/threading-model.md, "Allocations").
+// captures variables, or a method value, written at the call escapes and is
+// allocated on every call: build it once outside the hot loop, or reuse a
+// Task value (docs/threading-model.md, "Allocations").
 package workers
 
 import (
@@ -50,11 +47,12 @@ import (
 	"github.com/workgang/workgang/gang"
 	"github.com/workgang/workgang/internal/goid"
 	"github.com/workgang/workgang/tasks"
+	"github.com/workgang/workgang/tasks/team"
 )
 
-// PanicError is what a run panics with, once every copy has returned, if a
-// copy panicked or called runtime.Goexit on a worker, or a task method
-// panicked: it reports the first. The set stays usable.
+// PanicError is what a call panics with once every copy has returned: the
+// first copy (or loop body call) that panicked or called runtime.Goexit on a
+// worker, or a task method that panicked. The set stays usable.
 type PanicError struct {
 	Task     string // the task's Name ("workers.ForRange" for the set's own calls)
 	Worker   int    // the copy's id (Do, RunContext: the i); -1 outside any copy
@@ -80,9 +78,8 @@ func repanic(p *gang.PanicError) {
 	}
 }
 
-// asSetPanic is deferred around gang calls that may raise gang's report
-// themselves (a caller copy's Goexit giving way to another copy's panic): it
-// re-raises it as the set's type, and any other value as it is.
+// asSetPanic, deferred around gang calls that may raise gang's report (a
+// caller copy's Goexit giving way to another's panic), converts it.
 func asSetPanic() {
 	if v := recover(); v != nil {
 		if p, ok := v.(*gang.PanicError); ok {
@@ -92,67 +89,53 @@ func asSetPanic() {
 	}
 }
 
-// Workers is a named set of persistent worker goroutines, made by New or
-// Acquire. Every method of a zero Workers or a nil *Workers panics, saying
-// which. All methods are safe for concurrent use. A Workers must not be
-// copied.
+// Workers is a named set of persistent worker goroutines, made by New,
+// Acquire or Default. Every method of a zero Workers or a nil *Workers panics,
+// saying which. All methods are safe for concurrent use. It must not be copied.
 type Workers struct {
-	// mu serializes runs, inline ones included, and Close; its word is the
+	// mu serializes runs (inline ones included) and Close; its word is the
 	// holder's token, read by the nested-run and cycle checks.
 	mu runLock
 
-	// Counters for Stats, atomic because runs that do not hold mu (inline,
-	// busy) add to them too. runs and callerCopies share mu's cache line,
-	// which the run's holder owns anyway.
+	// Counters for Stats, atomic because runs that do not hold mu add to
+	// them too; runs and callerCopies share mu's line, the holder's anyway.
 	runs         atomic.Uint64
 	callerCopies atomic.Uint64 // of runs that are not inline
-
-	// Inline runs, counted as they end: inlineRuns (atomic add; concurrent
-	// runs) or inlineHeld (written only by mu's holder) when the copy
-	// returned or panicked, inlineExits after a runtime.Goexit.
+	// Inline runs as they end (endAlone): returned or panicked, concurrent
+	// (inlineRuns) or under mu (inlineHeld); or by Goexit (inlineExits).
 	inlineRuns, inlineHeld, inlineExits atomic.Uint64
+	waits, waitNanos                    atomic.Uint64 // runs that waited for mu, and how long
+	busyRuns                            atomic.Uint64 // runs that found mu held (concurrent runs)
+	cappedLoops, callerOnly             atomic.Uint64 // see Stats
 
-	waits, waitNanos        atomic.Uint64 // runs that waited for mu, and how long
-	busyRuns                atomic.Uint64 // runs that found mu held (concurrent runs)
-	cappedLoops, callerOnly atomic.Uint64 // see Stats
-
-	// crew is replaced only by grow, under mu and createMu, once its workers
-	// exited; a run uses the crew it loaded under mu.
-	crew atomic.Pointer[crew]
+	crew atomic.Pointer[crew] // replaced by grow under mu and createMu: fixed for a run
 
 	name       string
 	place      placement
 	spin       time.Duration // WithSpin, for every crew's dispatcher
 	concurrent bool          // WithConcurrentRuns
 	acquired   bool          // from Acquire: only its last release closes it
+	active     atomic.Int32  // Run's copy count
 
-	active atomic.Int32 // Run's copy count
-
-	// createMu guards worker creation, the closed transition, placementErrs
-	// and retired; created (the crew's workers) is written under it and read
-	// atomically. started counts every worker goroutine ever started.
+	// createMu guards worker creation, closing, placementErrs and retired;
+	// created (the crew's workers) is written under it.
 	createMu      sync.Mutex
 	created       atomic.Int32
-	started       atomic.Int32
+	started       atomic.Int32 // every worker goroutine ever started
 	closed        atomic.Bool
 	placementErrs []error
 	retired       gang.WorkerStats // counters of the crews grow replaced
 
-	wg sync.WaitGroup // every worker goroutine
-
+	wg   sync.WaitGroup           // every worker goroutine
 	team atomic.Pointer[teamTask] // kept between runs (see RunTeam)
 }
 
 // crew is a set's dispatcher and its workers, sized for max.
 type crew struct {
-	d   *gang.Dispatcher
-	max int
-	// workers[i] is published (atomic store) once created; Stats and the
-	// nested-run checks read it without a lock.
-	workers []atomic.Pointer[worker]
-	// retiring is set by grow, under createMu, before it stops the workers:
-	// ensureCreated then waits for the next crew.
-	retiring atomic.Bool
+	d        *gang.Dispatcher
+	max      int
+	workers  []atomic.Pointer[worker] // stored once created, read without a lock
+	retiring atomic.Bool              // set by grow: ensureCreated waits for the next crew
 }
 
 func newCrew(max int, spin time.Duration) *crew {
@@ -175,10 +158,8 @@ func (c *crew) addWorkerStats(sum *gang.WorkerStats, k int) {
 
 // worker is one worker goroutine's identity; its counters are in gang.
 type worker struct {
-	g atomic.Uint64 // the goroutine's token while alive, else 0
-	// placed is closed once the worker applied its placement (nil on a set
-	// without placement): see ensureCreated.
-	placed chan struct{}
+	g      atomic.Uint64 // the goroutine's token while alive, else 0
+	placed chan struct{} // closed once placed (nil without placement): see ensureCreated
 }
 
 // New returns a set named name of at most maxWorkers workers. It panics if
@@ -202,8 +183,7 @@ func (w *Workers) check(op string) {
 	}
 }
 
-// made returns w, or panics naming op unless w was made by New or Acquire
-// (closed or not).
+// made returns w, or panics naming op unless w was made (closed or not).
 func (w *Workers) made(op string) *Workers {
 	if w == nil || w.crew.Load() == nil {
 		w.panicUnusable(op)
@@ -236,13 +216,11 @@ func (w *Workers) MaxWorkers() int { return w.made("MaxWorkers").crew.Load().max
 func (w *Workers) ActiveWorkers() int { return int(w.made("ActiveWorkers").active.Load()) }
 
 // CreatedWorkers returns the number of workers the set has: started when
-// first needed, kept until Close, never fewer than before (a grow by Acquire
-// starts as many in the new crew as the old one had).
+// first needed, kept until Close, never fewer than before.
 func (w *Workers) CreatedWorkers() int { return int(w.made("CreatedWorkers").created.Load()) }
 
-// SetActiveWorkers sets the number of copies Run runs, creates the workers it
-// needs, and returns n. It panics if n is outside [1, MaxWorkers] or the set
-// is closed.
+// SetActiveWorkers sets the copies Run runs, creates the workers it needs,
+// and returns n. It panics if n is outside [1, MaxWorkers] or the set is closed.
 func (w *Workers) SetActiveWorkers(n int) int {
 	w.check("SetActiveWorkers")
 	w.checkN("SetActiveWorkers", n)
@@ -254,21 +232,56 @@ func (w *Workers) SetActiveWorkers(n int) int {
 // Run is RunN(t, ActiveWorkers()).
 func (w *Workers) Run(t tasks.Task) { w.runN("Run", t, int(w.made("Run").active.Load())) }
 
-// RunN runs n copies of t, ids 0..n-1, on the workers and returns when all
-// have returned: every copy's return is synchronized before RunN's. If t
-// opts in to caller-runs (tasks.CallerRuns), the caller runs copy n-1, any
-// copy no worker has started, and a single copy inline. The set keeps no
-// reference to t. With runtime/trace on, the run and each copy are regions
-// named after t.
+// RunN runs n copies of t, ids 0..n-1, on the workers and returns when all have
+// returned: every copy's return is synchronized before RunN's. If t opts in to
+// caller-runs (tasks.CallerRuns), the caller runs copy n-1, any copy no worker
+// has started, and a single copy inline. The set keeps no reference to t. With
+// runtime/trace on, the run and each copy are regions named after t. With n = 0
+// it runs nothing, calls no method of t and counts nothing in Stats.
 //
-// With n = 0 it runs nothing, calls no method of t, counts nothing in Stats
-// and returns, as ForRange, Do and RunContext do for n = 0.
-//
-// If copies panic (or call runtime.Goexit on a worker), the others still
-// run, then RunN panics with a *PanicError for the first. It also panics if
-// t is nil, n is outside [0, MaxWorkers], the set is closed, or the run would
-// wait for itself.
+// If copies panic (or call runtime.Goexit on a worker), the others still run,
+// then RunN panics with a *PanicError for the first. It also panics if t is nil,
+// n is outside [0, MaxWorkers], the set is closed, or the run waits for itself.
 func (w *Workers) RunN(t tasks.Task, n int) { w.runN("RunN", t, n) }
+
+// RunTeam runs n copies of fn as a team, each on a worker of its own with a
+// *team.Member of id 0..n-1 (Barrier, For), and returns when all returned.
+// It waits for the set, returns at once for n = 0 and panics as RunN does
+// for a plain task; a member's panic breaks the barrier.
+func (w *Workers) RunTeam(name string, n int, fn func(m *team.Member)) {
+	w.check("RunTeam")
+	if fn == nil {
+		panic(fmt.Sprintf("workers: RunTeam on %q: nil function", w.name))
+	}
+	if n == 0 {
+		return
+	}
+	w.checkN("RunTeam", n)
+	// One cached task per set, taken by a Swap (concurrent RunTeams never
+	// share it) and put back after the run (not a panic): the run's end
+	// precedes the Store the next Swap reads, so it finds a finished team.
+	c := w.team.Swap(nil)
+	if c == nil {
+		c = &teamTask{t: team.New(n)}
+	} else {
+		c.t.Reset(n)
+	}
+	c.name, c.fn = name, fn
+	w.runN("RunTeam", c, n)
+	c.name, c.fn = "", nil // keep neither fn nor what it captures alive
+	w.team.Store(c)
+}
+
+// teamTask is a plain task, copy id running member id, that the set keeps
+// between RunTeams so a run allocates nothing.
+type teamTask struct {
+	name string
+	t    *team.Team
+	fn   func(m *team.Member)
+}
+
+func (t *teamTask) Name() string { return t.name }
+func (t *teamTask) Work(id int)  { t.t.Run(id, t.fn) }
 
 func (w *Workers) runN(op string, t tasks.Task, n int) {
 	w.check(op)
@@ -293,9 +306,8 @@ func (w *Workers) runTraced(op string, plan gang.Plan, n int, name string) {
 	w.runPlan(op, plan, n)
 }
 
-// runPlan runs plan. A plain run waits for the set. A caller-runs run of one
-// copy runs inline; on a set with concurrent runs, one that finds the set
-// busy runs every copy on its caller (runBusy).
+// runPlan runs plan: a plain run waits for the set, a caller-runs one of one
+// copy runs inline, and one that finds a concurrent set busy on its caller.
 func (w *Workers) runPlan(op string, plan gang.Plan, n int) {
 	callerRuns := plan.CallerRuns()
 	switch {
@@ -314,20 +326,15 @@ func (w *Workers) runPlan(op string, plan gang.Plan, n int) {
 	repanic(w.runHeld(op, plan, n))
 }
 
-// runHeld runs plan through the dispatcher under the run lock, which its
-// caller releases. Workers are created here, under the lock, so that no run
-// meets a dispatcher it did not check.
+// runHeld runs plan on the dispatcher under the run lock, which its caller
+// releases; it creates the workers the run needs, under the lock.
 func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
-	if plan.CallerRuns() {
-		defer asSetPanic()
-	}
-	if w.closed.Load() {
-		w.panicClosed(op)
-	}
 	need := n
 	if plan.CallerRuns() {
+		defer asSetPanic()
 		need-- // the caller runs copy n-1
 	}
+	w.check(op) // closed meanwhile?
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
@@ -345,11 +352,78 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 	return p
 }
 
-// token is what the run lock records as its holder. A holder that runs user
-// code must be identified, or a nested run from its copy could not be told
-// from a concurrent one. Holders of plain runs are identified only where
-// goid.Get is cheap (amd64, arm64); elsewhere cycles through them hang
-// undetected.
+// runInline runs a run of one caller-runs copy on its caller, holding the run
+// lock unless the set has concurrent runs (runs share the ids users key data by).
+func (w *Workers) runInline(op string, plan gang.Plan) {
+	held := !w.concurrent
+	if held {
+		_ = w.lockContext(context.Background(), op, true)
+		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
+	}
+	w.check(op) // closed meanwhile?
+	ran := false
+	defer w.endAlone(held, false, &ran)
+	p := gang.RunOnCaller(plan, 1) // returns after a panic too
+	ran = true
+	repanic(p)
+}
+
+// runBusy runs the n copies of a caller-runs task that found the run lock
+// taken (by another run, Close, or the run it is nested in) on its caller,
+// holding nothing, so Close and a last release never wait for it.
+func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
+	w.check(op) // closed meanwhile?
+	w.runs.Add(1)
+	w.busyRuns.Add(1)
+	defer asSetPanic()
+	p := gang.RunOnCaller(plan, n) // returns after panics too: only a Goexit skips the rest
+	w.callerCopies.Add(uint64(n))
+	repanic(p)
+}
+
+// runAlone runs a loop's one copy on its caller, under the run lock if held
+// (runLoop releases it); busy: the loop found the set busy.
+func (w *Workers) runAlone(t loopTask, held, busy bool) {
+	if busy {
+		w.runs.Add(1)
+		w.busyRuns.Add(1)
+	}
+	ran := false
+	defer w.endAlone(held, busy, &ran)
+	if trace.IsEnabled() {
+		defer trace.StartRegion(context.Background(), t.Name()).End()
+		why := "one copy planned: on the caller"
+		if busy {
+			why = "the set was busy: on the caller, as one copy"
+		}
+		trace.Log(context.Background(), "workgang", why)
+	}
+	t.Work(0)
+	ran = true
+}
+
+// endAlone counts a run on the caller alone as it ends (*ran: its copy
+// returned or panicked, else it called Goexit); held: under the run lock,
+// released after. inlineHeld's one writer is the lock's holder (the lock's
+// CAS orders successive holders): a load and a store suffice.
+func (w *Workers) endAlone(held, busy bool, ran *bool) {
+	switch {
+	case busy:
+		if *ran {
+			w.callerCopies.Add(1)
+		}
+	case !*ran:
+		w.inlineExits.Add(1)
+	case held:
+		w.inlineHeld.Store(w.inlineHeld.Load() + 1)
+	default:
+		w.inlineRuns.Add(1)
+	}
+}
+
+// token is the run lock's record of its holder. One that runs user code must
+// be identified (to tell a nested run from a concurrent one); plain runs'
+// holders are only where goid.Get is cheap, else cycles through them hang.
 func token(runsUserCode bool) uint64 {
 	if runsUserCode || goid.Fast {
 		return goid.Get()
@@ -359,8 +433,7 @@ func token(runsUserCode bool) uint64 {
 
 // Close waits for the run in progress (not for busy runs), stops the workers
 // and waits for them to exit; later runs panic, a second Close does nothing.
-// Close panics from inside a copy of the set's run, and on a set from
-// Acquire or Default.
+// It panics inside a copy of the set's run, and on Acquire's and Default's sets.
 func (w *Workers) Close() {
 	if w.made("Close").acquired {
 		panic(fmt.Sprintf("workers: Close on %q: a shared set is closed by its last release (the function Acquire returned; Default's set never), not by Close", w.name))
@@ -383,8 +456,7 @@ func (w *Workers) close() {
 	unregister(w)
 }
 
-// lockContext takes the run lock, or returns ctx's cause (see waitLock);
-// runsUserCode: this goroutine will run copies while it holds it (token).
+// lockContext takes the run lock, or returns ctx's cause (see waitLock).
 func (w *Workers) lockContext(ctx context.Context, op string, runsUserCode bool) error {
 	if w.mu.tryLock(token(runsUserCode)) {
 		return nil
@@ -401,13 +473,9 @@ func (w *Workers) lockSlow(ctx context.Context, op string, runsUserCode bool) er
 	if slices.Contains(w.runGoroutines(), g) { // not the holder: a worker
 		panic(fmt.Sprintf("workers: %s on %q called from inside a copy running on a worker of the same set; %s", op, w.name, selfWait(op)))
 	}
-	// Only a goroutine inside some run can close a cycle.
-	return w.waitLock(op, g, token(runsUserCode), insideAnyRun(g), ctx)
+	nested := insideAnyRun(g) // only a goroutine inside some run can close a cycle
+	return w.waitLock(op, g, token(runsUserCode), nested, ctx)
 }
-
-// isRun reports whether op, a call that takes the run lock, is a run: Close
-// and Acquire (raising MaxWorkers) only wait for the runs before them.
-func isRun(op string) bool { return op != "Close" && op != "Acquire" }
 
 // selfWait says why op, called from inside a copy of the set's run, panics.
 func selfWait(op string) string {
@@ -420,8 +488,7 @@ func selfWait(op string) string {
 	return "a nested run would deadlock"
 }
 
-// checkN panics unless n is in [1, MaxWorkers] (runs return before it for
-// n = 0).
+// checkN panics unless n is in [1, MaxWorkers] (runs return before for 0).
 func (w *Workers) checkN(op string, n int) {
 	if n < 1 || n > w.MaxWorkers() {
 		w.panicN(op, n)
@@ -440,9 +507,8 @@ func (w *Workers) panicN(op string, n int) {
 	panic(fmt.Sprintf("workers: %s on %q: n = %d out of range [%d, %d]%s", op, w.name, n, lo, w.MaxWorkers(), hint))
 }
 
-// ensureCreated starts workers until at least n exist. A placed worker is
-// waited for until it applied its placement, so PlacementErrors is complete
-// once a run that used it returns.
+// ensureCreated starts workers until at least n exist, and waits until the
+// new ones are placed, so PlacementErrors is complete once a run returns.
 func (w *Workers) ensureCreated(op string, n int) {
 	w.createMu.Lock()
 	c := w.crew.Load()
@@ -481,9 +547,7 @@ func (w *Workers) ensureCreated(op string, n int) {
 func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	var restore func() []error
 	if w.place.lockThread {
-		// Never unlocked: the thread ends with the goroutine (restore is for
-		// the main thread: see applyPlacement).
-		runtime.LockOSThread()
+		runtime.LockOSThread() // for good: the thread ends with the goroutine
 		var errs []error
 		restore, errs = applyPlacement(&w.place, i)
 		w.recordPlacement(i, errs)
@@ -498,13 +562,10 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	stopped := false
 	defer func() {
 		wk.g.Store(0)
-		if restore != nil {
-			// Before Done: Close returns with the settings restored.
+		if restore != nil { // before Done: Close returns with them restored
 			w.recordPlacement(i, restore())
 		}
-		if !stopped {
-			// A copy called runtime.Goexit: replace this goroutine before
-			// its Done, so Close's Wait cannot return in between.
+		if !stopped { // a copy's Goexit: replace it before Done, so Close waits
 			w.wg.Add(1)
 			w.started.Add(1)
 			go w.work(d, i, wk, false)
@@ -515,10 +576,9 @@ func (w *Workers) work(d *gang.Dispatcher, i int, wk *worker, first bool) {
 	stopped = true
 }
 
-// grow raises MaxWorkers to max (Acquire). Under the run lock, so no run uses
-// the old crew: its workers are stopped and waited for, and a crew of max
-// slots replaces it, with as many workers (CreatedWorkers never goes down).
-// ActiveWorkers follows if it was MaxWorkers.
+// grow raises MaxWorkers to max (Acquire), under the run lock so no run uses
+// the old crew: its workers stop and a crew of max slots with as many
+// workers replaces it. ActiveWorkers follows if it was MaxWorkers.
 func (w *Workers) grow(op string, max int) {
 	_ = w.lockContext(context.Background(), op, false)
 	defer w.mu.unlock()
@@ -553,10 +613,66 @@ func (w *Workers) recordPlacement(i int, errs []error) {
 	}
 }
 
-// PlacementErrors returns the placement failures so far (those workers run
-// unplaced).
+// PlacementErrors returns the placement failures so far (those run unplaced).
 func (w *Workers) PlacementErrors() []error {
 	w.made("PlacementErrors").createMu.Lock()
 	defer w.createMu.Unlock()
 	return append([]error(nil), w.placementErrs...)
+}
+
+// Stats is a snapshot of a set's counters since New, each read atomically;
+// no counter goes down. Runs and worker copies are counted as they start,
+// inline runs, caller copies and waits as they end. With runtime/trace on,
+// a run whose copies all ran on its caller logs why (category "workgang").
+type Stats struct {
+	Runs           uint64 // every run and loop
+	InlineRuns     uint64 // runs and loops of one copy that ran on the caller, not busy
+	BusyRuns       uint64 // runs that found the set busy and ran on their caller
+	CallerOnlyRuns uint64 // runs offered to workers whose caller ran every copy
+	CappedLoops    uint64 // loops run on the set whose copies were cut to GOMAXPROCS (busy loops run one copy: not counted)
+	CallerCopies   uint64 // copies run by the runs' callers
+	WorkerCopies   uint64 // copies run by workers
+
+	// How workers found the runs they looked at.
+	Ready   uint64 // posted before the worker looked
+	Spun    uint64 // posted while the worker spun
+	Parks   uint64 // the worker parked
+	Wakeups uint64 // a parked worker was woken
+
+	Created           int // worker goroutines started: those of crews a grow replaced and replacements after a runtime.Goexit included
+	PlacementFailures int // see PlacementErrors
+
+	Waits    uint64        // runs that queued for the set, those that gave up on a done context included (Close and Acquire's grow are not runs)
+	WaitTime time.Duration // their total time in the queue
+}
+
+// Stats returns the set's counters.
+func (w *Workers) Stats() Stats {
+	w.made("Stats")
+	ended := w.inlineRuns.Load() + w.inlineHeld.Load()
+	inline := ended + w.inlineExits.Load()
+	s := Stats{
+		Runs:           w.runs.Load() + inline,
+		InlineRuns:     inline,
+		BusyRuns:       w.busyRuns.Load(),
+		CallerOnlyRuns: w.callerOnly.Load(),
+		CappedLoops:    w.cappedLoops.Load(),
+		CallerCopies:   w.callerCopies.Load() + ended,
+		Created:        int(w.started.Load()),
+		Waits:          w.waits.Load(),
+		WaitTime:       time.Duration(w.waitNanos.Load()),
+	}
+	w.createMu.Lock() // the crew and the retired counters, as grow leaves them
+	sum := w.retired
+	w.crew.Load().addWorkerStats(&sum, int(w.created.Load()))
+	s.PlacementFailures = len(w.placementErrs)
+	w.createMu.Unlock()
+	s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups = sum.Copies, sum.Ready, sum.Spun, sum.Parks, sum.Wakeups
+	return s
+}
+
+// String formats the snapshot as one log line.
+func (s Stats) String() string {
+	return fmt.Sprintf("runs=%d inline=%d busy=%d caller_only=%d capped=%d caller_copies=%d worker_copies=%d ready=%d spun=%d parks=%d wakeups=%d created=%d placement_failures=%d waits=%d wait_time=%v",
+		s.Runs, s.InlineRuns, s.BusyRuns, s.CallerOnlyRuns, s.CappedLoops, s.CallerCopies, s.WorkerCopies, s.Ready, s.Spun, s.Parks, s.Wakeups, s.Created, s.PlacementFailures, s.Waits, s.WaitTime)
 }
