@@ -131,7 +131,11 @@ func (d *Dispatcher) Wake() {
 }
 
 // armLate marks the run just published late (word: its generation and m)
-// and sets the timer that Wakes lateBound from now. Coordinator only.
+// and sets the timer that Wakes lateBound from now. Coordinator only. Every
+// way out of Run stops the timer; a callback that fired already may still
+// run Wake for microseconds after Run, Stop or Close return: it finds 0 or a
+// later run's word, and wakes only parked workers (an exited one is awake),
+// and its goroutine ends at once (goleak retries before it reports).
 func (d *Dispatcher) armLate(word uint64) {
 	d.late.Store(word)
 	if d.timer == nil {

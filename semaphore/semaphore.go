@@ -62,8 +62,8 @@ const wakeBuffer = 64
 // SetSpin sets how long Wait spins before it parks; 0 makes it park at once.
 // Like every spin of the module, it stops early while the wait policy lets
 // no waiter spin (one processor, or other processes' threads waiting for the
-// CPUs: package internal/spin). It panics if d is negative. It may be called at any time; waiters already
-// spinning keep the budget they started with.
+// CPUs: package internal/spin). It panics if d is negative. It may be called
+// at any time; waiters already spinning keep the budget they started with.
 func (s *Semaphore) SetSpin(d time.Duration) {
 	if d < 0 {
 		panic(fmt.Sprintf("semaphore: SetSpin: negative spin budget %v", d))
@@ -71,10 +71,11 @@ func (s *Semaphore) SetSpin(d time.Duration) {
 	s.spin.Store(int64(d) + 1) // +1 so that an explicit 0 differs from unset
 }
 
-// spinBudget returns the spin budget Wait uses: the one set with SetSpin or, if none
-// was set, 50 us, or 0 when GOMAXPROCS is 1 (spinning cannot help when
-// nobody else can run at the same time) or while other processes' threads
-// wait for the machine's CPUs (see WORKGANG_WAIT in the README).
+// spinBudget returns the spin budget Wait uses: the one set with SetSpin or,
+// if none was set, 50 us, or 0 with one processor (GOMAXPROCS or the CPUs:
+// spinning cannot help when nobody else can run at the same time) or while
+// other processes' threads wait for the machine's CPUs (see WORKGANG_WAIT in
+// the README).
 func (s *Semaphore) spinBudget() time.Duration {
 	if v := s.spin.Load(); v != 0 {
 		return time.Duration(v - 1)

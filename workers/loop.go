@@ -25,9 +25,11 @@ type loop struct {
 	n          int
 	callerRuns bool
 	// caller is the goid that runs the caller's copy, for OnCaller: the
-	// loop's caller, written before the run (which publishes it), or its
-	// stand-in after a Goexit (standIn); read by record in any copy.
-	caller uint64
+	// loop's caller, stored before the run (which publishes it), or its
+	// stand-in after a Goexit (standIn); loaded by record in any copy. An
+	// atomic: a hostile ForChunks body's escaped iterator may record from
+	// another goroutine while a stand-in stores it.
+	caller atomic.Uint64
 	fails  gang.Record
 	// late is a late run's dispatcher (spin.Late) until its caller decided
 	// whether to wake the workers early (claimed); lateCopy is the caller's
@@ -40,11 +42,15 @@ type loop struct {
 
 // claimed is called after each chunk copy c claims: on the caller's copy of a
 // late run, it asks the policy, once, whether to wake the workers now (the
-// dispatcher's timer wakes them by spin.LateBound anyway).
+// dispatcher's timer wakes them by spin.LateBound anyway). The test inlines;
+// the rest is off every other chunk's path.
 func (l *loop) claimed(c int) {
-	if c != l.lateCopy {
-		return
+	if c == l.lateCopy {
+		l.claimedLate()
 	}
+}
+
+func (l *loop) claimedLate() {
 	d := l.late.Load()
 	if d == nil {
 		return
@@ -90,7 +96,8 @@ func (l *loop) plan(n int, r rangeConfig, copies int) int {
 // and panics with the first failure of a body call. If ctx is done while it
 // waits for the set, it returns ctx's cause having run nothing.
 func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n int, r rangeConfig) error {
-	l.callerRuns, l.caller, l.lateCopy = r.callerRuns, goid.Get(), -1
+	l.callerRuns, l.lateCopy = r.callerRuns, -1
+	l.caller.Store(goid.Get())
 	copies, capped := r.copies, false
 	if !r.fixed && copies > 1 {
 		if p := runtime.GOMAXPROCS(0); p < copies { // ActiveWorkers cut to GOMAXPROCS
@@ -119,7 +126,9 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	if held {
 		defer w.mu.unlock() // last: drain runs under the lock
 	}
-	w.check(op) // closed meanwhile?
+	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
+		w.panicClosed(op)
+	}
 	// A body call's Goexit on the caller unwinds here after the copies (gang
 	// waits for them): run the chunks left; go on unless a call panicked.
 	normal := false
@@ -146,6 +155,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 			defer l.late.Store(nil)
 		}
 		pe = w.runHeld(op, plan, copies)
+		l.late.Store(nil) // the run ended: a drain's claims ask nothing
 	}
 	if pe != nil { // a worker copy's Goexit
 		w.drain(op, t, l, copies)
@@ -183,10 +193,11 @@ func (w *Workers) drain(op string, t loopTask, l *loop, copies int) {
 // caller holds it, so a nested run from it panics as the caller's would. The
 // caller, waiting, can neither unlock nor act meanwhile.
 func (w *Workers) standIn(t loopTask, l *loop, c int) bool {
-	caller, self, held := l.caller, uint64(0), false
+	caller, self, held := l.caller.Load(), uint64(0), false
 	returned := catch.Aside(func() {
 		self = goid.Get()
-		l.caller, held = self, w.mu.handOver(caller, self)
+		l.caller.Store(self)
+		held = w.mu.handOver(caller, self)
 		t.Work(c)
 	})
 	if held {
@@ -222,7 +233,7 @@ func (l *loop) protect(t loopTask, id *int, f func()) (returned bool) {
 
 // record records a failed body call as a failed copy of a run is recorded.
 func (l *loop) record(id int, v any, goexit bool, stack []byte) {
-	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller, Value: v, Goexit: goexit, Stack: stack, Calls: true})
+	l.fails.Add(&gang.PanicError{Worker: id, OnCaller: goid.Get() == l.caller.Load(), Value: v, Goexit: goexit, Stack: stack, Calls: true})
 }
 
 // take returns and clears the loop's first failure, or nil, after the copies.

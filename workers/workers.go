@@ -334,7 +334,9 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 		defer asSetPanic()
 		need-- // the caller runs copy n-1
 	}
-	w.check(op) // closed meanwhile?
+	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
+		w.panicClosed(op)
+	}
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
@@ -360,7 +362,9 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 		_ = w.lockContext(context.Background(), op, true)
 		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
 	}
-	w.check(op) // closed meanwhile?
+	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
+		w.panicClosed(op)
+	}
 	ran := false
 	defer w.endAlone(held, false, &ran)
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
@@ -372,7 +376,9 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 // taken (by another run, Close, or the run it is nested in) on its caller,
 // holding nothing, so Close and a last release never wait for it.
 func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
-	w.check(op) // closed meanwhile?
+	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
+		w.panicClosed(op)
+	}
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
 	defer asSetPanic()

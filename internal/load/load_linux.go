@@ -20,8 +20,9 @@ var load struct {
 
 // OthersWaiting reports whether other processes' runnable threads plus this
 // process's procs exceed the CPUs online. The kernel's runnable count (the
-// fourth field of /proc/loadavg) includes our running goroutines, read before
-// and after it (the smaller kept).
+// fourth field of /proc/loadavg) includes our threads, counted as our running
+// and runnable goroutines (ourRunning), read before and after it (the
+// smaller kept).
 func OthersWaiting(procs int) bool {
 	if !load.opened {
 		load.opened, load.fd = true, -1

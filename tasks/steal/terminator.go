@@ -140,8 +140,9 @@ func (t *Terminator) Abort() {
 	t.wakeAll()
 }
 
-// Reset prepares the Terminator for a new phase. It must not be called while any worker is inside Offer: call
-// it between runs. After an aborted phase, Clear the Set too (see Set.Clear).
+// Reset prepares the Terminator for a new phase. It must not be called while
+// any worker is inside Offer: call it between runs. After an aborted phase,
+// Clear the Set too (see Set.Clear).
 func (t *Terminator) Reset() {
 	t.offered.Store(0)
 	t.aborted.Store(false)
