@@ -40,16 +40,14 @@ type loop struct {
 	started  time.Time
 }
 
-// claimed is called after each chunk copy c claims: on the caller's copy of a
-// late run, it asks the policy, once, whether to wake the workers now (the
-// dispatcher's timer wakes them by spin.LateBound anyway). The test inlines;
-// the rest is off every other chunk's path.
+// claimed is called after each chunk copy c claims (it inlines): on the
+// caller's copy of a late run, it asks the policy, once, whether to wake the
+// workers now; the dispatcher's timer wakes them by spin.LateBound anyway.
 func (l *loop) claimed(c int) {
 	if c == l.lateCopy {
 		l.claimedLate()
 	}
 }
-
 func (l *loop) claimedLate() {
 	d := l.late.Load()
 	if d == nil {
@@ -126,9 +124,7 @@ func (w *Workers) runLoop(ctx context.Context, op string, t loopTask, l *loop, n
 	if held {
 		defer w.mu.unlock() // last: drain runs under the lock
 	}
-	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
-		w.panicClosed(op)
-	}
+	w.stillOpen(op)
 	// A body call's Goexit on the caller unwinds here after the copies (gang
 	// waits for them): run the chunks left; go on unless a call panicked.
 	normal := false

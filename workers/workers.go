@@ -183,6 +183,14 @@ func (w *Workers) check(op string) {
 	}
 }
 
+// stillOpen panics naming op if the set was closed since the caller's check
+// (one load on the run path; the rest was checked).
+func (w *Workers) stillOpen(op string) {
+	if w.closed.Load() {
+		w.panicClosed(op)
+	}
+}
+
 // made returns w, or panics naming op unless w was made (closed or not).
 func (w *Workers) made(op string) *Workers {
 	if w == nil || w.crew.Load() == nil {
@@ -334,9 +342,7 @@ func (w *Workers) runHeld(op string, plan gang.Plan, n int) *gang.PanicError {
 		defer asSetPanic()
 		need-- // the caller runs copy n-1
 	}
-	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
-		w.panicClosed(op)
-	}
+	w.stillOpen(op)
 	if int(w.created.Load()) < need {
 		w.ensureCreated(op, need)
 	}
@@ -362,9 +368,7 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 		_ = w.lockContext(context.Background(), op, true)
 		defer w.mu.unlock() // after endAlone, which writes inlineHeld as its holder
 	}
-	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
-		w.panicClosed(op)
-	}
+	w.stillOpen(op)
 	ran := false
 	defer w.endAlone(held, false, &ran)
 	p := gang.RunOnCaller(plan, 1) // returns after a panic too
@@ -376,9 +380,7 @@ func (w *Workers) runInline(op string, plan gang.Plan) {
 // taken (by another run, Close, or the run it is nested in) on its caller,
 // holding nothing, so Close and a last release never wait for it.
 func (w *Workers) runBusy(op string, plan gang.Plan, n int) {
-	if w.closed.Load() { // closed meanwhile (the caller checked the rest)
-		w.panicClosed(op)
-	}
+	w.stillOpen(op)
 	w.runs.Add(1)
 	w.busyRuns.Add(1)
 	defer asSetPanic()
